@@ -1,0 +1,157 @@
+/**
+ * The one engine contract. The CLI calls it directly; the desktop app (IPC) and browser mode (HTTP)
+ * expose exactly these methods. Everything here must be plain, serialisable data.
+ */
+import type { Result } from './errors.js';
+import type { Lang } from './document.js';
+
+export type HitKind = 'passage' | 'table-row' | 'code';
+
+export interface SearchHit {
+  /** Path relative to the ingested root. */
+  file: string;
+  page: number | null;
+  /** Heading path joined with ' > '. */
+  section: string;
+  text: string;
+  score: number;
+  kind: HitKind;
+  manual: string;
+  lang: Lang;
+  chunkId: string;
+}
+
+export interface SearchFilters {
+  /** Manual titles to keep. */
+  manuals?: string[];
+  /** Equipment models to keep (from manual metadata). */
+  equipment?: string[];
+  lang?: Lang[];
+  /** Revision to search; by default only the newest revision of each manual is searched. */
+  revision?: string;
+  /** Include older revisions of manuals. */
+  allRevisions?: boolean;
+  /** Keep files whose relative path starts with this. */
+  pathPrefix?: string;
+}
+
+export type SearchMode = 'hybrid' | 'keyword' | 'vector';
+
+export interface SearchRequest {
+  query: string;
+  k?: number;
+  filters?: SearchFilters;
+  /** Default: hybrid when the library has vectors, keyword otherwise. */
+  mode?: SearchMode;
+}
+
+export interface SearchResponse {
+  query: string;
+  hits: SearchHit[];
+  ms: number;
+  /** Which retrievers actually ran. */
+  mode: SearchMode;
+}
+
+export interface SkippedFile {
+  file: string;
+  reason: string;
+}
+
+export interface IngestRequest {
+  paths: string[];
+  /** Re-parse and re-embed even unchanged files. */
+  force?: boolean;
+}
+
+export interface IngestReport {
+  /** Files parsed and stored in this run (unchanged files are not counted). */
+  files: number;
+  /** Chunks written in this run. */
+  chunks: number;
+  unchanged: number;
+  removed: number;
+  skipped: SkippedFile[];
+  /** PDF pages with no text layer, per file (OCR is not done yet). */
+  pagesNeedingOcr: { file: string; pages: number[] }[];
+  seconds: number;
+}
+
+export interface IngestProgress {
+  phase: 'scan' | 'parse' | 'embed' | 'store' | 'done';
+  file?: string;
+  done: number;
+  total: number;
+}
+
+export interface ManualInfo {
+  file: string;
+  title: string;
+  equipment: string[];
+  revision: string | null;
+  language: Lang | null;
+  publisher: string | null;
+  format: string;
+  chunks: number;
+  /** False when a newer revision of the same manual is in the library. */
+  current: boolean;
+}
+
+export interface LibraryInfo {
+  dir: string;
+  formatVersion: number;
+  chunkerVersion: number;
+  embedder: { id: string; dims: number } | null;
+  files: number;
+  chunks: number;
+  codes: number;
+}
+
+/** A fault-code definition found in a manual (filled by the fault-code stage). */
+export interface CodeMatch {
+  code: string;
+  key: string;
+  title: string;
+  description: string;
+  cause: string;
+  remedy: string;
+  severity: string | null;
+  /** Equipment / product scope, e.g. ["MK4", "MK3.9"] or the manual title. */
+  scope: string[];
+  manual: string;
+  file: string;
+  page: number | null;
+  section: string;
+  text: string;
+}
+
+export interface CodeLookupRequest {
+  text: string;
+  filters?: SearchFilters;
+}
+
+export interface CodeLookupResponse {
+  query: string;
+  /** Candidates detected in the text, normalised. */
+  detected: string[];
+  matches: CodeMatch[];
+  /** When a detected code is not defined: the nearest defined codes of the same family. */
+  nearest: { code: string; title: string; manual: string }[];
+  ms: number;
+}
+
+export interface EngineHooks {
+  signal?: AbortSignal;
+  onProgress?: (p: IngestProgress) => void;
+}
+
+export interface EngineApi {
+  info(): Promise<Result<LibraryInfo>>;
+  ingest(req: IngestRequest, hooks?: EngineHooks): Promise<Result<IngestReport>>;
+  search(req: SearchRequest): Promise<Result<SearchResponse>>;
+  lookupCode(req: CodeLookupRequest): Promise<Result<CodeLookupResponse>>;
+  listManuals(): Promise<Result<ManualInfo[]>>;
+  /** Remove files (relative paths as listed) from the library; their chunks and codes are deleted for real. */
+  removeFiles(files: string[]): Promise<Result<{ removed: number }>>;
+  close(): Promise<void>;
+}

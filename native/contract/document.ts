@@ -1,0 +1,130 @@
+/** Types shared by the parse → chunk → store stages. Types only: no runtime code. */
+
+export type Lang = 'en' | 'zh';
+
+export type AdmonitionKind = 'NOTE' | 'TIP' | 'IMPORTANT' | 'CAUTION' | 'WARNING' | 'DANGER';
+
+export type BlockKind =
+  | 'heading'
+  | 'paragraph'
+  | 'list-item'
+  | 'step'
+  | 'admonition'
+  | 'table-row'
+  | 'code'
+  | 'definition';
+
+/** One structural unit of a parsed document, in reading order. */
+export interface Block {
+  kind: BlockKind;
+  /** Plain text of the block (markup removed, inline code kept as text). */
+  text: string;
+  /** Titles of the enclosing headings, outermost first; for a heading block, its parents. */
+  headingPath: string[];
+  /** 1-based PDF page; null for formats without pages. */
+  page: number | null;
+  /** Heading level (1 = top) for heading blocks. */
+  level?: number;
+  /** For admonition blocks. */
+  admonition?: AdmonitionKind;
+  /** For table-row blocks: the column names and this row's cells, same length. */
+  columns?: string[];
+  cells?: string[];
+  /** For table-row blocks: a name for the table (caption, sheet, or file name). */
+  table?: string;
+  /** For step blocks: the number shown in the manual. */
+  stepNumber?: number;
+  /** For definition blocks: the term being defined (text holds the definition). */
+  term?: string;
+}
+
+export interface ManualMeta {
+  title: string;
+  equipment: string[];
+  revision: string | null;
+  language: Lang | null;
+  publisher: string | null;
+}
+
+export interface ParsedDocument {
+  /** Adapter that produced it: markdown, asciidoc, rst, html, text, docx, pdf, csv, yaml, json, properties, xlsx. */
+  format: string;
+  /** Metadata found inside the document (PDF info, first heading, YAML title…). */
+  meta: Partial<ManualMeta>;
+  blocks: Block[];
+  /** PDF only: page count, and pages that have no text layer (need OCR). */
+  pageCount?: number;
+  pagesWithoutText?: number[];
+  /** Non-fatal problems worth telling the user (encoding guessed, pages skipped…). */
+  warnings: string[];
+}
+
+export type ChunkKind = 'passage' | 'table-row';
+
+/** What is stored and searched. */
+export interface Chunk {
+  /** Stable id: hash of file + ordinal + contentHash. */
+  id: string;
+  /** Path relative to the ingested root, forward slashes. */
+  file: string;
+  page: number | null;
+  headingPath: string[];
+  /** headingPath joined with ' > '. */
+  section: string;
+  text: string;
+  kind: ChunkKind;
+  lang: Lang;
+  /** Manual title (from sidecar, document or file name). */
+  manual: string;
+  /** sha256 (hex) of text. */
+  contentHash: string;
+  chunkerVersion: number;
+  /** Position of the chunk within its file. */
+  ordinal: number;
+}
+
+/** A fault-code definition as stored in the library (one per code per source row/passage). */
+export interface CodeRecord {
+  /** The code as the manual writes it, e.g. "ALARM:9", "P0301", "04101", "ERROR_DRV_FAULT". */
+  code: string;
+  /** Normalised lookup key (see native/fault-codes/normalize.ts). */
+  key: string;
+  /** Family of the key (e.g. "alarm", "error", "obd-p", "prusa"), for nearest-code suggestions. */
+  family: string;
+  /** Other keys that must find this record (e.g. printer-prefixed variants of a vendor scheme). */
+  aliases: string[];
+  title: string;
+  description: string;
+  cause: string;
+  remedy: string;
+  severity: string | null;
+  scope: string[];
+  lang: Lang;
+  manual: string;
+  file: string;
+  page: number | null;
+  section: string;
+  /** The source text (table row or passage) the record came from, verbatim. */
+  text: string;
+}
+
+/** What the library remembers about an ingested file. */
+export interface FileRecord {
+  /** Path relative to the ingested root, forward slashes. */
+  file: string;
+  /** Absolute path it was read from (for the viewer). */
+  source: string;
+  sha256: string;
+  size: number;
+  mtimeMs: number;
+  format: string;
+  meta: ManualMeta;
+  /** Identity of the manual across revisions (sidecar id, else normalised title). */
+  manualKey: string;
+  chunks: number;
+  codes: number;
+  pagesWithoutText: number[];
+  /** Incremented on every re-ingest of the file; rows of other generations are garbage. */
+  generation: number;
+  ingestedAt: string;
+}

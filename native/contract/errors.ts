@@ -1,0 +1,60 @@
+/**
+ * Errors cross every boundary (CLI, IPC, HTTP) as plain data. The message is written for the
+ * technician: what went wrong and what to do next.
+ */
+export const ERROR_CODES = [
+  'INVALID_INPUT',
+  'LIBRARY_NOT_FOUND',
+  'LIBRARY_LOCKED',
+  'LIBRARY_FORMAT_MISMATCH',
+  'EMBEDDER_MISMATCH',
+  'MODEL_MISSING',
+  'FILE_UNREADABLE',
+  'UNSUPPORTED_FORMAT',
+  'NOT_FOUND',
+  'CANCELLED',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface EngineErrorData {
+  code: ErrorCode;
+  message: string;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: EngineErrorData };
+
+/** Thrown inside the engine; converted to {@link EngineErrorData} at the boundary. */
+export class EngineError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EngineError';
+    this.code = code;
+  }
+  toData(): EngineErrorData {
+    return { code: this.code, message: this.message };
+  }
+}
+
+export function ok<T>(value: T): Result<T> {
+  return { ok: true, value };
+}
+
+export function fail<T = never>(code: ErrorCode, message: string): Result<T> {
+  return { ok: false, error: { code, message } };
+}
+
+/** Turns anything thrown into error data; unknown errors become INTERNAL with their message. */
+export function toErrorData(err: unknown): EngineErrorData {
+  if (err instanceof EngineError) return err.toData();
+  if (err instanceof Error && err.name === 'AbortError') {
+    return { code: 'CANCELLED', message: 'The operation was cancelled.' };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    code: 'INTERNAL',
+    message: `Unexpected error: ${message}. The library was not changed by the failed step; try again, and report it if it repeats.`,
+  };
+}
