@@ -1,0 +1,26 @@
+/** Engine configuration: where the library lives and which embedder it uses. */
+import os from 'node:os';
+import path from 'node:path';
+
+export type EmbedderSpec = { kind: 'none' } | { kind: 'onnx'; dir: string } | { kind: 'use-lite' } | { kind: 'static-words' };
+
+export interface EngineConfig {
+  /** Library folder (created on first ingest). */
+  libraryDir: string;
+  /** Which embedder to use; default: the library's recorded one, else none (keyword + fault codes). */
+  embedder?: EmbedderSpec;
+  /** Create the library folder if missing (ingest does; search does not). */
+  create?: boolean;
+}
+
+/** Default library folder: $MANUALDESK_LIBRARY, else ~/.manualdesk/library. */
+export function defaultLibraryDir(): string {
+  return process.env.MANUALDESK_LIBRARY ?? path.join(os.homedir(), '.manualdesk', 'library');
+}
+
+/** LanceDB deadlocks building FTS indexes on 2-core hosts unless this is set before its first call. */
+export function configureNativeThreads(): void {
+  if (!process.env.LANCE_CPU_THREADS) {
+    process.env.LANCE_CPU_THREADS = String(Math.max(2, os.availableParallelism()));
+  }
+}
