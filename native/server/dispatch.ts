@@ -1,0 +1,49 @@
+/**
+ * Validate-then-call for the remote methods: shared by the HTTP server and the Electron IPC handlers,
+ * so both boundaries accept exactly the same input and answer with the same Result data.
+ */
+import type { z } from 'zod';
+import { fail, toErrorData, type EngineApi, type Result } from '../contract/index.js';
+import type { RemoteMethod } from './methods.js';
+import {
+  codeLookupRequestSchema,
+  describeIssues,
+  ingestRequestSchema,
+  noArgumentSchema,
+  removeFilesSchema,
+  searchRequestSchema,
+} from './schemas.js';
+
+type Caller = (engine: EngineApi, arg: unknown) => Promise<Result<unknown>>;
+
+function withSchema<S extends z.ZodType>(
+  method: RemoteMethod,
+  schema: S,
+  call: (engine: EngineApi, arg: z.output<S>) => Promise<Result<unknown>>,
+): Caller {
+  return async (engine, raw) => {
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      return fail('INVALID_INPUT', `Invalid ${method} request: ${describeIssues(parsed.error)}.`);
+    }
+    return call(engine, parsed.data);
+  };
+}
+
+const CALLERS = {
+  info: withSchema('info', noArgumentSchema, (e) => e.info()),
+  listManuals: withSchema('listManuals', noArgumentSchema, (e) => e.listManuals()),
+  search: withSchema('search', searchRequestSchema, (e, req) => e.search(req)),
+  lookupCode: withSchema('lookupCode', codeLookupRequestSchema, (e, req) => e.lookupCode(req)),
+  ingest: withSchema('ingest', ingestRequestSchema, (e, req) => e.ingest(req)),
+  removeFiles: withSchema('removeFiles', removeFilesSchema, (e, files) => e.removeFiles(files)),
+} satisfies Record<RemoteMethod, Caller>;
+
+/** Validates `arg` for `method` and calls the engine; never throws. */
+export async function callEngine(engine: EngineApi, method: RemoteMethod, arg: unknown): Promise<Result<unknown>> {
+  try {
+    return await CALLERS[method](engine, arg);
+  } catch (err) {
+    return { ok: false, error: toErrorData(err) };
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Runtime validation of what crosses into the engine from HTTP or IPC, one schema per request type.
+ * Each schema is checked against the contract type in both directions (`satisfies` plus an
+ * equality assertion), so the schemas and native/contract cannot drift apart.
+ */
+import { z } from 'zod';
+import type {
+  CodeLookupRequest,
+  IngestRequest,
+  Lang,
+  SearchFilters,
+  SearchMode,
+  SearchRequest,
+} from '../contract/index.js';
+
+const MAX_TEXT = 2_000;
+const MAX_LIST = 1_000;
+const MAX_PATH = 4_096;
+
+const nonEmptyText = z.string().trim().min(1, 'must not be empty').max(MAX_TEXT, `must be at most ${MAX_TEXT} characters`);
+const pathText = z.string().min(1, 'must not be empty').max(MAX_PATH).refine((s) => !s.includes('\0'), 'must not contain NUL');
+
+export const langSchema = z.enum(['en', 'zh']) satisfies z.ZodType<Lang>;
+export const searchModeSchema = z.enum(['hybrid', 'keyword', 'vector']) satisfies z.ZodType<SearchMode>;
+
+export const searchFiltersSchema = z.strictObject({
+  manuals: z.array(z.string().max(MAX_TEXT)).max(MAX_LIST).optional(),
+  equipment: z.array(z.string().max(MAX_TEXT)).max(MAX_LIST).optional(),
+  lang: z.array(langSchema).max(2).optional(),
+  revision: z.string().max(200).optional(),
+  allRevisions: z.boolean().optional(),
+  pathPrefix: z.string().max(MAX_PATH).optional(),
+}) satisfies z.ZodType<SearchFilters>;
+
+export const searchRequestSchema = z.strictObject({
+  query: nonEmptyText,
+  k: z.int().min(1).max(200).optional(),
+  filters: searchFiltersSchema.optional(),
+  mode: searchModeSchema.optional(),
+}) satisfies z.ZodType<SearchRequest>;
+
+export const codeLookupRequestSchema = z.strictObject({
+  text: nonEmptyText,
+  filters: searchFiltersSchema.optional(),
+}) satisfies z.ZodType<CodeLookupRequest>;
+
+/** Over HTTP and IPC, ingest takes paths only; progress hooks stay inside the engine process. */
+export const ingestRequestSchema = z.strictObject({
+  paths: z.array(pathText).min(1, 'must list at least one path').max(MAX_LIST),
+  force: z.boolean().optional(),
+}) satisfies z.ZodType<IngestRequest>;
+
+export const removeFilesSchema = z.array(pathText).min(1, 'must list at least one file').max(MAX_LIST) satisfies z.ZodType<
+  string[]
+>;
+
+/** Methods without an argument accept nothing, null or {} (what a JSON client naturally sends). */
+export const noArgumentSchema = z.union([z.undefined(), z.null(), z.strictObject({})]).transform(() => undefined);
+
+// Both directions: a field added to the contract but not to a schema (or the reverse) fails typechecking.
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Assert<T extends true> = T;
+export type SchemaChecks = [
+  Assert<Equal<z.output<typeof searchFiltersSchema>, SearchFilters>>,
+  Assert<Equal<z.output<typeof searchRequestSchema>, SearchRequest>>,
+  Assert<Equal<z.output<typeof codeLookupRequestSchema>, CodeLookupRequest>>,
+  Assert<Equal<z.output<typeof ingestRequestSchema>, IngestRequest>>,
+];
+
+/** One line naming each offending field, e.g. `field "k": expected an integer`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const where = issue.path.length > 0 ? `field "${issue.path.map(String).join('.')}"` : 'the request';
+      const unknownKeys = issue.code === 'unrecognized_keys' ? `: unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}` : '';
+      return unknownKeys ? `${where}${unknownKeys}` : `${where}: ${issue.message}`;
+    })
+    .join('; ');
+}

@@ -1,0 +1,66 @@
+/** A fake EngineApi that records calls and answers with fixed data (no library, no model). */
+import type { EngineApi, SearchResponse } from '../../../native/contract/index.js';
+
+export interface FakeEngine extends EngineApi {
+  calls: { method: string; arg: unknown }[];
+}
+
+export function fakeEngine(overrides: Partial<EngineApi> = {}): FakeEngine {
+  const calls: { method: string; arg: unknown }[] = [];
+  const engine: FakeEngine = {
+    calls,
+    info: async () => {
+      calls.push({ method: 'info', arg: undefined });
+      return {
+        ok: true,
+        value: { dir: '/lib', formatVersion: 1, chunkerVersion: 1, embedder: null, files: 2, chunks: 10, codes: 3 },
+      };
+    },
+    ingest: async (req) => {
+      calls.push({ method: 'ingest', arg: req });
+      return {
+        ok: true,
+        value: { files: 1, chunks: 4, unchanged: 0, removed: 0, skipped: [], pagesNeedingOcr: [], seconds: 0.1 },
+      };
+    },
+    search: async (req) => {
+      calls.push({ method: 'search', arg: req });
+      const value: SearchResponse = {
+        query: req.query,
+        ms: 1,
+        mode: 'keyword',
+        hits: [
+          {
+            file: 'vmc.md',
+            page: null,
+            section: 'Spindle > Lubrication',
+            text: 'Check the spindle oil level daily.',
+            score: 1,
+            kind: 'passage',
+            manual: 'Acme VMC-500',
+            lang: 'en',
+            chunkId: 'c1',
+          },
+        ],
+      };
+      return { ok: true, value };
+    },
+    lookupCode: async (req) => {
+      calls.push({ method: 'lookupCode', arg: req });
+      return { ok: true, value: { query: req.text, detected: [], matches: [], nearest: [], ms: 1 } };
+    },
+    listManuals: async () => {
+      calls.push({ method: 'listManuals', arg: undefined });
+      return { ok: true, value: [] };
+    },
+    removeFiles: async (files) => {
+      calls.push({ method: 'removeFiles', arg: files });
+      return { ok: true, value: { removed: files.length } };
+    },
+    close: async () => {
+      calls.push({ method: 'close', arg: undefined });
+    },
+    ...overrides,
+  };
+  return engine;
+}
