@@ -1,0 +1,172 @@
+/**
+ * The manifest of known models and the one factory that turns a model choice into an Embedder.
+ * Backends are imported lazily so that choosing one never loads the others' native code.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { EngineError } from '../contract/errors.js';
+import type { OnnxDtype } from './onnx.js';
+import type { Embedder } from './types.js';
+
+const ModelFileSchema = z.object({
+  name: z.string().min(1),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
+  size: z.number().int().nonnegative().nullable(),
+  dtype: z.enum(['fp32', 'q8']).optional(),
+  optional: z.boolean().optional(),
+});
+
+const ModelEntrySchema = z.object({
+  id: z.string().min(1),
+  role: z.enum(['embed', 'llm', 'rerank']),
+  backend: z.enum(['onnx', 'use-lite', 'static-words', 'gguf']),
+  dims: z.number().int().positive().nullable(),
+  pooling: z.enum(['mean', 'cls']).nullable(),
+  maxTokens: z.number().int().positive().nullable(),
+  queryPrefix: z.string().nullable(),
+  passagePrefix: z.string().nullable(),
+  license: z.string().min(1),
+  languages: z.array(z.string()).min(1),
+  recommendedFor: z.string(),
+  source: z.string(),
+  bundled: z.boolean().optional(),
+  files: z.array(ModelFileSchema),
+  notes: z.string().optional(),
+});
+
+const ManifestSchema = z.object({
+  formatVersion: z.literal(1),
+  note: z.string().optional(),
+  models: z.array(ModelEntrySchema),
+});
+
+export type ModelEntry = z.infer<typeof ModelEntrySchema>;
+export type ModelManifest = z.infer<typeof ManifestSchema>;
+
+export type EmbedderSpec =
+  | {
+      kind: 'onnx';
+      /** Folder holding the model files (see findModel). */
+      dir: string;
+      /** Manifest id; when omitted, looked up from the folder name. */
+      modelId?: string;
+      dtype?: OnnxDtype;
+      /** Writable cache folder for transformers.js (inside the app's data dir). */
+      cacheDir?: string;
+      batchSize?: number;
+    }
+  | { kind: 'use-lite' }
+  | {
+      kind: 'static-words';
+      /** Folder for the one-time binary conversion of the word vectors. */
+      cacheDir?: string;
+    }
+  | { kind: 'none' };
+
+/** Where the manifest lives in a source checkout; a packaged app passes its resources path. */
+export const DEFAULT_MANIFEST_PATH = fileURLToPath(new URL('../../models/manifest.json', import.meta.url));
+
+let cached: { path: string; manifest: ModelManifest } | undefined;
+
+/** Reads and validates models/manifest.json (cached per path). */
+export function loadManifest(path: string = DEFAULT_MANIFEST_PATH): ModelManifest {
+  if (cached?.path === path) return cached.manifest;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new EngineError(
+      'INTERNAL',
+      `The model list (${path}) could not be read: ${err instanceof Error ? err.message : String(err)}. Reinstall ManualDesk.`,
+      { cause: err },
+    );
+  }
+  const parsed = ManifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new EngineError('INTERNAL', `The model list (${path}) is damaged: ${parsed.error.message}. Reinstall ManualDesk.`);
+  }
+  cached = { path, manifest: parsed.data };
+  return parsed.data;
+}
+
+export function getModelEntry(id: string, manifest: ModelManifest = loadManifest()): ModelEntry | undefined {
+  return manifest.models.find((m) => m.id === id);
+}
+
+/** True when the folder holds every required file of the entry and at least one weights file. */
+function hasModelFiles(dir: string, entry: ModelEntry): boolean {
+  const required = entry.files.filter((f) => !f.optional);
+  if (!required.every((f) => existsSync(join(dir, f.name)))) return false;
+  const weights = entry.files.filter((f) => f.dtype && f.name.endsWith('.onnx'));
+  return weights.length === 0 || weights.some((f) => existsSync(join(dir, f.name)));
+}
+
+/**
+ * Finds the folder of an installed file-based model. Each search dir (user models folder first,
+ * then the app's resources) is tried as `<dir>/<owner>/<name>` and then `<dir>/<name>`.
+ * Returns undefined for unknown ids, bundled models (they need no folder) and models not present.
+ */
+export function findModel(
+  id: string,
+  searchDirs: string[],
+  manifest: ModelManifest = loadManifest(),
+): string | undefined {
+  const entry = getModelEntry(id, manifest);
+  if (!entry || entry.bundled) return undefined;
+  const name = id.split('/').pop() ?? id;
+  for (const base of searchDirs) {
+    for (const candidate of [join(base, ...id.split('/')), join(base, name)]) {
+      if (existsSync(candidate) && hasModelFiles(candidate, entry)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+function entryForDir(dir: string, modelId: string | undefined, manifest: ModelManifest): ModelEntry | undefined {
+  if (modelId) return getModelEntry(modelId, manifest);
+  const parts = dir.split(/[\\/]+/).filter(Boolean);
+  const last = parts.at(-1);
+  const owner = parts.at(-2);
+  return manifest.models.find(
+    (m) => m.backend === 'onnx' && (m.id === `${owner}/${last}` || m.id.split('/').pop() === last),
+  );
+}
+
+/** Builds the embedder for a spec; `none` → null (keyword search only). */
+export async function createEmbedder(
+  spec: EmbedderSpec,
+  manifest: ModelManifest = loadManifest(),
+): Promise<Embedder | null> {
+  switch (spec.kind) {
+    case 'none':
+      return null;
+    case 'onnx': {
+      const { OnnxEmbedder } = await import('./onnx.js');
+      const entry = entryForDir(spec.dir, spec.modelId, manifest);
+      return OnnxEmbedder.load({
+        dir: spec.dir,
+        modelId: spec.modelId ?? entry?.id,
+        dtype: spec.dtype,
+        cacheDir: spec.cacheDir,
+        batchSize: spec.batchSize,
+        pooling: entry?.pooling ?? undefined,
+        maxTokens: entry?.maxTokens ?? undefined,
+        queryPrefix: entry?.queryPrefix ?? undefined,
+        passagePrefix: entry?.passagePrefix ?? undefined,
+      });
+    }
+    case 'use-lite': {
+      const { UseLiteEmbedder } = await import('./use-lite.js');
+      return UseLiteEmbedder.load();
+    }
+    case 'static-words': {
+      const { StaticWordsEmbedder } = await import('./static-words.js');
+      return StaticWordsEmbedder.load({ cacheDir: spec.cacheDir });
+    }
+  }
+}
