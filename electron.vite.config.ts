@@ -1,0 +1,48 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
+import type { Plugin } from 'vite';
+import { CONTENT_SECURITY_POLICY_META } from './native/server/csp.js';
+
+/**
+ * Pages loaded from file:// get no response headers, so the built index.html carries the CSP as a
+ * <meta> tag too (the HTTP server and the Electron session also send it as a header). Dev builds are
+ * left alone: Vite's dev server needs an inline preamble.
+ */
+function cspMeta(): Plugin {
+  return {
+    name: 'manualdesk-csp-meta',
+    apply: 'build',
+    transformIndexHtml: () => [
+      { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CONTENT_SECURITY_POLICY_META }, injectTo: 'head-prepend' },
+    ],
+  };
+}
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rollupOptions: { input: { index: resolve(import.meta.dirname, 'electron/main/index.ts') } },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      rollupOptions: {
+        input: { index: resolve(import.meta.dirname, 'electron/preload/index.ts') },
+        // Sandboxed preloads cannot be ES modules.
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(import.meta.dirname, 'renderer'),
+    plugins: [react(), cspMeta()],
+    build: {
+      outDir: resolve(import.meta.dirname, 'out/renderer'),
+      minify: true,
+      rollupOptions: { input: { index: resolve(import.meta.dirname, 'renderer/index.html') } },
+    },
+  },
+});
