@@ -38,10 +38,13 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(import.meta.dirname, 'renderer'),
+    // Relative asset URLs: the page is loaded from file:// in Electron and from / in browser mode.
+    base: './',
     plugins: [react(), cspMeta()],
     build: {
       outDir: resolve(import.meta.dirname, 'out/renderer'),
       minify: true,
+      emptyOutDir: true,
       rollupOptions: { input: { index: resolve(import.meta.dirname, 'renderer/index.html') } },
     },
   },
