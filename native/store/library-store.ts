@@ -1,0 +1,562 @@
+/**
+ * The library on disk: chunks and fault-code records in LanceDB, file records in files.json.
+ *
+ * Layout of a library folder:
+ *   library.json   format version, chunker/analyzer versions, embedder {id, dims} (never mixed)
+ *   files.json     committed file records: the commit point of every change (atomic rename)
+ *   library.lock   pid of the one process that may write
+ *   lance/         LanceDB tables `chunks` and `codes`; every row carries (file, generation)
+ *
+ * Crash safety: a file is replaced by adding rows of a new generation, then committing its record, then
+ * deleting rows of other generations. Readers only trust rows whose (file, generation) is committed, and
+ * opening for writing deletes any other rows, so a process killed at any point leaves a library that
+ * answers with either the old or the new version of each file.
+ */
+import './lance-env.js';
+import * as lancedb from '@lancedb/lancedb';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { SearchFilters } from '../contract/api.js';
+import type { Chunk, CodeRecord, FileRecord } from '../contract/document.js';
+import { EngineError } from '../contract/errors.js';
+import { ANALYZER_VERSION, MAX_TOKEN_LENGTH, analyzeQuery } from '../text/analyze.js';
+import { readJson, writeJsonAtomic } from './atomic-json.js';
+import { failpoints } from './failpoints.js';
+import { sqlIn, sqlString, whereClause } from './filters.js';
+import { LibraryLock } from './lock.js';
+import { CHUNK_COLUMNS, chunkToRow, codeToRow, rowToChunk, rowToCode, type ChunkRow, type CodeRow } from './rows.js';
+import {
+  DEFAULT_KEYWORD_CONFIG,
+  type KeywordConfig,
+  type LibraryMeta,
+  type ScoredChunk,
+  type StoreStats,
+} from './types.js';
+
+/** Version of the on-disk layout; a library written by a newer ManualDesk is refused. */
+export const LIBRARY_FORMAT_VERSION = 1;
+export const LIBRARY_FILE = 'library.json';
+export const FILES_FILE = 'files.json';
+export const LANCE_DIR = 'lance';
+const CHUNKS = 'chunks';
+const CODES = 'codes';
+/** Below this many vectors, brute force is exact and fast enough; above, an HNSW index is built. */
+export const DEFAULT_VECTOR_INDEX_THRESHOLD = 10_000;
+/** Rows per LanceDB add (bounds memory of one write). */
+const ADD_BATCH = 20_000;
+/** Predicates per delete statement. */
+const DELETE_BATCH = 200;
+
+export interface EmbedderIdentity {
+  id: string;
+  dims: number;
+}
+
+export interface OpenOptions {
+  /** The embedder the caller will use; null for keyword-only. */
+  embedder: EmbedderIdentity | null;
+  /** Create the library when the folder has none. */
+  create?: boolean;
+  /** Open without the write lock; writes are refused and no clean-up is done. */
+  readOnly?: boolean;
+  /** Recorded in library.json when the library is created (default 1). */
+  chunkerVersion?: number;
+  keyword?: Partial<KeywordConfig>;
+  vectorIndexThreshold?: number;
+}
+
+/** One file's new content for {@link LibraryStore.replaceFiles}. */
+export interface FileUpdate {
+  record: FileRecord;
+  chunks: Chunk[];
+  /** One vector per chunk when the library has an embedder; null otherwise. */
+  vectors: Float32Array[] | null;
+  codes: CodeRecord[];
+}
+
+interface FilesJson {
+  formatVersion: number;
+  files: FileRecord[];
+}
+
+export class LibraryStore {
+  private files: Map<string, FileRecord>;
+  private chunksTable: lancedb.Table | null;
+  private codesTable: lancedb.Table | null;
+  private closed = false;
+  private writeChain: Promise<unknown> = Promise.resolve();
+  /** Highest generation written per file in this session (including uncommitted attempts). */
+  private readonly usedGenerations = new Map<string, number>();
+  private vectorIndexed = false;
+  readonly keyword: KeywordConfig;
+
+  private constructor(
+    readonly dir: string,
+    private meta: LibraryMeta,
+    files: FileRecord[],
+    private readonly db: lancedb.Connection,
+    chunksTable: lancedb.Table | null,
+    codesTable: lancedb.Table | null,
+    private readonly lock: LibraryLock | null,
+    private readonly opts: OpenOptions,
+  ) {
+    this.files = new Map(files.map((f) => [f.file, f]));
+    this.chunksTable = chunksTable;
+    this.codesTable = codesTable;
+    this.keyword = { ...DEFAULT_KEYWORD_CONFIG, ...opts.keyword };
+  }
+
+  static async open(dir: string, opts: OpenOptions): Promise<LibraryStore> {
+    const libFile = path.join(dir, LIBRARY_FILE);
+    if (!existsSync(libFile)) {
+      if (!opts.create) {
+        throw new EngineError(
+          'LIBRARY_NOT_FOUND',
+          `No ManualDesk library at ${dir}. Create one with \`manualdesk ingest <folder>\` or choose another library folder.`,
+        );
+      }
+      if (opts.readOnly) throw new EngineError('INVALID_INPUT', 'A library cannot be created read-only.');
+      await mkdir(dir, { recursive: true });
+    }
+    const lock = opts.readOnly ? null : LibraryLock.acquire(dir);
+    try {
+      let meta = (await readJson(libFile)) as LibraryMeta | undefined;
+      if (!meta) {
+        meta = {
+          formatVersion: LIBRARY_FORMAT_VERSION,
+          chunkerVersion: opts.chunkerVersion ?? 1,
+          analyzerVersion: ANALYZER_VERSION,
+          embedder: opts.embedder ? { id: opts.embedder.id, dims: opts.embedder.dims } : null,
+          createdAt: new Date().toISOString(),
+        };
+        await writeJsonAtomic(libFile, meta);
+      }
+      if (typeof meta.formatVersion !== 'number' || meta.formatVersion > LIBRARY_FORMAT_VERSION) {
+        throw new EngineError(
+          'LIBRARY_FORMAT_MISMATCH',
+          `The library at ${dir} was written by a newer ManualDesk (format ${String(meta.formatVersion)}; this version reads format ${LIBRARY_FORMAT_VERSION}). Update ManualDesk, or re-index into a new library folder.`,
+        );
+      }
+      const filesJson = (await readJson(path.join(dir, FILES_FILE))) as FilesJson | undefined;
+      const files = filesJson?.files ?? [];
+      const db = await lancedb.connect(path.join(dir, LANCE_DIR));
+      const names = new Set(await db.tableNames());
+      const chunks = names.has(CHUNKS) ? await db.openTable(CHUNKS) : null;
+      const codes = names.has(CODES) ? await db.openTable(CODES) : null;
+      const store = new LibraryStore(dir, meta, files, db, chunks, codes, lock, opts);
+      try {
+        await store.checkEmbedder(opts.embedder);
+        if (!opts.readOnly) await store.collectGarbage();
+        store.vectorIndexed = await store.hasVectorIndex();
+      } catch (err) {
+        await store.close();
+        throw err;
+      }
+      return store;
+    } catch (err) {
+      lock?.release();
+      throw err;
+    }
+  }
+
+  /** library.json as recorded. */
+  get info(): LibraryMeta {
+    return { ...this.meta, embedder: this.meta.embedder ? { ...this.meta.embedder } : null };
+  }
+
+  get hasVectors(): boolean {
+    return this.meta.embedder !== null;
+  }
+
+  getFiles(): FileRecord[] {
+    return [...this.files.values()];
+  }
+
+  getFile(file: string): FileRecord | undefined {
+    return this.files.get(file);
+  }
+
+  async stats(): Promise<StoreStats> {
+    this.ensureOpen();
+    return {
+      files: this.files.size,
+      chunks: this.chunksTable ? await this.chunksTable.countRows() : 0,
+      codes: this.codesTable ? await this.codesTable.countRows() : 0,
+    };
+  }
+
+  async replaceFile(rec: FileRecord, chunks: Chunk[], vectors: Float32Array[] | null, codes: CodeRecord[]): Promise<void> {
+    await this.replaceFiles([{ record: rec, chunks, vectors, codes }]);
+  }
+
+  /**
+   * Replaces (or adds) files in one batch: one add per table, one commit of files.json, one delete.
+   * The stored generation is the record's, raised when needed above every generation already used
+   * for the file, so old rows can never pass for new ones.
+   */
+  async replaceFiles(updates: FileUpdate[]): Promise<void> {
+    await this.exclusive(async () => {
+      this.ensureWritable();
+      if (updates.length === 0) return;
+      const seen = new Set<string>();
+      const chunkRows: ChunkRow[] = [];
+      const codeRows: CodeRow[] = [];
+      const committed: FileRecord[] = [];
+      const replaced: { file: string; generation: number }[] = [];
+      for (const u of updates) {
+        const file = u.record.file;
+        if (seen.has(file)) throw new EngineError('INVALID_INPUT', `File ${file} appears twice in one batch.`);
+        seen.add(file);
+        this.validateUpdate(u);
+        const prev = this.files.get(file);
+        const used = this.usedGenerations.get(file);
+        const generation = Math.max(u.record.generation, (prev?.generation ?? 0) + 1, (used ?? 0) + 1);
+        this.usedGenerations.set(file, generation);
+        u.chunks.forEach((c, i) => chunkRows.push(chunkToRow(c, generation, u.vectors?.[i] ?? null)));
+        for (const c of u.codes) codeRows.push(codeToRow(c, generation));
+        committed.push({ ...u.record, generation, chunks: u.chunks.length, codes: u.codes.length });
+        if (prev || used !== undefined) replaced.push({ file, generation });
+      }
+      let isCommitted = false;
+      try {
+        await this.addRows(CHUNKS, chunkRows);
+        await this.addRows(CODES, codeRows);
+        if (failpoints.afterAdd) throw new Error('failpoint: afterAdd');
+        const next = new Map(this.files);
+        for (const rec of committed) next.set(rec.file, rec);
+        await this.writeFiles(next);
+        isCommitted = true;
+        if (failpoints.afterCommit) throw new Error('failpoint: afterCommit');
+        const stale = replaced.map((r) => `(file = ${sqlString(r.file)} AND generation <> ${r.generation})`);
+        await this.deleteWhere(stale);
+      } catch (err) {
+        if (!(err instanceof Error && err.message.startsWith('failpoint:')) && !isCommitted) {
+          // Best effort: drop the rows just added; what remains is removed on the next open.
+          const fresh = committed.map((r) => `(file = ${sqlString(r.file)} AND generation = ${r.generation})`);
+          await this.deleteWhere(fresh).catch(() => undefined);
+        }
+        throw err;
+      }
+    });
+  }
+
+  /** Removes files: committed in files.json first, then their rows deleted. Returns how many were present. */
+  async removeFiles(files: string[]): Promise<number> {
+    return this.exclusive(async () => {
+      this.ensureWritable();
+      const present = [...new Set(files)].filter((f) => this.files.has(f));
+      if (present.length === 0) return 0;
+      const next = new Map(this.files);
+      for (const f of present) next.delete(f);
+      await this.writeFiles(next);
+      for (let i = 0; i < present.length; i += DELETE_BATCH) {
+        const pred = sqlIn('file', present.slice(i, i + DELETE_BATCH));
+        await this.chunksTable?.delete(pred);
+        await this.codesTable?.delete(pred);
+      }
+      return present.length;
+    });
+  }
+
+  async removeFile(file: string): Promise<boolean> {
+    return (await this.removeFiles([file])) > 0;
+  }
+
+  /**
+   * After an ingest batch: removes garbage rows, builds missing indexes (full-text always; vectors once
+   * the library is big enough), folds new rows into the indexes, compacts, and prunes every old version
+   * so deleted rows are gone from disk.
+   */
+  async compact(): Promise<void> {
+    await this.exclusive(async () => {
+      this.ensureWritable();
+      await this.collectGarbage();
+      const prune = { cleanupOlderThan: new Date(Date.now() + 1), deleteUnverified: true };
+      const tbl = this.chunksTable;
+      if (tbl) {
+        const rows = await tbl.countRows();
+        const indexed = new Set((await tbl.listIndices()).map((i) => i.columns.join(',')));
+        if (rows > 0) {
+          for (const column of ['fts', 'fts_head']) {
+            if (!indexed.has(column)) await tbl.createIndex(column, { config: ftsIndex(), replace: true });
+          }
+          const threshold = this.opts.vectorIndexThreshold ?? DEFAULT_VECTOR_INDEX_THRESHOLD;
+          if (this.meta.embedder && !indexed.has('vector') && rows >= threshold) {
+            await tbl.createIndex('vector', {
+              config: lancedb.Index.hnswSq({ distanceType: 'cosine', numPartitions: 1 }),
+              replace: true,
+            });
+          }
+        }
+        await tbl.optimize(prune);
+        this.vectorIndexed = await this.hasVectorIndex();
+      }
+      if (this.codesTable) await this.codesTable.optimize(prune);
+    });
+  }
+
+  /** Number of stored versions per table (1 each after compact()). */
+  async versionCounts(): Promise<{ chunks: number; codes: number }> {
+    return {
+      chunks: this.chunksTable ? (await this.chunksTable.listVersions()).length : 0,
+      codes: this.codesTable ? (await this.codesTable.listVersions()).length : 0,
+    };
+  }
+
+  /** BM25 search over the analyzed text (and, weighted, headings), with thesaurus expansions. */
+  async keywordSearch(query: string, k: number, filters?: SearchFilters): Promise<ScoredChunk[]> {
+    this.ensureOpen();
+    const tbl = this.chunksTable;
+    if (!tbl || k <= 0) return [];
+    const fts = this.buildFtsQuery(query);
+    if (!fts) return [];
+    const where = whereClause(this.files, filters);
+    if (where === null) return [];
+    let q = tbl.query().fullTextSearch(fts);
+    if (where) q = q.where(where);
+    const rows = await q
+      .select([...CHUNK_COLUMNS, '_score'])
+      .limit(k + 10)
+      .toArray();
+    return this.committedHits(rows, (r) => Number(r._score), k).filter((h) => h.score > 0);
+  }
+
+  /** Nearest chunks by cosine similarity. */
+  async vectorSearch(v: Float32Array, k: number, filters?: SearchFilters): Promise<ScoredChunk[]> {
+    this.ensureOpen();
+    const emb = this.meta.embedder;
+    if (!emb) throw new EngineError('INVALID_INPUT', 'This library has no vectors (it was indexed keyword-only).');
+    if (v.length !== emb.dims) {
+      throw new EngineError('EMBEDDER_MISMATCH', `Query vector has ${v.length} dimensions; the library uses ${emb.dims}.`);
+    }
+    const tbl = this.chunksTable;
+    if (!tbl || k <= 0) return [];
+    const where = whereClause(this.files, filters);
+    if (where === null) return [];
+    let q = tbl.vectorSearch(Array.from(v)).distanceType('cosine');
+    if (this.vectorIndexed) q = q.ef(Math.max(100, 2 * k));
+    if (where) q = q.where(where);
+    const rows = await q
+      .select([...CHUNK_COLUMNS, '_distance'])
+      .limit(k + 10)
+      .toArray();
+    return this.committedHits(rows, (r) => 1 - Number(r._distance), k);
+  }
+
+  /** Committed chunks by id, in the order asked (unknown ids skipped). */
+  async getChunks(ids: string[]): Promise<Chunk[]> {
+    this.ensureOpen();
+    const tbl = this.chunksTable;
+    if (!tbl || ids.length === 0) return [];
+    const byId = new Map<string, Chunk>();
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += 500) {
+      const rows = await tbl
+        .query()
+        .where(sqlIn('id', unique.slice(i, i + 500)))
+        .select([...CHUNK_COLUMNS])
+        .toArray();
+      for (const r of rows as Record<string, unknown>[]) {
+        if (this.isCommitted(r)) byId.set(String(r.id), rowToChunk(r));
+      }
+    }
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /** Every committed fault-code record (for the in-memory code index). */
+  async allCodes(): Promise<CodeRecord[]> {
+    this.ensureOpen();
+    if (!this.codesTable) return [];
+    const rows = (await this.codesTable.query().select(['file', 'generation', 'json']).toArray()) as Record<string, unknown>[];
+    return rows.filter((r) => this.isCommitted(r)).map(rowToCode);
+  }
+
+  /** Deletes rows whose (file, generation) is not committed. Returns the number of garbage pairs found. */
+  async collectGarbage(): Promise<number> {
+    let pairs = 0;
+    for (const tbl of [this.chunksTable, this.codesTable]) {
+      if (!tbl) continue;
+      const rows = (await tbl.query().select(['file', 'generation']).toArray()) as Record<string, unknown>[];
+      const bad = new Set<string>();
+      for (const r of rows) if (!this.isCommitted(r)) bad.add(String(r.file));
+      if (bad.size === 0) continue;
+      pairs += bad.size;
+      const preds = [...bad].map((file) => {
+        const rec = this.files.get(file);
+        return rec
+          ? `(file = ${sqlString(file)} AND generation <> ${rec.generation})`
+          : `(file = ${sqlString(file)})`;
+      });
+      for (let i = 0; i < preds.length; i += DELETE_BATCH) await tbl.delete(preds.slice(i, i + DELETE_BATCH).join(' OR '));
+    }
+    return pairs;
+  }
+
+  /** Releases the tables and the lock. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.writeChain.catch(() => undefined);
+    this.chunksTable?.close();
+    this.codesTable?.close();
+    this.db.close();
+    this.lock?.release();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private buildFtsQuery(query: string): lancedb.FullTextQuery | null {
+    const cfg = this.keyword;
+    const { terms, expansions } = analyzeQuery(query, { expand: cfg.expand });
+    const clauses: lancedb.FullTextQuery[] = [];
+    if (terms.length > 0) {
+      const text = terms.join(' ');
+      clauses.push(
+        cfg.headingBoost > 0
+          ? new lancedb.MultiMatchQuery(text, ['fts', 'fts_head'], { boosts: [1, cfg.headingBoost] })
+          : new lancedb.MatchQuery(text, 'fts'),
+      );
+    }
+    const boost = cfg.expansionBoost;
+    const singles = expansions.filter((g) => g.length === 1).map((g) => g[0] as string);
+    if (singles.length > 0) clauses.push(new lancedb.MatchQuery(singles.join(' '), 'fts', { boost }));
+    for (const g of expansions) {
+      if (g.length > 1) {
+        clauses.push(new lancedb.MatchQuery(g.join(' '), 'fts', { boost, operator: lancedb.Operator.And }));
+      }
+    }
+    if (clauses.length === 0) return null;
+    if (clauses.length === 1) return clauses[0] ?? null;
+    return new lancedb.BooleanQuery(clauses.map((c) => [lancedb.Occur.Should, c] as [lancedb.Occur, lancedb.FullTextQuery]));
+  }
+
+  private committedHits(rows: unknown[], score: (r: Record<string, unknown>) => number, k: number): ScoredChunk[] {
+    const out: ScoredChunk[] = [];
+    for (const r of rows as Record<string, unknown>[]) {
+      if (!this.isCommitted(r)) continue;
+      out.push({ chunk: rowToChunk(r), score: score(r) });
+      if (out.length >= k) break;
+    }
+    return out;
+  }
+
+  private isCommitted(r: Record<string, unknown>): boolean {
+    const rec = this.files.get(String(r.file));
+    return rec !== undefined && rec.generation === Number(r.generation);
+  }
+
+  private async checkEmbedder(wanted: EmbedderIdentity | null): Promise<void> {
+    const have = this.meta.embedder;
+    if (wanted === null) return; // keyword-only use of any library; writes are checked in validateUpdate
+    if (have && have.id === wanted.id && have.dims === wanted.dims) return;
+    if (this.files.size === 0 && !this.opts.readOnly) {
+      // Empty library: adopt the new embedder (no vectors to mix with).
+      if (this.chunksTable) {
+        this.chunksTable.close();
+        this.chunksTable = null;
+        await this.db.dropTable(CHUNKS);
+      }
+      this.meta = { ...this.meta, embedder: { id: wanted.id, dims: wanted.dims } };
+      await writeJsonAtomic(path.join(this.dir, LIBRARY_FILE), this.meta);
+      return;
+    }
+    const recorded = have ? `"${have.id}" (${have.dims} dimensions)` : 'no embedding model (keyword-only)';
+    throw new EngineError(
+      'EMBEDDER_MISMATCH',
+      `The library at ${this.dir} was indexed with ${recorded}, but "${wanted.id}" (${wanted.dims} dimensions) was given. ` +
+        'Vectors of different models cannot be mixed: use the matching model, or rebuild the library with `manualdesk ingest --reindex`.',
+    );
+  }
+
+  private validateUpdate(u: FileUpdate): void {
+    const file = u.record.file;
+    for (const c of u.chunks) {
+      if (c.file !== file) throw new EngineError('INVALID_INPUT', `Chunk ${c.id} belongs to ${c.file}, not ${file}.`);
+    }
+    for (const c of u.codes) {
+      if (c.file !== file) throw new EngineError('INVALID_INPUT', `Code ${c.code} belongs to ${c.file}, not ${file}.`);
+    }
+    const emb = this.meta.embedder;
+    if (!emb) {
+      if (u.vectors) throw new EngineError('INVALID_INPUT', 'This library is keyword-only; vectors were given.');
+      return;
+    }
+    if (u.chunks.length === 0) return;
+    if (!u.vectors) {
+      throw new EngineError(
+        'EMBEDDER_MISMATCH',
+        `The library at ${this.dir} stores vectors of "${emb.id}"; load that model to add files, or rebuild the library with \`manualdesk ingest --reindex\`.`,
+      );
+    }
+    if (u.vectors.length !== u.chunks.length) {
+      throw new EngineError('INVALID_INPUT', `${file}: ${u.chunks.length} chunks but ${u.vectors.length} vectors.`);
+    }
+    for (const v of u.vectors) {
+      if (v.length !== emb.dims) {
+        throw new EngineError('EMBEDDER_MISMATCH', `${file}: a vector has ${v.length} dimensions; the library uses ${emb.dims}.`);
+      }
+    }
+  }
+
+  private async addRows(name: typeof CHUNKS | typeof CODES, rows: (ChunkRow | CodeRow)[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += ADD_BATCH) {
+      const batch = rows.slice(i, i + ADD_BATCH) as unknown as Record<string, unknown>[];
+      const current = name === CHUNKS ? this.chunksTable : this.codesTable;
+      if (current) {
+        await current.add(batch);
+      } else {
+        const created = await this.db.createTable(name, batch);
+        if (name === CHUNKS) this.chunksTable = created;
+        else this.codesTable = created;
+      }
+    }
+  }
+
+  private async deleteWhere(preds: string[]): Promise<void> {
+    for (let i = 0; i < preds.length; i += DELETE_BATCH) {
+      const pred = preds.slice(i, i + DELETE_BATCH).join(' OR ');
+      await this.chunksTable?.delete(pred);
+      await this.codesTable?.delete(pred);
+    }
+  }
+
+  private async writeFiles(next: Map<string, FileRecord>): Promise<void> {
+    const data: FilesJson = { formatVersion: LIBRARY_FORMAT_VERSION, files: [...next.values()] };
+    await writeJsonAtomic(path.join(this.dir, FILES_FILE), data);
+    this.files = next;
+  }
+
+  private async hasVectorIndex(): Promise<boolean> {
+    if (!this.chunksTable || !this.meta.embedder) return false;
+    return (await this.chunksTable.listIndices()).some((i) => i.columns.includes('vector'));
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.writeChain.then(fn, fn);
+    this.writeChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new EngineError('INTERNAL', 'The library was closed; open it again.');
+  }
+
+  private ensureWritable(): void {
+    this.ensureOpen();
+    if (!this.lock) throw new EngineError('INVALID_INPUT', 'The library was opened read-only.');
+  }
+}
+
+/** Full-text index over pre-analyzed tokens: split on whitespace only, no stemming or stop words. */
+function ftsIndex(): lancedb.Index {
+  return lancedb.Index.fts({
+    withPosition: false,
+    baseTokenizer: 'whitespace',
+    lowercase: true,
+    stem: false,
+    removeStopWords: false,
+    asciiFolding: false,
+    maxTokenLength: MAX_TOKEN_LENGTH,
+  });
+}

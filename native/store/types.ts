@@ -1,0 +1,35 @@
+import type { Chunk } from '../contract/document.js';
+
+export interface ScoredChunk {
+  chunk: Chunk;
+  /** BM25 for keyword search; cosine similarity (1 − distance) for vector search. */
+  score: number;
+}
+
+/** What library.json records. */
+export interface LibraryMeta {
+  formatVersion: number;
+  chunkerVersion: number;
+  /** Version of the keyword analyzer the `fts` columns were built with. */
+  analyzerVersion: number;
+  embedder: { id: string; dims: number } | null;
+  createdAt: string;
+}
+
+/** Keyword retrieval knobs; query-time only, so they can be switched without re-indexing. */
+export interface KeywordConfig {
+  /** Also search the heading/title column (fielded BM25) with this boost; 0 searches the body only. */
+  headingBoost: number;
+  /** Add thesaurus expansions to queries. */
+  expand: boolean;
+  /** Boost of expansions relative to the query's own terms (1). */
+  expansionBoost: number;
+}
+
+export const DEFAULT_KEYWORD_CONFIG: KeywordConfig = { headingBoost: 0.5, expand: true, expansionBoost: 0.3 };
+
+export interface StoreStats {
+  files: number;
+  chunks: number;
+  codes: number;
+}

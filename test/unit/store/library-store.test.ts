@@ -1,0 +1,279 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EngineError } from '../../../native/contract/errors.js';
+import { failpoints } from '../../../native/store/failpoints.js';
+import { LibraryStore, LIBRARY_FILE } from '../../../native/store/library-store.js';
+import { LOCK_FILE } from '../../../native/store/lock.js';
+import { chunk, code, fakeEmbedder, record, tempDir } from './fixtures.js';
+
+let dir: string;
+let cleanup: () => void;
+const open: LibraryStore[] = [];
+
+async function openStore(opts: Parameters<typeof LibraryStore.open>[1] = { embedder: null, create: true }) {
+  const s = await LibraryStore.open(dir, opts);
+  open.push(s);
+  return s;
+}
+
+async function errorOf(p: Promise<unknown>): Promise<EngineError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof EngineError) return err;
+    throw err;
+  }
+  throw new Error('expected an EngineError');
+}
+
+function filesUnder(d: string): string[] {
+  return readdirSync(d, { recursive: true, encoding: 'utf8' })
+    .map((f) => path.join(d, f))
+    .filter((f) => statSync(f).isFile());
+}
+
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+  failpoints.afterAdd = false;
+  failpoints.afterCommit = false;
+});
+
+afterEach(async () => {
+  failpoints.afterAdd = false;
+  failpoints.afterCommit = false;
+  for (const s of open.splice(0)) await s.close();
+  cleanup();
+});
+
+const SPINDLE = 'Spindle overheating: check the coolant pump and clean the cooling fins.';
+const HOMING = 'Homing fails when the limit switch wiring is broken. Check the endstop cable.';
+const ZH = '主轴过热时，请检查冷却泵并清洁散热片。';
+
+describe('LibraryStore keyword search', () => {
+  it('finds the right chunk, with BM25 scores, in English and Chinese', async () => {
+    const s = await openStore();
+    await s.replaceFiles([
+      { record: record('a.md'), chunks: [chunk('a.md', 0, SPINDLE), chunk('a.md', 1, HOMING)], vectors: null, codes: [] },
+      { record: record('zh.md', { title: '中文手册', lang: 'zh' }), chunks: [chunk('zh.md', 0, ZH, { lang: 'zh', manual: '中文手册' })], vectors: null, codes: [] },
+    ]);
+    const before = await s.keywordSearch('machine will not home', 5);
+    expect(before[0]?.chunk.text).toBe(HOMING); // unindexed rows are searched too
+    await s.compact();
+    const hits = await s.keywordSearch('homing failure', 5);
+    expect(hits[0]?.chunk.text).toBe(HOMING);
+    expect(hits[0]?.score).toBeGreaterThan(0);
+    const zh = await s.keywordSearch('主轴过热怎么办', 5);
+    expect(zh[0]?.chunk.file).toBe('zh.md');
+    expect(await s.keywordSearch('zzzqqq', 5)).toEqual([]);
+    expect(await s.keywordSearch('   ', 5)).toEqual([]);
+  });
+
+  it('reaches an English manual from a Chinese question through the thesaurus', async () => {
+    const s = await openStore();
+    await s.replaceFile(record('a.md'), [chunk('a.md', 0, SPINDLE), chunk('a.md', 1, HOMING)], null, []);
+    await s.compact();
+    const hits = await s.keywordSearch('回零失败', 5);
+    expect(hits[0]?.chunk.text).toBe(HOMING);
+  });
+
+  it('matches fault codes written differently', async () => {
+    const s = await openStore();
+    await s.replaceFile(
+      record('codes.md'),
+      [chunk('codes.md', 0, 'ALARM:9 Homing fail. Limit switch not found.'), chunk('codes.md', 1, 'E-204 Motor driver overcurrent.')],
+      null,
+      [],
+    );
+    await s.compact();
+    expect((await s.keywordSearch('alarm 9', 2))[0]?.chunk.ordinal).toBe(0);
+    expect((await s.keywordSearch('E204', 2))[0]?.chunk.ordinal).toBe(1);
+  });
+
+  it('applies filters: manual, equipment, lang, path prefix, SQL quoting', async () => {
+    const s = await openStore();
+    await s.replaceFiles([
+      { record: record("mill/o'brien.md", { title: 'Mill Guide', equipment: ['VF-2'] }), chunks: [chunk("mill/o'brien.md", 0, SPINDLE, { manual: 'Mill Guide' })], vectors: null, codes: [] },
+      { record: record('printer/p.md', { title: 'Printer Guide', equipment: ['MK4'] }), chunks: [chunk('printer/p.md', 0, SPINDLE + ' printer', { manual: 'Printer Guide' })], vectors: null, codes: [] },
+      { record: record('zh/z.md', { title: '中文手册', lang: 'zh' }), chunks: [chunk('zh/z.md', 0, ZH + ' spindle', { lang: 'zh' })], vectors: null, codes: [] },
+    ]);
+    await s.compact();
+    const files = async (f: Parameters<LibraryStore['keywordSearch']>[2]) =>
+      (await s.keywordSearch('spindle', 10, f)).map((h) => h.chunk.file).sort();
+    expect(await files({})).toEqual(["mill/o'brien.md", 'printer/p.md', 'zh/z.md']);
+    expect(await files({ manuals: ['mill guide'] })).toEqual(["mill/o'brien.md"]);
+    expect(await files({ equipment: ['mk4'] })).toEqual(['printer/p.md']);
+    expect(await files({ lang: ['zh'] })).toEqual(['zh/z.md']);
+    expect(await files({ pathPrefix: 'mill/' })).toEqual(["mill/o'brien.md"]);
+    expect(await files({ pathPrefix: 'nowhere/' })).toEqual([]);
+    expect((await s.getChunks([(await s.keywordSearch('spindle', 10, { pathPrefix: 'mill/' }))[0]!.chunk.id]))[0]?.file).toBe("mill/o'brien.md");
+  });
+
+  it('answers from the newest revision of a manual unless asked otherwise', async () => {
+    const s = await openStore();
+    const r = (file: string, revision: string, ingestedAt: string) =>
+      record(file, { title: 'Pump Manual', revision, ingestedAt });
+    await s.replaceFiles([
+      { record: r('pump-rev9.md', 'Rev 9', '2024-01-02T00:00:00Z'), chunks: [chunk('pump-rev9.md', 0, 'Pump seal leak: replace the seal.')], vectors: null, codes: [] },
+      { record: r('pump-rev10.md', 'Rev 10', '2024-01-01T00:00:00Z'), chunks: [chunk('pump-rev10.md', 0, 'Pump seal leak: replace the seal kit.')], vectors: null, codes: [] },
+    ]);
+    await s.compact();
+    const files = async (f?: Parameters<LibraryStore['keywordSearch']>[2]) =>
+      (await s.keywordSearch('seal leak', 10, f)).map((h) => h.chunk.file).sort();
+    expect(await files()).toEqual(['pump-rev10.md']); // natural order: Rev 10 > Rev 9
+    expect(await files({ allRevisions: true })).toEqual(['pump-rev10.md', 'pump-rev9.md']);
+    expect(await files({ revision: 'rev 9' })).toEqual(['pump-rev9.md']);
+  });
+});
+
+describe('LibraryStore vectors', () => {
+  it('finds the nearest chunk and refuses another embedder', async () => {
+    const emb = fakeEmbedder();
+    const s = await openStore({ embedder: { id: emb.id, dims: emb.dims }, create: true });
+    const texts = [SPINDLE, HOMING, 'Lubricate the ball screws every month.'];
+    const chunks = texts.map((t, i) => chunk('a.md', i, t));
+    await s.replaceFile(record('a.md'), chunks, await emb.embedDocuments(texts), []);
+    await s.compact();
+    const qv = await emb.embedQuery('lubricate ball screws');
+    const hits = await s.vectorSearch(qv, 2);
+    expect(hits.length).toBe(2);
+    expect(hits[0]?.chunk.ordinal).toBe(2);
+    const dv = (await emb.embedDocuments([texts[2]!]))[0]!;
+    const cosine = qv.reduce((acc, x, i) => acc + x * (dv[i] ?? 0), 0);
+    expect(hits[0]?.score).toBeCloseTo(cosine, 5);
+    await expect(s.replaceFile(record('b.md'), [chunk('b.md', 0, 'x')], null, [])).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+    await s.close();
+
+    const err = await errorOf(LibraryStore.open(dir, { embedder: { id: 'other-model', dims: 16 } }));
+    expect(err.code).toBe('EMBEDDER_MISMATCH');
+    expect(err.message).toContain('--reindex');
+    expect((await errorOf(LibraryStore.open(dir, { embedder: { id: emb.id, dims: 32 } }))).code).toBe('EMBEDDER_MISMATCH');
+    // Keyword-only use of a vector library is allowed.
+    const ro = await openStore({ embedder: null });
+    expect((await ro.keywordSearch('ball screws', 1))[0]?.chunk.ordinal).toBe(2);
+  });
+
+  it('lets an empty library adopt an embedder, but not a keyword-only library with files', async () => {
+    const s = await openStore({ embedder: null, create: true });
+    await s.close();
+    const adopted = await openStore({ embedder: { id: 'm', dims: 16 } });
+    expect(adopted.info.embedder).toEqual({ id: 'm', dims: 16 });
+    await adopted.close();
+    const s2 = await openStore({ embedder: null });
+    await expect(s2.replaceFile(record('a.md'), [chunk('a.md', 0, 'x')], null, [])).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+  });
+});
+
+describe('LibraryStore lifetime', () => {
+  it('refuses a missing library and a library from the future', async () => {
+    expect((await errorOf(LibraryStore.open(path.join(dir, 'none'), { embedder: null }))).code).toBe('LIBRARY_NOT_FOUND');
+    const s = await openStore();
+    await s.close();
+    await s.close(); // safe twice
+    const meta = JSON.parse(readFileSync(path.join(dir, LIBRARY_FILE), 'utf8')) as Record<string, unknown>;
+    writeFileSync(path.join(dir, LIBRARY_FILE), JSON.stringify({ ...meta, formatVersion: 99 }));
+    expect((await errorOf(LibraryStore.open(dir, { embedder: null }))).code).toBe('LIBRARY_FORMAT_MISMATCH');
+  });
+
+  it('locks the library for one writer and takes over a stale lock', async () => {
+    const s = await openStore();
+    expect((await errorOf(LibraryStore.open(dir, { embedder: null }))).code).toBe('LIBRARY_LOCKED');
+    const ro = await openStore({ embedder: null, readOnly: true });
+    await expect(ro.removeFile('x')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await s.close();
+
+    // A lock held by another live process.
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: child.pid, host: '', at: '' }));
+      expect((await errorOf(LibraryStore.open(dir, { embedder: null }))).code).toBe('LIBRARY_LOCKED');
+    } finally {
+      child.kill();
+    }
+    await new Promise((r) => child.once('exit', r));
+    // Its process is gone now: the lock is stale and taken over.
+    const s2 = await openStore({ embedder: null });
+    expect(JSON.parse(readFileSync(path.join(dir, LOCK_FILE), 'utf8')).pid).toBe(process.pid);
+    await s2.close();
+  });
+});
+
+describe('LibraryStore replace and remove', () => {
+  it('replaces a file: the old text is no longer found', async () => {
+    const s = await openStore();
+    await s.replaceFile(record('a.md'), [chunk('a.md', 0, 'Old procedure: tighten the gib strip.')], null, [code('a.md', 'ALARM:1', 'Old alarm')]);
+    await s.replaceFile(record('a.md'), [chunk('a.md', 0, 'New procedure: adjust the belt tension.')], null, [code('a.md', 'ALARM:2', 'New alarm')]);
+    await s.compact();
+    expect(await s.keywordSearch('gib strip', 5)).toEqual([]);
+    expect((await s.keywordSearch('belt tension', 5))[0]?.chunk.text).toContain('New procedure');
+    expect((await s.allCodes()).map((c) => c.code)).toEqual(['ALARM:2']);
+    expect(s.getFile('a.md')?.generation).toBe(2);
+    expect(await s.stats()).toEqual({ files: 1, chunks: 1, codes: 1 });
+  });
+
+  it('removes a file for real: not retrievable, old versions pruned, bytes gone', async () => {
+    const s = await openStore();
+    const secret = 'Quuxinator calibration secret procedure';
+    await s.replaceFiles([
+      { record: record('gone.md'), chunks: [chunk('gone.md', 0, secret)], vectors: null, codes: [code('gone.md', 'E-777', 'Quuxinator fault')] },
+      { record: record('keep.md'), chunks: [chunk('keep.md', 0, HOMING)], vectors: null, codes: [] },
+    ]);
+    await s.compact();
+    const id = (await s.keywordSearch('quuxinator', 1))[0]?.chunk.id;
+    expect(id).toBeDefined();
+    // The text is stored verbatim, so the byte check below can see it.
+    expect(filesUnder(dir).some((f) => readFileSync(f).includes('Quuxinator'))).toBe(true);
+    expect(await s.removeFile('gone.md')).toBe(true);
+    expect(await s.removeFile('gone.md')).toBe(false);
+    await s.compact();
+    expect(await s.keywordSearch('quuxinator', 5)).toEqual([]);
+    expect(await s.getChunks([id!])).toEqual([]);
+    expect(await s.allCodes()).toEqual([]);
+    expect(await s.versionCounts()).toEqual({ chunks: 1, codes: 1 });
+    expect((await s.keywordSearch('endstop', 5))[0]?.chunk.file).toBe('keep.md');
+    await s.close();
+    const leaked = filesUnder(dir).filter((f) => readFileSync(f).includes('Quuxinator'));
+    expect(leaked).toEqual([]);
+  });
+
+  it('survives an ingest killed after adding rows: old version answers, garbage removed', async () => {
+    const s = await openStore();
+    await s.replaceFile(record('a.md'), [chunk('a.md', 0, 'Old text about the gib strip.')], null, []);
+    await s.compact();
+    failpoints.afterAdd = true;
+    await expect(s.replaceFile(record('a.md', { generation: 2 }), [chunk('a.md', 0, 'New text about belt tension.'), chunk('a.md', 1, 'More new text.')], null, [code('a.md', 'E1', 'x')])).rejects.toThrow('failpoint');
+    failpoints.afterAdd = false;
+    expect((await s.stats()).chunks).toBe(3); // garbage is on disk…
+    expect(await s.keywordSearch('belt tension', 5)).toEqual([]); // …but never answers
+    await s.close();
+
+    const s2 = await openStore({ embedder: null });
+    expect(await s2.stats()).toEqual({ files: 1, chunks: 1, codes: 0 });
+    expect((await s2.keywordSearch('gib strip', 5))[0]?.chunk.text).toContain('Old text');
+    expect(await s2.keywordSearch('belt tension', 5)).toEqual([]);
+    expect(s2.getFile('a.md')?.generation).toBe(1);
+  });
+
+  it('survives an ingest killed after the commit: new version answers, old rows removed', async () => {
+    const s = await openStore();
+    await s.replaceFile(record('a.md'), [chunk('a.md', 0, 'Old text about the gib strip.')], null, []);
+    failpoints.afterCommit = true;
+    await expect(s.replaceFile(record('a.md', { generation: 2 }), [chunk('a.md', 0, 'New text about belt tension.')], null, [])).rejects.toThrow('failpoint');
+    failpoints.afterCommit = false;
+    expect(await s.keywordSearch('gib strip', 5)).toEqual([]);
+    await s.close();
+    const s2 = await openStore({ embedder: null });
+    expect(await s2.stats()).toEqual({ files: 1, chunks: 1, codes: 0 });
+    expect((await s2.keywordSearch('belt tension', 5))[0]?.chunk.text).toContain('New text');
+  });
+
+  it('never reuses a generation, even when the caller passes a stale one', async () => {
+    const s = await openStore();
+    await s.replaceFile(record('a.md', { generation: 5 }), [chunk('a.md', 0, 'first')], null, []);
+    await s.replaceFile(record('a.md', { generation: 5 }), [chunk('a.md', 0, 'second')], null, []);
+    expect(s.getFile('a.md')?.generation).toBe(6);
+    expect((await s.getChunks([chunk('a.md', 0, 'second').id])).map((c) => c.text)).toEqual(['second']);
+    expect(await s.getChunks([chunk('a.md', 0, 'first').id])).toEqual([]);
+  });
+});
