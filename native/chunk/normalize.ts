@@ -19,8 +19,8 @@ export function blockText(block: Block): string {
       const body = normalizeLines(block.text);
       const label = block.admonition ?? 'NOTE';
       if (!body) return '';
-      // Some manuals already write the label ("Warning: …"); do not say it twice.
-      if (body.toUpperCase().startsWith(label) && !/\p{L}/u.test(body.charAt(label.length))) return body;
+      // Manuals (and parsers) often write the label already ("Warning: …", "注意：…"): keep theirs.
+      if (LABELLED.test(body)) return body;
       return `${label}: ${body}`;
     }
     case 'list-item': {
@@ -32,7 +32,7 @@ export function blockText(block: Block): string {
       const body = normalizeInline(block.text);
       const term = block.term ? normalizeInline(block.term) : '';
       if (!term) return body;
-      return body ? `${term}: ${body}` : term;
+      return body && body !== term ? `${term}: ${body}` : term;
     }
     case 'table-row':
       return tableRowText(block);
@@ -41,11 +41,15 @@ export function blockText(block: Block): string {
   }
 }
 
+/** An admonition that starts with its own label, English or Chinese, followed by a colon (or alone). */
+const LABELLED =
+  /^(?:note|tip|hint|important|caution|warning|danger|attention|notice|注意|注|说明|备注|提示|技巧|重要|小心|警告|危险)\s*(?:[:：]|$)/i;
+
 /** The label blockText puts before a definition's text ("term: "), else "". */
 export function definitionPrefix(block: Block): string {
   if (block.kind !== 'definition' || !block.term) return '';
   const term = normalizeInline(block.term);
-  return term ? `${term}: ` : '';
+  return term && normalizeInline(block.text) !== term ? `${term}: ` : '';
 }
 
 /** `Col1: val1 | Col2: val2`, empty cells skipped; a row without columns is its cells or text. */
@@ -68,8 +72,9 @@ export function tableRowText(block: Block): string {
  * Han characters, which disappears (Chinese has no spaces; a wrapped line is not a word gap).
  */
 export function normalizeInline(text: string): string {
+  if (!text.includes('\n')) return text.replace(/\s+/g, ' ').trim();
   return text
-    .replace(/[\s\u00a0\u3000]+/g, (ws, offset: number, whole: string) => {
+    .replace(/\s+/g, (ws, offset: number, whole: string) => {
       if (!ws.includes('\n')) return ' ';
       const before = whole.charCodeAt(offset - 1);
       const after = whole.charCodeAt(offset + ws.length);
@@ -82,7 +87,7 @@ export function normalizeInline(text: string): string {
 export function normalizeLines(text: string): string {
   return text
     .split(/\r\n|\r|\n/)
-    .map((line) => line.replace(/[\s\u00a0\u3000]+/g, ' ').trim())
+    .map((line) => line.replace(/\s+/g, ' ').trim())
     .filter((line) => line.length > 0)
     .join('\n');
 }

@@ -137,7 +137,12 @@ function continuationContext(run: Run, u: number, heading: string | null): Conte
 /** The last sentence of the intro paragraph ("To replace the filter:"). */
 function introLine(run: Run, intro: number | null): string | null {
   if (intro === null) return null;
+  const text = run.blocks[intro]!.text;
+  // Units are in block order: the intro's last unit is the last one before the next block's.
   let last = null;
-  for (const u of run.units) if (u.block === intro) last = u;
-  return last ? run.blocks[intro]!.text.slice(last.start, last.end) : null;
+  for (let i = run.units.findIndex((u) => u.block === intro); i >= 0 && i < run.units.length; i++) {
+    if (run.units[i]!.block !== intro) break;
+    last = run.units[i]!;
+  }
+  return last ? text.slice(last.start, last.end) : null;
 }

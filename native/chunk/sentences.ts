@@ -15,9 +15,11 @@ export function sentenceRanges(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   const n = text.length;
   let start = skipSpace(text, 0);
-  let i = start;
-  while (i < n) {
-    const c = text[i]!;
+  const marks = /[.!?。！？；｡]/g;
+  marks.lastIndex = start;
+  for (let m = marks.exec(text); m !== null; m = marks.exec(text)) {
+    const i = m.index;
+    const c = m[0];
     let end = -1;
     if (CJK_TERMINATORS.has(c)) {
       end = consumeClosers(text, i + 1, true);
@@ -26,13 +28,10 @@ export function sentenceRanges(text: string): Array<[number, number]> {
       while (k < n && ENGLISH_TERMINATORS.has(text[k]!)) k++;
       end = consumeClosers(text, k, false);
     }
-    if (end === -1) {
-      i++;
-      continue;
-    }
+    if (end === -1) continue;
     out.push([start, end]);
     start = skipSpace(text, end);
-    i = start;
+    marks.lastIndex = start;
   }
   if (start < n) {
     const e = trimEnd(text, n);

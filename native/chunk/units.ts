@@ -42,7 +42,8 @@ export const BREAK = {
   steps: 2,
   /** Between two sentences of a paragraph (the next piece gets an overlap sentence). */
   sentence: 3,
-  /** Between a paragraph and the code block or procedure it introduces. */
+  /** Between a paragraph and the code block or procedure it introduces, or the lower-case
+   * paragraph that finishes its sentence after a code block. */
   introduces: 6,
   /** Never: an admonition and the block it warns about. */
   never: Number.POSITIVE_INFINITY,
@@ -146,6 +147,8 @@ function breakCost(u: Unit, next: Unit | undefined, blocks: RunBlock[], procedur
   const prose = cur.block.kind === 'paragraph' || cur.block.kind === 'definition';
   if (prose && nxt.block.kind === 'code') return BREAK.introduces;
   if (procedures.some((p) => p.intro === u.block)) return BREAK.introduces;
+  // "…run:" [code] "and compile…": a paragraph opening in lower case continues the sentence.
+  if (nxt.block.kind === 'paragraph' && /^\p{Ll}/u.test(nxt.text)) return BREAK.introduces;
   if (cur.procedure !== null && cur.procedure === nxt.procedure) return BREAK.steps;
   if (cur.block.kind === 'list-item' && nxt.block.kind === 'list-item') return BREAK.listItems;
   return BREAK.free;

@@ -119,6 +119,17 @@ describe('chunkDocument: prose', () => {
     const withCode = chunks.find((c) => c.text.includes('$X'))!;
     expect(withCode.text).toContain('Send this to unlock the machine:\n$X\n$H\n  G0 X10 Y10');
   });
+
+  it('keeps a lower-case paragraph that finishes the sentence around a code block with it', () => {
+    const before = para(englishSentences(18).join(' '), P); // ≈ 350 tokens
+    const lead = para('To compile it, run:', P);
+    const snippet = code('make menuconfig', P);
+    const rest = para('and select the AVR target before you save.', P);
+    const after = para(englishSentences(10).join(' '), P);
+    const chunks = chunk([before, lead, snippet, rest, after]);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.some((c) => c.text.includes('make menuconfig\nand select the AVR target'))).toBe(true);
+  });
 });
 
 describe('chunkDocument: procedures and admonitions', () => {
@@ -180,6 +191,10 @@ describe('chunkDocument: procedures and admonitions', () => {
     expect(chunks[0]!.text).toBe('Caution: hot surface.\nLet it cool.');
     const danger = chunk([warning('High voltage inside.', P, 'DANGER'), para('Call service.', P)]);
     expect(danger[0]!.text).toBe('DANGER: High voltage inside.\nCall service.');
+    const zh = chunk([warning('注意：断电后再打开外壳。', ['维护'], 'NOTE'), para('然后取出滤网。', ['维护'])]);
+    expect(zh[0]!.text).toBe('注意：断电后再打开外壳。\n然后取出滤网。');
+    const noteThat = chunk([warning('Note that the lamp stays lit.', P, 'NOTE')]);
+    expect(noteThat[0]!.text).toBe('NOTE: Note that the lamp stays lit.');
   });
 });
 
