@@ -28,6 +28,8 @@ import type { Embedder } from './types.js';
 const MAGIC = 'MDEMBC01';
 const HASH_BYTES = 32;
 const HEX64 = /^[0-9a-f]{64}$/;
+/** Texts per embedDocuments call in embedWithCache; each slice is flushed before the next. */
+const EMBED_SLICE = 256;
 
 export interface CacheEntry {
   /** sha256 (hex) of the exact text given to the embedder. */
@@ -211,10 +213,19 @@ export async function embedWithCache(
   }
   const missing = new Map<string, string>();
   for (const { hash, text } of items) if (!cache.has(hash) && !missing.has(hash)) missing.set(hash, text);
-  if (missing.size > 0) {
-    const hashes = [...missing.keys()];
-    const vectors = await embedder.embedDocuments([...missing.values()], signal);
-    cache.putMany(hashes.map((hash, i) => ({ hash, vector: vectors[i] ?? new Float32Array(embedder.dims) })));
+  const pending = [...missing];
+  // Flush every slice so a cancelled or crashed ingest keeps what it already paid for.
+  for (let start = 0; start < pending.length; start += EMBED_SLICE) {
+    signal?.throwIfAborted();
+    const slice = pending.slice(start, start + EMBED_SLICE);
+    const vectors = await embedder.embedDocuments(
+      slice.map(([, text]) => text),
+      signal,
+    );
+    if (vectors.length !== slice.length) {
+      throw new EngineError('INTERNAL', `The embedder returned ${vectors.length} vectors for ${slice.length} texts.`);
+    }
+    cache.putMany(slice.map(([hash], i) => ({ hash, vector: vectors[i] ?? new Float32Array(0) })));
     cache.flush();
   }
   return items.map(({ hash }) => {

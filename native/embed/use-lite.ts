@@ -34,7 +34,7 @@ export class UseLiteEmbedder implements Embedder {
   static async load(options: { batchSize?: number } = {}): Promise<UseLiteEmbedder> {
     try {
       const model = await initModel(modelSource);
-      return new UseLiteEmbedder(model, options.batchSize ?? 32);
+      return new UseLiteEmbedder(model, options.batchSize ?? 64);
     } catch (err) {
       throw new EngineError(
         'MODEL_MISSING',

@@ -124,6 +124,25 @@ describe('embedWithCache', () => {
     reopened.close();
   });
 
+  it('keeps the slices embedded before a cancellation', async () => {
+    const emb = new CountingEmbedder();
+    const ctl = new AbortController();
+    const original = emb.embedDocuments.bind(emb);
+    emb.embedDocuments = async (texts: string[]) => {
+      const out = await original(texts);
+      ctl.abort(); // cancel after the first slice
+      return out;
+    };
+    const cache = EmbeddingCache.open(dir, emb.id, emb.dims);
+    const items = Array.from({ length: 300 }, (_, i) => ({ hash: sha(`t${i}`), text: `t${i}` }));
+    const run = embedWithCache(emb, cache, items, ctl.signal);
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    cache.close();
+    const reopened = EmbeddingCache.open(dir, emb.id, emb.dims);
+    expect(reopened.size).toBe(256);
+    reopened.close();
+  });
+
   it('refuses a cache that belongs to another embedder', async () => {
     const cache = EmbeddingCache.open(dir, 'other@1', 4);
     await expect(embedWithCache(new CountingEmbedder(), cache, [])).rejects.toMatchObject({
