@@ -117,7 +117,8 @@ export function SearchPage({ engine }: { engine: EngineApi }) {
 
 function Results({ state }: { state: Extract<State, { kind: 'done' }> }) {
   const matches = state.codes?.matches ?? [];
-  const hits = state.search?.hits ?? [];
+  // Code hits repeat what the fault-code cards already show.
+  const hits = (state.search?.hits ?? []).filter((h) => !(matches.length > 0 && h.kind === 'code'));
   const undefinedCodes =
     state.codes && state.codes.detected.length > 0 && matches.length === 0 ? state.codes.detected : [];
 

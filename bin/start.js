@@ -1,0 +1,276 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: the desktop app when an Electron binary is on this machine, otherwise browser mode (the
+ * same UI served on 127.0.0.1 by native/server/http.ts). Either way the library is the one given with
+ * --library, else $MANUALDESK_LIBRARY, else a sample library built once from samples/library.
+ *
+ *   npm start                         desktop app, or browser mode without Electron
+ *   npm start -- --library <dir>      open another library
+ *   npm start -- --browser --open     browser mode even with Electron; open the default browser
+ *   npm start -- --port 8080          browser mode port (default 4317, or a free one if taken)
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = path.join(ROOT, 'out');
+const SAMPLES = path.join(ROOT, 'samples', 'library');
+const DEFAULT_PORT = 4317;
+const SAMPLE_MARKER = 'manualdesk-sample.json';
+
+const USAGE = `Usage: npm start -- [--library <dir>] [--browser] [--open] [--port <n>]
+
+  --library <dir>  library folder to open (default: $MANUALDESK_LIBRARY, else the sample library)
+  --browser        browser mode even when Electron is available
+  --open           open the default browser (browser mode)
+  --port <n>       browser mode port (default ${DEFAULT_PORT}; 0 = any free port)`;
+
+function parseCli() {
+  try {
+    const { values } = parseArgs({
+      options: {
+        library: { type: 'string' },
+        browser: { type: 'boolean', default: false },
+        open: { type: 'boolean', default: false },
+        port: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    const port = values.port === undefined ? undefined : Number(values.port);
+    if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) {
+      throw new Error(`--port must be a number from 0 to 65535, not "${values.port}"`);
+    }
+    return { ...values, port };
+  } catch (err) {
+    console.error(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+/**
+ * The Electron executable, if one is really on disk. This mirrors what `require('electron')` resolves
+ * (ELECTRON_OVERRIDE_DIST_PATH, else node_modules/electron/dist) without calling it: that module tries
+ * to download the binary when it is missing, which must not happen on an offline machine.
+ */
+function findElectron() {
+  const pkg = path.join(ROOT, 'node_modules', 'electron');
+  const pathTxt = path.join(pkg, 'path.txt');
+  const executable = fs.existsSync(pathTxt)
+    ? fs.readFileSync(pathTxt, 'utf8').trim()
+    : process.platform === 'darwin'
+      ? 'Electron.app/Contents/MacOS/Electron'
+      : process.platform === 'win32'
+        ? 'electron.exe'
+        : 'electron';
+  const candidates = [];
+  if (process.env.ELECTRON_OVERRIDE_DIST_PATH) candidates.push(path.join(process.env.ELECTRON_OVERRIDE_DIST_PATH, executable));
+  else candidates.push(path.join(pkg, 'dist', executable));
+  if (process.env.ELECTRON_EXEC_PATH) candidates.push(process.env.ELECTRON_EXEC_PATH);
+  return candidates.find((p) => isFile(p)) ?? null;
+}
+
+function isFile(p) {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Newest modification time of the files under `dirs` (0 when none). */
+function newestMtime(dirs) {
+  let newest = 0;
+  const walk = (p) => {
+    let stat;
+    try {
+      stat = fs.statSync(p);
+    } catch {
+      return;
+    }
+    if (stat.isDirectory()) {
+      for (const name of fs.readdirSync(p)) if (name !== 'node_modules') walk(path.join(p, name));
+    } else {
+      newest = Math.max(newest, stat.mtimeMs);
+    }
+  };
+  for (const d of dirs) walk(d);
+  return newest;
+}
+
+/** True when an output is missing or older than its sources. */
+function isStale(outputs, sources) {
+  const times = outputs.map((f) => (isFile(f) ? fs.statSync(f).mtimeMs : 0));
+  const oldest = Math.min(...times);
+  return oldest === 0 || oldest < newestMtime(sources);
+}
+
+/** The whole app (main, preload, renderer) with electron-vite. */
+function buildApp() {
+  console.log('Building the app…');
+  const cli = path.join(ROOT, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
+  const res = spawnSync(process.execPath, [cli, 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (res.status !== 0) {
+    console.error('The build failed (see the errors above). Run "npx electron-vite build" to reproduce it.');
+    process.exit(1);
+  }
+}
+
+/** Only the UI, with the renderer section of electron.vite.config.ts (browser mode needs no main/preload). */
+async function buildRenderer() {
+  console.log('Building the UI…');
+  const { loadConfigFromFile } = await import('electron-vite');
+  const { build } = await import('vite');
+  const { config } = await loadConfigFromFile({ command: 'build', mode: 'production' }, undefined, ROOT, 'silent');
+  const renderer = typeof config.renderer === 'function' ? await config.renderer({ command: 'build', mode: 'production' }) : config.renderer;
+  await build({ ...renderer, configFile: false, logLevel: 'warn', mode: 'production' });
+}
+
+async function loadEngineModules() {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const load = (rel) => import(pathToFileURL(path.join(ROOT, rel)).href);
+  const [{ createEngine }, { startServer }] = await Promise.all([load('native/engine.ts'), load('native/server/http.ts')]);
+  return { createEngine, startServer };
+}
+
+function dataHome() {
+  return process.env.MANUALDESK_HOME ?? path.join(os.homedir(), '.manualdesk');
+}
+
+/** Names, sizes and times of the sample files: the sample library is rebuilt when they change. */
+function samplesSignature() {
+  const hash = crypto.createHash('sha256');
+  for (const name of fs.readdirSync(SAMPLES).sort()) {
+    const stat = fs.statSync(path.join(SAMPLES, name));
+    hash.update(`${name}\0${stat.size}\0${stat.mtimeMs}\n`);
+  }
+  return hash.digest('hex');
+}
+
+/** Builds (or refreshes) the sample library through the engine's own ingest. */
+async function ensureSampleLibrary(createEngine, dir) {
+  const marker = path.join(dir, SAMPLE_MARKER);
+  const signature = samplesSignature();
+  let previous = null;
+  try {
+    previous = JSON.parse(fs.readFileSync(marker, 'utf8')).signature;
+  } catch {
+    // No marker: first run, or an interrupted build (ingest resumes it; unchanged files are skipped).
+  }
+  if (previous === signature) return;
+  console.log(`${previous ? 'Updating' : 'Creating'} the sample library in ${dir} …`);
+  const engine = await createEngine({ libraryDir: dir, create: true });
+  try {
+    // When the samples changed, re-read them all: a changed sidecar alone does not change a file's hash.
+    const res = await engine.ingest({ paths: [SAMPLES], force: previous !== null });
+    if (!res.ok) throw new Error(res.error.message);
+    const r = res.value;
+    console.log(`Sample library ready: ${r.files} files, ${r.chunks} passages (${r.seconds.toFixed(1)} s).`);
+    if (r.skipped.length > 0) console.log(`Skipped: ${r.skipped.map((s) => `${s.file} (${s.reason})`).join('; ')}`);
+  } finally {
+    await engine.close();
+  }
+  fs.writeFileSync(marker, JSON.stringify({ signature, createdBy: 'npm start' }, null, 2));
+}
+
+async function chooseLibrary(args, createEngine) {
+  if (args.library) return path.resolve(args.library);
+  if (process.env.MANUALDESK_LIBRARY) return path.resolve(process.env.MANUALDESK_LIBRARY);
+  const dir = path.join(dataHome(), 'sample-library');
+  await ensureSampleLibrary(createEngine, dir);
+  return dir;
+}
+
+function openBrowser(url) {
+  const [cmd, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url]]
+        : ['xdg-open', [url]];
+  const child = spawn(cmd, args, { detached: true, stdio: 'ignore' });
+  child.on('error', () => console.log(`Could not open a browser; open ${url} yourself.`));
+  child.unref();
+}
+
+async function listen(startServer, engine, port) {
+  const staticDir = path.join(OUT, 'renderer');
+  try {
+    return await startServer(engine, { port, staticDir });
+  } catch (err) {
+    if (err && err.code === 'EADDRINUSE' && port !== 0) {
+      console.log(`Port ${port} is in use; using a free port instead.`);
+      return startServer(engine, { port: 0, staticDir });
+    }
+    throw err;
+  }
+}
+
+async function runBrowserMode(args, createEngine, startServer, libraryDir, noElectron) {
+  const engine = await createEngine({ libraryDir });
+  const server = await listen(startServer, engine, args.port ?? DEFAULT_PORT);
+  const info = await engine.info();
+  console.log(`Library: ${libraryDir}${info.ok ? ` (${info.value.files} files, ${info.value.chunks} passages)` : ` — ${info.error.message}`}`);
+  console.log(
+    noElectron
+      ? `No Electron binary on this machine; opening browser mode at ${server.url}`
+      : `Browser mode at ${server.url}`,
+  );
+  console.log('Press Ctrl+C to stop.');
+  if (args.open) openBrowser(server.url);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await server.close().catch(() => {});
+    await engine.close().catch(() => {});
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+function runElectron(electron, libraryDir) {
+  const child = spawn(electron, [ROOT], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, MANUALDESK_LIBRARY: libraryDir },
+  });
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+async function main() {
+  const args = parseCli();
+  const electron = args.browser ? null : findElectron();
+
+  if (electron) {
+    const outputs = ['main/index.js', 'preload/index.cjs', 'renderer/index.html'].map((p) => path.join(OUT, p));
+    const sources = ['electron', 'renderer', 'native', 'electron.vite.config.ts'].map((p) => path.join(ROOT, p));
+    if (isStale(outputs, sources)) buildApp();
+  } else {
+    const sources = ['renderer', 'native/contract', 'native/server/csp.ts', 'electron.vite.config.ts'].map((p) => path.join(ROOT, p));
+    if (isStale([path.join(OUT, 'renderer', 'index.html')], sources)) await buildRenderer();
+  }
+
+  const { createEngine, startServer } = await loadEngineModules();
+  const libraryDir = await chooseLibrary(args, createEngine);
+
+  if (electron) runElectron(electron, libraryDir);
+  else await runBrowserMode(args, createEngine, startServer, libraryDir, !args.browser);
+}
+
+main().catch((err) => {
+  console.error(`ManualDesk could not start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});
