@@ -1,0 +1,108 @@
+import type { AdmonitionKind, Block, BlockKind, ParsedDocument } from '../contract/index.js';
+
+/** Extra fields a block may carry besides kind/text/headingPath/page. */
+export type BlockExtra = Omit<Block, 'kind' | 'text' | 'headingPath' | 'page'>;
+
+/**
+ * Collects blocks in reading order and keeps track of the enclosing headings, so every adapter
+ * gets `headingPath` right the same way. Adapters call `heading()` when a title starts a section
+ * and `add()` for everything else.
+ */
+export class DocBuilder {
+  readonly blocks: Block[] = [];
+  readonly warnings: string[] = [];
+  /** Page stamped on the blocks added next (PDF); null for formats without pages. */
+  page: number | null = null;
+  private readonly stack: { level: number; title: string }[] = [];
+  /** The current path, shared by consecutive blocks until the stack changes (blocks never mutate it). */
+  private path: string[] = [];
+
+  constructor(readonly format: string) {}
+
+  /** Titles of the current section, outermost first. */
+  get headingPath(): readonly string[] {
+    return this.path;
+  }
+
+  /** The innermost heading title, if any (used to name tables without a caption). */
+  get currentHeading(): string | undefined {
+    return this.stack[this.stack.length - 1]?.title;
+  }
+
+  heading(level: number, rawText: string): void {
+    const text = normalizeInline(rawText);
+    if (!text) return;
+    while (this.stack.length > 0 && (this.stack[this.stack.length - 1]?.level ?? 0) >= level) this.stack.pop();
+    this.blocks.push({ kind: 'heading', text, headingPath: this.stack.map((h) => h.title), page: this.page, level });
+    this.stack.push({ level, title: text });
+    this.path = this.stack.map((h) => h.title);
+  }
+
+  /**
+   * Adds a block. Text is trimmed; empty blocks are dropped (a table row is kept when any cell
+   * has text). Returns the block, or null when it was dropped.
+   */
+  add(kind: Exclude<BlockKind, 'heading'>, rawText: string, extra: BlockExtra = {}): Block | null {
+    const text = kind === 'code' ? trimBlankLines(rawText) : rawText.trim();
+    if (!text && !(kind === 'table-row' && extra.cells?.some((c) => c.trim()))) return null;
+    const block: Block = { kind, text, headingPath: this.path, page: this.page, ...extra };
+    this.blocks.push(block);
+    return block;
+  }
+
+  admonition(kind: AdmonitionKind, text: string): Block | null {
+    return this.add('admonition', text, { admonition: kind });
+  }
+
+  /** One table row; pads/names columns so that columns and cells have the same length. */
+  row(table: string, columns: readonly string[], cells: readonly string[]): Block | null {
+    const n = Math.max(columns.length, cells.length);
+    const cols: string[] = [];
+    const vals: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const col = (columns[i] ?? '').trim() || `Column ${i + 1}`;
+      const val = (cells[i] ?? '').trim();
+      cols.push(col);
+      vals.push(val);
+    }
+    if (!vals.some((v) => v)) return null;
+    return this.add('table-row', rowText(cols, vals), { columns: cols, cells: vals, table });
+  }
+
+  warn(message: string): void {
+    if (!this.warnings.includes(message)) this.warnings.push(message);
+  }
+
+  finish(meta: ParsedDocument['meta'] = {}, extra: Partial<ParsedDocument> = {}): ParsedDocument {
+    return { format: this.format, meta, blocks: this.blocks, warnings: this.warnings, ...extra };
+  }
+}
+
+/** Text of a table row: "Column: value" pairs on one line each, empty cells left out. */
+export function rowText(columns: readonly string[], cells: readonly string[]): string {
+  const parts: string[] = [];
+  cells.forEach((cell, i) => {
+    if (cell) parts.push(`${columns[i] ?? `Column ${i + 1}`}: ${cell}`);
+  });
+  return parts.join('\n');
+}
+
+/** Collapses runs of spaces/tabs and blank lines inside inline text; keeps single line breaks. */
+export function normalizeInline(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u200b\u00ad\ufeff]/g, '')
+    .replace(/[ \t\u00a0\u2009\u202f]+/g, ' ')
+    .replace(/ *\n */g, '\n')
+    .replace(/\n{2,}/g, '\n')
+    .trim();
+}
+
+/** Same as {@link normalizeInline} but joins lines into one (for paragraph text). */
+export function oneLine(text: string): string {
+  return normalizeInline(text).replace(/\n/g, ' ');
+}
+
+function trimBlankLines(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(/^\s*\n/, '').replace(/\s+$/, '');
+}

@@ -1,0 +1,238 @@
+import { Lexer, type Token, type Tokens } from 'marked';
+import { parse as parseYaml } from 'yaml';
+import type { AdmonitionKind, ParsedDocument } from '../../contract/index.js';
+import { DocBuilder, normalizeInline, oneLine } from '../builder.js';
+import { admonitionKind, admonitionText, htmlToText, matchAdmonition } from '../text-utils.js';
+import { walkHtml } from './html.js';
+import type { TextAdapterInput } from './types.js';
+
+const FRONT_MATTER_RE = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)\s*(?:\r?\n|$)/;
+const MKDOCS_ADMONITION_RE = /^(?:!!!|\?\?\?\+?)\s*([A-Za-z]+)(?:\s+"([^"]*)")?[^\n]*(?:\n([\s\S]*))?$/;
+const GFM_ALERT_RE = /^\s*\[!([A-Za-z]+)\]\s*(?:\n|$)/;
+
+/** Markdown via marked's lexer (GFM): headings, paragraphs, lists, code, tables, admonitions. */
+export function parseMarkdown({ text, fileStem }: TextAdapterInput): ParsedDocument {
+  const b = new DocBuilder('markdown');
+  const meta: ParsedDocument['meta'] = {};
+  let src = text;
+  const fm = FRONT_MATTER_RE.exec(src);
+  if (fm) {
+    src = src.slice(fm[0].length);
+    readFrontMatter(fm[1] ?? '', meta);
+  }
+  const tokens = new Lexer({ gfm: true }).lex(src);
+  const ctx: Ctx = { b, fileStem, meta };
+  walk(tokens, ctx);
+  return b.finish(meta);
+}
+
+interface Ctx {
+  b: DocBuilder;
+  fileStem: string;
+  meta: ParsedDocument['meta'];
+}
+
+function readFrontMatter(yamlText: string, meta: ParsedDocument['meta']): void {
+  try {
+    const data: unknown = parseYaml(yamlText, { maxAliasCount: 10 });
+    if (data && typeof data === 'object' && !Array.isArray(data)) {
+      const rec = data as Record<string, unknown>;
+      if (typeof rec.title === 'string' && rec.title.trim()) meta.title = rec.title.trim();
+      const lang = typeof rec.lang === 'string' ? rec.lang : typeof rec.language === 'string' ? rec.language : '';
+      if (/^en\b/i.test(lang)) meta.language = 'en';
+      else if (/^zh\b/i.test(lang)) meta.language = 'zh';
+    }
+  } catch {
+    // Front matter that is not YAML is simply skipped.
+  }
+}
+
+function walk(tokens: Token[], ctx: Ctx): void {
+  const { b } = ctx;
+  for (let i = 0; i < tokens.length; i++) {
+    const tok = tokens[i] as Token;
+    switch (tok.type) {
+      case 'heading': {
+        const t = tok as Tokens.Heading;
+        const title = oneLine(inline(t.tokens));
+        if (t.depth === 1 && !ctx.meta.title && title) ctx.meta.title = title;
+        b.heading(t.depth, title);
+        break;
+      }
+      case 'paragraph': {
+        const t = tok as Tokens.Paragraph;
+        const mk = MKDOCS_ADMONITION_RE.exec(t.text);
+        const kind = mk?.[1] ? admonitionKind(mk[1]) : null;
+        if (mk && kind) {
+          let body = normalizeInline(stripMarkdown(mk[3] ?? ''));
+          const next = tokens[i + 1];
+          const after = tokens[i + 2];
+          if (!body && next?.type === 'space' && after?.type === 'code' && (after as Tokens.Code).codeBlockStyle === 'indented') {
+            body = normalizeInline(stripMarkdown((after as Tokens.Code).text));
+            i += 2;
+          } else if (!body && next?.type === 'code' && (next as Tokens.Code).codeBlockStyle === 'indented') {
+            body = normalizeInline(stripMarkdown((next as Tokens.Code).text));
+            i += 1;
+          }
+          const titled = mk[2] ? `${mk[2]}\n${body}` : body;
+          b.admonition(kind, admonitionText(kind, titled));
+          break;
+        }
+        paragraph(inline(t.tokens), ctx);
+        break;
+      }
+      case 'text': {
+        const t = tok as Tokens.Text;
+        paragraph(t.tokens ? inline(t.tokens) : decodeEntities(t.text), ctx);
+        break;
+      }
+      case 'blockquote':
+        blockquote(tok as Tokens.Blockquote, ctx);
+        break;
+      case 'list':
+        list(tok as Tokens.List, ctx);
+        break;
+      case 'code':
+        b.add('code', (tok as Tokens.Code).text);
+        break;
+      case 'table': {
+        const t = tok as Tokens.Table;
+        const columns = t.header.map((c) => oneLine(inline(c.tokens)));
+        const name = b.currentHeading ?? ctx.fileStem;
+        for (const row of t.rows) b.row(name, columns, row.map((c) => oneLine(inline(c.tokens))));
+        break;
+      }
+      case 'html':
+        walkHtml((tok as Tokens.HTML).text, b, { tableName: b.currentHeading ?? ctx.fileStem });
+        break;
+      default:
+        // space, hr, def (link reference definitions): nothing to keep
+        break;
+    }
+  }
+}
+
+/** A paragraph, or an admonition when it starts with a label ("WARNING: …", "**Note:** …"). */
+function paragraph(plain: string, ctx: Ctx): void {
+  const text = normalizeInline(plain);
+  const m = matchAdmonition(text);
+  if (m) ctx.b.admonition(m.kind, admonitionText(m.label, oneLine(m.body)));
+  else ctx.b.add('paragraph', oneLine(text));
+}
+
+function blockquote(t: Tokens.Blockquote, ctx: Ctx): void {
+  const plain = normalizeInline(blockText(t.tokens));
+  let kind: AdmonitionKind | null = null;
+  let label = '';
+  let body = '';
+  const alert = GFM_ALERT_RE.exec(t.text);
+  if (alert?.[1] && admonitionKind(alert[1])) {
+    kind = admonitionKind(alert[1]);
+    label = kind ?? '';
+    body = plain.replace(/^\s*\[![A-Za-z]+\]\s*/, '');
+  } else {
+    const m = matchAdmonition(plain);
+    if (m) {
+      kind = m.kind;
+      label = m.label;
+      body = m.body;
+    }
+  }
+  if (kind) ctx.b.admonition(kind, admonitionText(label, body));
+  else walk(t.tokens, ctx);
+}
+
+function list(t: Tokens.List, ctx: Ctx): void {
+  const start = typeof t.start === 'number' ? t.start : 1;
+  t.items.forEach((item, idx) => {
+    const own: string[] = [];
+    const rest: Token[] = [];
+    for (const child of item.tokens) {
+      if ((child.type === 'text' || child.type === 'paragraph') && rest.length === 0) {
+        const c = child as Tokens.Text | Tokens.Paragraph;
+        own.push(c.tokens ? inline(c.tokens) : decodeEntities(c.text));
+      } else if (child.type !== 'space' && child.type !== 'checkbox') {
+        rest.push(child);
+      }
+    }
+    const text = oneLine(own.join('\n'));
+    if (t.ordered) ctx.b.add('step', text, { stepNumber: start + idx });
+    else {
+      const m = matchAdmonition(text);
+      if (m) ctx.b.admonition(m.kind, admonitionText(m.label, m.body));
+      else ctx.b.add('list-item', text);
+    }
+    walk(rest, ctx);
+  });
+}
+
+/** Plain text of inline tokens: emphasis/link syntax removed, link text and inline code kept. */
+function inline(tokens: Token[] | undefined): string {
+  if (!tokens) return '';
+  let out = '';
+  for (const tok of tokens) {
+    switch (tok.type) {
+      case 'text': {
+        const t = tok as Tokens.Text;
+        out += t.tokens ? inline(t.tokens) : decodeEntities(t.text);
+        break;
+      }
+      case 'escape':
+      case 'codespan':
+        out += (tok as Tokens.Codespan).text;
+        break;
+      case 'strong':
+      case 'em':
+      case 'del':
+      case 'link':
+        out += inline((tok as Tokens.Strong).tokens);
+        break;
+      case 'br':
+        out += '\n';
+        break;
+      case 'html':
+        out += htmlToText((tok as Tokens.HTML).text);
+        break;
+      case 'image':
+      case 'checkbox':
+        break;
+      default:
+        out += 'text' in tok && typeof tok.text === 'string' ? tok.text : '';
+    }
+  }
+  return out;
+}
+
+/** Plain text of block tokens (inside a blockquote admonition), one line per block. */
+function blockText(tokens: Token[]): string {
+  const parts: string[] = [];
+  for (const tok of tokens) {
+    if (tok.type === 'paragraph' || tok.type === 'text' || tok.type === 'heading') {
+      const t = tok as Tokens.Paragraph;
+      parts.push(oneLine(t.tokens ? inline(t.tokens) : t.text));
+    } else if (tok.type === 'list') {
+      for (const item of (tok as Tokens.List).items) parts.push(oneLine(blockText(item.tokens)));
+    } else if (tok.type === 'code') {
+      parts.push((tok as Tokens.Code).text);
+    } else if (tok.type === 'blockquote') {
+      parts.push(blockText((tok as Tokens.Blockquote).tokens));
+    } else if (tok.type === 'html') {
+      parts.push(htmlToText((tok as Tokens.HTML).text));
+    }
+  }
+  return parts.join('\n');
+}
+
+function decodeEntities(text: string): string {
+  return /&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]+);/i.test(text) ? htmlToText(text.replace(/</g, '&lt;')) : text;
+}
+
+/** Minimal markup removal for text marked did not lex (MkDocs admonition bodies). */
+function stripMarkdown(text: string): string {
+  return text
+    .replace(/^ {4}/gm, '')
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/`([^`]+)`/g, '$1');
+}

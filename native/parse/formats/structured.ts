@@ -1,0 +1,209 @@
+import { type Document as YamlDocument, parseAllDocuments } from 'yaml';
+import { EngineError, type ParsedDocument } from '../../contract/index.js';
+import { DocBuilder } from '../builder.js';
+import type { TextAdapterInput } from './types.js';
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Obj = { [k: string]: Json };
+
+const META_KEYS: Record<string, 'title' | 'revision' | 'language' | 'publisher'> = {
+  title: 'title',
+  name: 'title',
+  version: 'revision',
+  revision: 'revision',
+  language: 'language',
+  lang: 'language',
+  publisher: 'publisher',
+  manufacturer: 'publisher',
+  vendor: 'publisher',
+};
+
+/** Keeps alias expansion tiny so a "billion laughs" file cannot exhaust memory. */
+const MAX_ALIAS_COUNT = 50;
+
+/** YAML via `yaml` (aliases capped): records found anywhere become table rows; leading comments a paragraph. */
+export function parseYamlDoc({ text, fileStem }: TextAdapterInput): ParsedDocument {
+  const b = new DocBuilder('yaml');
+  const meta: ParsedDocument['meta'] = {};
+  let list = parseYaml(text);
+  if (list.some((d) => d.errors.length)) {
+    // PyYAML accepts quoted strings whose continuation lines are indented less than the key;
+    // the YAML spec (and this parser) do not. Such files are common, so mend and retry once.
+    const mended = mendQuotedContinuations(text);
+    if (mended !== text) {
+      const retry = parseYaml(mended);
+      if (!retry.some((d) => d.errors.length)) {
+        list = retry;
+        b.warn('Some quoted texts in this YAML file continue on lines that are not indented enough; they were read as PyYAML reads them.');
+      }
+    }
+  }
+  for (const doc of list) {
+    const err = doc.errors[0];
+    if (err) {
+      throw new EngineError(
+        'FILE_UNREADABLE',
+        `This YAML file has a syntax error: ${err.message.split('\n')[0]}. Fix the file (or restore it from its source) and add it again.`,
+      );
+    }
+    const comment = doc.commentBefore ?? doc.contents?.commentBefore ?? '';
+    if (comment.trim()) b.add('paragraph', comment.replace(/^ ?/gm, '').trim());
+    let value: Json;
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as Json;
+    } catch (e) {
+      throw new EngineError('FILE_UNREADABLE', `This YAML file could not be read: ${(e as Error).message}. Fix the file and add it again.`, { cause: e });
+    }
+    walkRoot(value, b, meta, fileStem);
+  }
+  return b.finish(meta);
+}
+
+function parseYaml(text: string): YamlDocument.Parsed[] {
+  const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: false });
+  return Array.from(docs as Iterable<YamlDocument.Parsed>);
+}
+
+/**
+ * Indents the continuation lines of multi-line double-quoted values ("key: \"text…" spanning lines)
+ * so that they sit deeper than their key, as the YAML spec requires.
+ */
+export function mendQuotedContinuations(text: string): string {
+  const lines = text.split('\n');
+  let minIndent = -1;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    if (minIndent >= 0) {
+      if (line.trim() && line.length - line.trimStart().length < minIndent) lines[i] = ' '.repeat(minIndent) + line.trimStart();
+      if (unescapedQuotes(line) % 2 === 1) minIndent = -1;
+      continue;
+    }
+    const m = /^(\s*)(-\s+)?([^\s#"'][^:#]*):\s+"(.*)$/.exec(line);
+    if (m && unescapedQuotes(m[4] ?? '') % 2 === 0) minIndent = (m[1] ?? '').length + (m[2] ?? '').length + 1;
+  }
+  return lines.join('\n');
+}
+
+function unescapedQuotes(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === '\\') i++;
+    else if (s[i] === '"') n++;
+  }
+  return n;
+}
+
+/** JSON: same mapping as YAML. */
+export function parseJsonDoc({ text, fileStem }: TextAdapterInput): ParsedDocument {
+  const b = new DocBuilder('json');
+  const meta: ParsedDocument['meta'] = {};
+  let value: Json;
+  try {
+    value = JSON.parse(text) as Json;
+  } catch (e) {
+    throw new EngineError('FILE_UNREADABLE', `This JSON file is not valid JSON (${(e as Error).message}). Fix the file and add it again.`, { cause: e });
+  }
+  walkRoot(value, b, meta, fileStem);
+  return b.finish(meta);
+}
+
+const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isScalar = (v: Json | undefined): v is string | number | boolean | null => v === null || typeof v !== 'object';
+
+function walkRoot(value: Json, b: DocBuilder, meta: ParsedDocument['meta'], fileStem: string): void {
+  if (Array.isArray(value)) {
+    walk(value, fileStem, b, 0);
+    return;
+  }
+  if (!isObj(value)) {
+    if (value !== null && String(value).trim()) b.add('paragraph', String(value));
+    return;
+  }
+  const scalars = Object.entries(value).filter(([, v]) => isScalar(v));
+  const others = Object.entries(value).filter(([, v]) => !isScalar(v));
+  const rest: [string, Json][] = [];
+  for (const [k, v] of scalars) {
+    const mk = META_KEYS[k.toLowerCase()];
+    const s = v === null ? '' : String(v).trim();
+    if (mk && s && meta[mk] === undefined) {
+      if (mk === 'language') {
+        if (/^en\b/i.test(s)) meta.language = 'en';
+        else if (/^zh\b/i.test(s)) meta.language = 'zh';
+      } else meta[mk] = s;
+    } else rest.push([k, v]);
+  }
+  // A root made mostly of scalars is a key/value table (message catalogue, code → text map).
+  if (rest.length >= 5 && others.length === 0) {
+    for (const [k, v] of rest) b.row(fileStem, ['key', 'value'], [k, scalarText(v)]);
+  } else {
+    for (const [k, v] of rest) if (scalarText(v)) b.add('definition', scalarText(v), { term: k });
+  }
+  for (const [k, v] of others) walk(v, k, b, 1);
+}
+
+function walk(value: Json, name: string, b: DocBuilder, depth: number): void {
+  if (depth > 20) return;
+  if (Array.isArray(value)) {
+    const objects = value.filter(isObj);
+    if (objects.length > 0 && objects.length >= value.length / 2) {
+      for (const o of objects) {
+        const { columns, cells, nested } = flatten(o);
+        b.row(name, columns, cells);
+        for (const [k, v] of nested) walk(v, k, b, depth + 1);
+      }
+    } else {
+      for (const v of value) if (!isScalar(v)) walk(v, name, b, depth + 1);
+    }
+    return;
+  }
+  if (!isObj(value)) return;
+  const entries = Object.entries(value);
+  if (entries.length === 0) return;
+  if (entries.length >= 2 && entries.every(([, v]) => isObj(v))) {
+    // A map of records: { "E01": { title: …, cause: … }, … }.
+    for (const [k, v] of entries) {
+      const { columns, cells, nested } = flatten(v as Obj);
+      b.row(name, ['key', ...columns], [k, ...cells]);
+      for (const [nk, nv] of nested) walk(nv, nk, b, depth + 1);
+    }
+    return;
+  }
+  if (entries.every(([, v]) => isScalar(v) || isScalarArray(v))) {
+    for (const [k, v] of entries) b.row(name, ['key', 'value'], [k, scalarText(v)]);
+    return;
+  }
+  for (const [k, v] of entries) {
+    if (isScalar(v) || isScalarArray(v)) {
+      const s = scalarText(v);
+      if (s) b.add('definition', s, { term: k });
+    } else walk(v, k, b, depth + 1);
+  }
+}
+
+const isScalarArray = (v: Json): v is Json[] => Array.isArray(v) && v.every(isScalar);
+
+function scalarText(v: Json): string {
+  if (v === null) return '';
+  if (Array.isArray(v)) return v.map(scalarText).filter(Boolean).join(', ');
+  if (typeof v === 'object') return '';
+  return String(v).trim();
+}
+
+/** Flattens nested objects into "a.b" columns; arrays of scalars are joined; arrays of records are returned apart. */
+function flatten(o: Obj): { columns: string[]; cells: string[]; nested: [string, Json][] } {
+  const columns: string[] = [];
+  const cells: string[] = [];
+  const nested: [string, Json][] = [];
+  const visit = (obj: Obj, prefix: string, depth: number): void => {
+    for (const [k, v] of Object.entries(obj)) {
+      const key = prefix ? `${prefix}.${k}` : k;
+      if (isScalar(v) || isScalarArray(v)) {
+        columns.push(key);
+        cells.push(scalarText(v));
+      } else if (isObj(v) && depth < 5) visit(v, key, depth + 1);
+      else nested.push([k, v]);
+    }
+  };
+  visit(o, '', 0);
+  return { columns, cells, nested };
+}

@@ -1,0 +1,175 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseFile } from '../../../native/parse/index.js';
+import { FIXTURES, ofKind } from './helpers.js';
+
+describe('markdown', () => {
+  it('keeps headings, steps, admonitions, code and table rows', async () => {
+    const doc = await parseFile(join(FIXTURES, 'pump-manual.md'));
+    expect(doc.format).toBe('markdown');
+    expect(doc.meta.title).toBe('Coolant Pump CP-200 Service Manual');
+
+    const headings = ofKind(doc, 'heading');
+    expect(headings.map((h) => [h.text, h.level])).toEqual([
+      ['Coolant Pump CP-200', 1],
+      ['Maintenance', 2],
+      ['Replacing the seal', 3],
+      ['Fault codes', 2],
+    ]);
+    expect(headings[2]?.headingPath).toEqual(['Coolant Pump CP-200', 'Maintenance']);
+
+    const intro = ofKind(doc, 'paragraph')[0];
+    expect(intro?.text).toContain('Intro with bold, inline code, and a link text');
+    expect(intro?.text).not.toMatch(/\*\*|\]\(|`/);
+
+    const steps = ofKind(doc, 'step');
+    expect(steps.map((s) => [s.stepNumber, s.text])).toEqual([
+      [1, 'Switch off the main breaker.'],
+      [2, 'Remove the M6 screws.'],
+      [3, 'Lift the cover.'],
+    ]);
+    expect(steps[0]?.headingPath).toEqual(['Coolant Pump CP-200', 'Maintenance', 'Replacing the seal']);
+    expect(ofKind(doc, 'list-item').map((b) => b.text)).toEqual(['Keep the washers.', 'Gloves', 'Goggles']);
+
+    const adm = ofKind(doc, 'admonition');
+    expect(adm.map((a) => a.admonition)).toEqual(['WARNING', 'CAUTION', 'NOTE', 'DANGER']);
+    expect(adm[0]?.text).toBe('Warning: Hot coolant can scald. Let the pump cool for 30 minutes.');
+    expect(adm[1]?.text).toBe('CAUTION: Do not run the pump dry.');
+    expect(adm[2]?.text).toContain('Order kit CP-200-S from your dealer.');
+    expect(adm[3]?.text).toBe('DANGER: 400 V inside. Lock out before opening.');
+
+    expect(ofKind(doc, 'code')[0]?.text).toBe('G28 X0');
+
+    const rows = ofKind(doc, 'table-row');
+    expect(rows).toHaveLength(2);
+    expect(rows[0]?.columns).toEqual(['Code', 'Meaning', 'Remedy']);
+    expect(rows[0]?.cells).toEqual(['E01', 'Overheat', 'Clean the filter']);
+    expect(rows[0]?.table).toBe('Fault codes');
+    expect(rows[1]?.text).toBe('Code: E02\nMeaning: Low flow\nRemedy: Check the valve');
+    expect(doc.blocks.every((b) => b.page === null)).toBe(true);
+  });
+});
+
+describe('asciidoc', () => {
+  it('walks sections, lists, admonitions, tables and description lists', async () => {
+    const doc = await parseFile(join(FIXTURES, 'spindle.adoc'));
+    expect(doc.format).toBe('asciidoc');
+    expect(doc.meta).toMatchObject({ title: 'Spindle Guide', language: 'en' });
+    expect(ofKind(doc, 'heading').map((h) => h.text)).toEqual(['Spindle Guide', 'Installation', 'Mounting', 'Reference']);
+    expect(ofKind(doc, 'paragraph')[0]?.text).toBe('Preamble paragraph with bold and code and a link.');
+
+    const steps = ofKind(doc, 'step');
+    expect(steps.map((s) => s.stepNumber)).toEqual([1, 2, 3]);
+    expect(steps[2]?.text).toBe('Tighten the drawbar to 25 Nm.');
+    expect(steps[0]?.headingPath).toEqual(['Spindle Guide', 'Installation', 'Mounting']);
+    expect(ofKind(doc, 'list-item').map((b) => b.text)).toEqual(['Torque wrench', 'Rag']);
+
+    const adm = ofKind(doc, 'admonition');
+    expect(adm.map((a) => [a.admonition, a.text])).toEqual([
+      ['WARNING', 'WARNING: Never start the spindle without a tool holder.'],
+      ['CAUTION', 'CAUTION: Bearings are preloaded. Do not hammer the shaft.'],
+    ]);
+
+    const rows = ofKind(doc, 'table-row');
+    expect(rows.map((r) => r.cells)).toEqual([
+      ['S10', 'Drawbar open'],
+      ['S11', 'Overspeed'],
+    ]);
+    expect(rows[0]?.columns).toEqual(['Code', 'Meaning']);
+    expect(rows[0]?.table).toBe('Fault table');
+
+    expect(ofKind(doc, 'definition').map((d) => [d.term, d.text])).toEqual([
+      ['RPM', 'Revolutions per minute.'],
+      ['Taper', 'The cone that centres the tool.'],
+    ]);
+    expect(ofKind(doc, 'code').map((c) => c.text)).toEqual(['M3 S12000']);
+    // include:: is never resolved and leaves no trace.
+    expect(doc.blocks.some((b) => b.text.includes('other-file'))).toBe(false);
+  });
+});
+
+describe('reStructuredText', () => {
+  it('reads titles, lists, directives and list-tables; skips grid tables with a warning', async () => {
+    const doc = await parseFile(join(FIXTURES, 'conveyor.rst'));
+    expect(doc.format).toBe('rst');
+    expect(doc.meta.title).toBe('Conveyor Manual');
+    expect(ofKind(doc, 'heading').map((h) => [h.text, h.level])).toEqual([
+      ['Conveyor Manual', 1],
+      ['Introduction', 2],
+      ['Cleaning', 3],
+    ]);
+    expect(ofKind(doc, 'paragraph')[0]?.text).toBe('The conveyor moves parts between stations. See the site.');
+    expect(ofKind(doc, 'step').map((s) => [s.stepNumber, s.text])).toEqual([
+      [1, 'Stop the belt.'],
+      [2, 'Wipe the rollers.'],
+      [1, 'Auto one'],
+      [2, 'Auto two'],
+    ]);
+    expect(ofKind(doc, 'step')[0]?.headingPath).toEqual(['Conveyor Manual', 'Introduction', 'Cleaning']);
+    expect(ofKind(doc, 'admonition').map((a) => [a.admonition, a.text])).toEqual([
+      ['WARNING', 'WARNING: Keep hands clear of the rollers.'],
+      ['NOTE', 'NOTE: The belt is food safe.'],
+    ]);
+    expect(ofKind(doc, 'code').map((c) => c.text)).toEqual(['belt.speed = 2']);
+    const rows = ofKind(doc, 'table-row');
+    expect(rows.map((r) => r.cells)).toEqual([
+      ['C1', 'Belt slip'],
+      ['C2', 'Motor stall'],
+    ]);
+    expect(rows[0]?.columns).toEqual(['Code', 'Meaning']);
+    expect(rows[0]?.table).toBe('Fault codes');
+    expect(ofKind(doc, 'definition')[0]).toMatchObject({ term: 'Tension', text: 'How tight the belt is.' });
+    expect(doc.warnings.join(' ')).toMatch(/grid table was skipped/);
+  });
+});
+
+describe('html', () => {
+  it('maps headings, ol steps, tables, dl, pre and admonition classes; ignores nav/script/style', async () => {
+    const doc = await parseFile(join(FIXTURES, 'lathe.html'));
+    expect(doc.format).toBe('html');
+    expect(doc.meta).toMatchObject({ title: 'Lathe L-90', language: 'en' });
+    const all = doc.blocks.map((b) => b.text).join('\n');
+    expect(all).not.toMatch(/Home|MENU ENTRY|var x|color: red/);
+    expect(ofKind(doc, 'paragraph')[0]?.text).toBe('Read this & keep it near the machine.');
+    expect(ofKind(doc, 'step').map((s) => [s.stepNumber, s.text, s.headingPath])).toEqual([
+      [1, 'Level the bed.', ['Lathe L-90', 'Setup']],
+      [2, 'Fill the oil reservoir.', ['Lathe L-90', 'Setup']],
+    ]);
+    expect(ofKind(doc, 'admonition').map((a) => [a.admonition, a.text])).toEqual([
+      ['WARNING', 'Warning: Remove the chuck key before starting.'],
+      ['NOTE', 'NOTE: Use ISO VG 68 oil.'],
+    ]);
+    const rows = ofKind(doc, 'table-row');
+    expect(rows.map((r) => [r.table, r.columns, r.cells])).toEqual([
+      ['Alarm list', ['Alarm', 'Text'], ['A1', 'Door open']],
+      ['Alarm list', ['Alarm', 'Text'], ['A2', 'Chuck unclamped']],
+    ]);
+    expect(ofKind(doc, 'definition')[0]).toMatchObject({ term: 'Swing', text: 'Largest diameter that fits.' });
+    expect(ofKind(doc, 'code')[0]?.text).toBe('G0 X10\nG1 Z-5');
+  });
+});
+
+describe('plain text', () => {
+  it('finds headings, steps, admonitions and list items', async () => {
+    const doc = await parseFile(join(FIXTURES, 'press.txt'));
+    expect(doc.format).toBe('text');
+    expect(ofKind(doc, 'heading').map((h) => [h.text, h.level])).toEqual([
+      ['PRESS P-5 OPERATING NOTES', 1],
+      ['1.2 Daily Checks', 2],
+    ]);
+    expect(ofKind(doc, 'paragraph')[0]).toMatchObject({
+      text: 'Check the oil level every morning. Top up when low.',
+      headingPath: ['PRESS P-5 OPERATING NOTES', '1.2 Daily Checks'],
+    });
+    expect(ofKind(doc, 'step').map((s) => [s.stepNumber, s.text])).toEqual([
+      [1, 'Open the guard.'],
+      [2, 'Inspect the die.'],
+      [4, 'Step 4: Close the guard.'],
+    ]);
+    expect(ofKind(doc, 'admonition').map((a) => [a.admonition, a.text])).toEqual([
+      ['WARNING', 'WARNING: Never reach into the die area.'],
+      ['CAUTION', 'CAUTION: The ram may drift when the pump is off.'],
+    ]);
+    expect(ofKind(doc, 'list-item').map((b) => b.text)).toEqual(['Gloves', 'Ear plugs']);
+  });
+});
