@@ -1,0 +1,156 @@
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseFile } from '../../../native/parse/index.js';
+import { FIXTURES, makeDocx, ofKind, tempDir } from './helpers.js';
+
+let tmp: Awaited<ReturnType<typeof tempDir>>;
+beforeAll(async () => {
+  tmp = await tempDir();
+});
+afterAll(async () => {
+  await tmp.cleanup();
+});
+
+describe('csv', () => {
+  it('takes the first row as header and pads/names ragged rows', async () => {
+    const doc = await parseFile(join(FIXTURES, 'faults.csv'));
+    const rows = ofKind(doc, 'table-row');
+    expect(rows.map((r) => r.cells)).toEqual([
+      ['E1', 'Low pressure, check pump', 'Refill'],
+      ['E2', 'Overheat', ''],
+      ['E3', 'Sensor fault', 'Replace sensor', 'extra'],
+    ]);
+    expect(rows[0]?.columns).toEqual(['Code', 'Message', 'Remedy']);
+    expect(rows[2]?.columns).toEqual(['Code', 'Message', 'Remedy', 'Column 4']);
+    expect(rows.every((r) => r.table === 'faults' && r.columns?.length === r.cells?.length)).toBe(true);
+  });
+
+  it('sniffs semicolons, strips a BOM and reads TSV', async () => {
+    const semi = await tmp.file('semi.csv', '\ufeffCode;Text\nA;Alpha\n');
+    const doc = await parseFile(semi);
+    expect(ofKind(doc, 'table-row')[0]).toMatchObject({ columns: ['Code', 'Text'], cells: ['A', 'Alpha'] });
+    const tsv = await tmp.file('list.tsv', 'k\tv\nx\t"quoted"\n');
+    const t = await parseFile(tsv);
+    expect(ofKind(t, 'table-row')[0]?.cells).toEqual(['x', '"quoted"']);
+  });
+});
+
+describe('yaml and json', () => {
+  it('turns an array of objects into rows, keeps leading comments and top-level meta', async () => {
+    const doc = await parseFile(join(FIXTURES, 'faults.yaml'));
+    expect(doc.meta).toMatchObject({ title: 'X100 fault codes', revision: '3' });
+    expect(ofKind(doc, 'paragraph')[0]?.text).toBe('Fault list for the X100 press.\nCodes are shown on the HMI.');
+    const rows = ofKind(doc, 'table-row');
+    expect(rows).toHaveLength(2);
+    expect(rows[0]?.table).toBe('Errors');
+    expect(rows[0]?.columns).toEqual(['code', 'title', 'text', 'action', 'limits.force']);
+    expect(rows[0]?.cells).toEqual(['X1', 'RAM STALL', 'The ram stopped before the bottom.', 'Retry, Abort', '50']);
+    expect(rows[1]?.cells).toEqual(['X2', 'OIL LOW']);
+  });
+
+  it('turns a JSON map of records into rows with a key column', async () => {
+    const doc = await parseFile(join(FIXTURES, 'faults.json'));
+    expect(doc.meta).toMatchObject({ title: 'Mixer fault table', language: 'en' });
+    expect(ofKind(doc, 'table-row').map((r) => [r.table, r.columns, r.cells])).toEqual([
+      ['faults', ['key', 'message', 'fix.step'], ['M1', 'Bowl not locked', 'Lock the bowl']],
+      ['faults', ['key', 'message', 'fix.step'], ['M2', 'Overload', 'Reduce the load']],
+    ]);
+  });
+
+  it('reads multi-line quoted values indented less than their key (as PyYAML does)', async () => {
+    const p = await tmp.file('loose.yaml', 'Errors:\n\n- code: "1"\n  text: "First line.\n\n  Second line."\n  id: "A"\n');
+    const doc = await parseFile(p);
+    const row = ofKind(doc, 'table-row')[0];
+    expect(row?.cells).toEqual(['1', 'First line.\nSecond line.', 'A']);
+    expect(doc.warnings.join(' ')).toMatch(/quoted texts/);
+  });
+
+  it('stops alias bombs and reports broken files as FILE_UNREADABLE', async () => {
+    const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (let i = 0; i < 8; i++) lines.push(`${'bcdefghi'[i]}: &${'bcdefghi'[i]} [${Array(9).fill(`*${i === 0 ? 'a' : 'bcdefghi'[i - 1]}`).join(',')}]`);
+    const bomb = await tmp.file('bomb.yaml', lines.join('\n') + '\n');
+    await expect(parseFile(bomb)).rejects.toMatchObject({ code: 'FILE_UNREADABLE' });
+    const bad = await tmp.file('bad.json', '{"a": [1, 2');
+    await expect(parseFile(bad)).rejects.toMatchObject({ code: 'FILE_UNREADABLE', message: expect.stringMatching(/not valid JSON/) });
+  });
+});
+
+describe('properties', () => {
+  it('gives one key/value row per entry with escapes and continuations resolved', async () => {
+    const doc = await parseFile(join(FIXTURES, 'codes.properties'));
+    expect(ofKind(doc, 'table-row').map((r) => r.cells)).toEqual([
+      ['P0100', 'Mass air flow circuit'],
+      ['P0101', 'MAF range/performance'],
+      ['P0102', 'Café sensor'],
+    ]);
+    expect(ofKind(doc, 'table-row')[0]?.columns).toEqual(['key', 'value']);
+    expect(doc.blocks.some((b) => b.text.includes('comment'))).toBe(false);
+  });
+
+  it('reads UTF-8 Chinese as UTF-8 and other bytes as ISO-8859-1', async () => {
+    const zh = await tmp.file('codes_zh.properties', Buffer.from('P0100=空气流量传感器电路\n', 'utf8'));
+    expect(ofKind(await parseFile(zh), 'table-row')[0]?.cells).toEqual(['P0100', '空气流量传感器电路']);
+    const latin = await tmp.file('codes_de.properties', Buffer.from('P0100=Luftmassenmesser gest\xf6rt\n', 'latin1'));
+    expect(ofKind(await parseFile(latin), 'table-row')[0]?.cells).toEqual(['P0100', 'Luftmassenmesser gestört']);
+  });
+
+  it('parses a few thousand lines quickly', async () => {
+    const lines = Array.from({ length: 4000 }, (_, i) => `P${String(i).padStart(4, '0')}=故障 ${i} 传感器电路`);
+    const p = await tmp.file('big.properties', lines.join('\n'));
+    const t = performance.now();
+    const doc = await parseFile(p);
+    expect(ofKind(doc, 'table-row')).toHaveLength(4000);
+    expect(performance.now() - t).toBeLessThan(1500);
+  });
+});
+
+describe('xlsx', () => {
+  it('reads each sheet: first non-empty row is the header, later rows are table rows', async () => {
+    const wb = new ExcelJS.Workbook();
+    const s1 = wb.addWorksheet('Alarms');
+    s1.addRow([]);
+    s1.addRow(['Code', 'Text', 'Remedy']);
+    s1.addRow(['AL1', 'Door open', 'Close the door']);
+    s1.addRow(['AL2', { richText: [{ text: 'Low ' }, { text: 'air' }] }, null]);
+    const s2 = wb.addWorksheet('Parts');
+    s2.addRow(['Part', 'Qty']);
+    s2.addRow(['Filter', 2]);
+    const p = await tmp.file('alarms.xlsx', Buffer.from(await wb.xlsx.writeBuffer()));
+    const doc = await parseFile(p);
+    expect(doc.format).toBe('xlsx');
+    expect(ofKind(doc, 'table-row').map((r) => [r.table, r.columns, r.cells])).toEqual([
+      ['Alarms', ['Code', 'Text', 'Remedy'], ['AL1', 'Door open', 'Close the door']],
+      ['Alarms', ['Code', 'Text', 'Remedy'], ['AL2', 'Low air', '']],
+      ['Parts', ['Part', 'Qty'], ['Filter', '2']],
+    ]);
+  });
+});
+
+describe('docx', () => {
+  it('goes through mammoth and the HTML adapter: headings, paragraphs, table rows', async () => {
+    const buf = await makeDocx(
+      [
+        { style: 'Heading1', text: 'Hoist H-3' },
+        { text: 'Inspect the hook daily.' },
+        { style: 'Heading2', text: 'Faults' },
+        { text: 'WARNING: Never stand under the load.' },
+      ],
+      [
+        ['Code', 'Meaning'],
+        ['H1', 'Overload'],
+      ],
+    );
+    const p = await tmp.file('hoist.docx', buf);
+    const doc = await parseFile(p);
+    expect(doc.format).toBe('docx');
+    expect(doc.meta.title).toBe('Hoist H-3');
+    expect(ofKind(doc, 'heading').map((h) => [h.text, h.level])).toEqual([
+      ['Hoist H-3', 1],
+      ['Faults', 2],
+    ]);
+    expect(ofKind(doc, 'paragraph')[0]).toMatchObject({ text: 'Inspect the hook daily.', headingPath: ['Hoist H-3'] });
+    expect(ofKind(doc, 'admonition')[0]).toMatchObject({ admonition: 'WARNING', text: 'WARNING: Never stand under the load.' });
+    expect(ofKind(doc, 'table-row')[0]).toMatchObject({ columns: ['Code', 'Meaning'], cells: ['H1', 'Overload'], headingPath: ['Hoist H-3', 'Faults'] });
+  });
+});
