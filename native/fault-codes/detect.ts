@@ -1,0 +1,204 @@
+/**
+ * Finds fault-code candidates inside free text (a technician's query, a line of a manual).
+ *
+ * Strong candidates (a code for sure, even if no manual defines it):
+ *  - a family word followed by a number or code: `alarm 9`, `err 4116`, `Error:22`, `error #13109`,
+ *    `DTC P0301`, `obd p 0420`, `报警9`, `错误 22`, `故障码 P0171`;
+ *  - an OBD-II code: `p0301`, `P 0420`;
+ *  - a letter-coded error/alarm/fault: `E-204`, `E204`, `AL021`, `F0023` (F and E only in shapes
+ *    that G-code words do not take: `F1500` is a feed rate, `E20` after `G1 X10` an extrusion);
+ *  - an UPPER_SNAKE id that names an error (`ERROR_DRV_FAULT`, `…_FAILED`, `…_TIMEOUT`);
+ *  - the whole text being one code: a bare `13201` or `9` typed alone.
+ * Weak candidates (kept only when the caller's `isKnown` says a manual defines them):
+ *  - 4–6 digit numbers in prose (`XL 17202 extruder`), never a year, a quantity with a unit
+ *    (`24V`, `2 mm`, `5 minutes`) or a number after `step`/`page`/`version`…;
+ *  - any other letter+digit token or UPPER_SNAKE id that the library defines (`H12`, `XX201`).
+ * Small numbers in prose (`step 3`, `M3 screw`, `G28`) are never candidates.
+ */
+import { WORD_FAMILIES, normalizeCode } from './normalize.js';
+
+export interface DetectedCode {
+  /** The text as written, including its family word (`alarm 9`). */
+  raw: string;
+  key: string;
+  family: string;
+  start: number;
+  end: number;
+  /** `weak` = a plain number or unknown token in prose that is a code only if a manual defines it. */
+  strength: 'strong' | 'weak';
+}
+
+export interface DetectOptions {
+  /** True when the library defines this normalised key (exactly or loosely); enables weak candidates. */
+  isKnown?: (key: string, family: string) => boolean;
+  /** True when the library has codes of this family (lets a lone `H13` be looked up for suggestions). */
+  knownFamily?: (family: string) => boolean;
+  /** Return weak candidates even when nothing says they are defined (for diagnostics). */
+  includeWeak?: boolean;
+}
+
+const B = '(?<![A-Za-z0-9_])'; // left boundary for ASCII tokens (CJK text around a code is fine)
+const E = '(?![A-Za-z0-9_]|[.,]\\d)'; // right boundary: no glued letters/digits, no decimal part
+
+/** Family / code words that may be followed by a space. Longest first. */
+const WORDS =
+  'error\\s*code|alarm\\s*code|fault\\s*code|trouble\\s*code|error|alarm|fault|obdii|obd2|obd|dtc|err|alm|flt|code';
+const CJK_WORDS = '故障代码|错误代码|报警代码|故障码|错误码|报警码|报警号|报警|警报|错误|故障|代码';
+const NUMBER_WORD = '(?:(?:no\\.?|nr\\.?|number|#)\\s*)?';
+const BODY =
+  '(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[pbcu]\\s?[0-9][0-9a-f]{0,3}|[a-z]{1,3}[-_]?\\d{1,6}[a-z]?|\\d{1,7})';
+
+const PREFIXED = new RegExp(
+  `(?:${B}(?:${WORDS})|${CJK_WORDS})(?:\\s{0,2}[:：#＃\\-–]?\\s{0,2})${NUMBER_WORD}${BODY}${E}`,
+  'giu',
+);
+/** `AL021`, `ER-22`: short family letters glued to the number or joined by a separator. */
+const GLUED = new RegExp(`${B}(?:al|alm|er|err|e|f)(?:[-_:]\\d{1,6}|\\s\\d{2,6}|\\d{2,6})[a-z]?${E}`, 'giu');
+const OBD = new RegExp(`${B}[pbcu](?:[0-3][0-9a-f]{3}|\\s0[0-9a-f]{3})${E}`, 'giu');
+const SNAKE = new RegExp(`${B}[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+${E}`, 'gu');
+const NUMBER = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])#?\\d{4,6}${E}(?![:/]\\d)`, 'gu');
+const TOKEN = new RegExp(`${B}[A-Za-z]{1,4}[-_]?\\d{1,6}[A-Za-z]?${E}`, 'gu');
+
+/** Segments of an UPPER_SNAKE id that make it an error name without asking the library. */
+const ERRORISH = new Set([
+  'ERR', 'ERROR', 'ERRORS', 'FAULT', 'FAULTS', 'FAIL', 'FAILED', 'FAILURE', 'ALARM', 'ALM', 'ALERT', 'WARN',
+  'WARNING', 'TIMEOUT', 'OVERCURRENT', 'OVERVOLTAGE', 'UNDERVOLTAGE', 'OVERHEAT', 'OVERTEMP', 'STALL',
+  'OVERLOAD', 'SHORT', 'UNDER', 'OVER', 'DISCONNECTED', 'OVERSPEED',
+  'STALLED', 'MINTEMP', 'MAXTEMP', 'CRASH', 'ABORT', 'EXCEPTION', 'INVALID', 'LOST', 'OVERFLOW', 'STUCK',
+]);
+
+/** Words after a number that make it a quantity, not a code. */
+const UNIT =
+  /^\s?(?:mm|cm|km|m|µm|um|nm|in|inch|inches|ft|"|v|vac|vdc|mv|kv|a|ma|w|kw|hz|khz|mhz|rpm|s|sec|secs|second|seconds|ms|min|mins|minute|minutes|h|hr|hrs|hour|hours|day|days|week|weeks|month|months|year|years|%|°|°c|°f|c|kg|g|lb|lbs|nm|bar|psi|kpa|mpa|ohm|ohms|Ω|kΩ|x|times|steps|mm\/s|mm\/min|分钟|秒|小时|毫米|伏|次|天|度|年|个|台)(?![A-Za-z0-9-])/iu;
+/** Words before a number that make it something else (a step, a page, a version, a part number…). */
+const BEFORE =
+  /(?:^|[^A-Za-z])(?:step|steps|page|pages|pg|p\.|chapter|section|sect|fig|fig\.|figure|table|item|items|part|pn|p\/n|s\/n|serial|version|ver|v|rev|revision|firmware|fw|model|line|lines|pin|pins|port|size|qty|quantity|year|since|from|to|and|or|第|步骤|页)\s*[:#.]?\s*$/i;
+/** A G-code word just before (`G1 X10 E20`): then E/F numbers are axis words, not codes. */
+const GCODE_BEFORE = /(?:^|\s)[GMTXYZIJKABCEFS]-?\d+(?:\.\d+)?\s*$/i;
+/** Letter+digit tokens that are G/M-codes, screw sizes or axis words, never codes in prose. */
+const GCODE_TOKEN = /^[GMTSXYZNIJKABC]-?\d+$/i;
+
+function isYear(digits: string): boolean {
+  if (digits.length !== 4) return false;
+  const n = Number(digits);
+  return n >= 1900 && n <= 2099;
+}
+
+/**
+ * Detects code candidates in `text`, in reading order, non-overlapping. Weak candidates are kept
+ * only when `isKnown` says the library defines them (or when `includeWeak` is set).
+ */
+export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCode[] {
+  const found: DetectedCode[] = [];
+  const isKnown = opts.isKnown;
+  const add = (raw: string, start: number, strength: 'strong' | 'weak'): void => {
+    const n = normalizeCode(raw);
+    if (!n) return;
+    let s = strength;
+    if (n.family === 'symbol' && !isErrorishKey(n.key)) s = 'weak';
+    found.push({ raw, key: n.key, family: n.family, start, end: start + raw.length, strength: s });
+  };
+
+  const whole = wholeQueryCode(text, opts);
+  if (whole) return [whole];
+
+  for (const m of text.matchAll(PREFIXED)) {
+    const raw = m[0];
+    const after = text.slice(m.index + raw.length, m.index + raw.length + 12);
+    if (/\d$/.test(raw) && UNIT.test(after)) continue; // "fault 2 mm"
+    add(raw, m.index, 'strong');
+  }
+  for (const m of text.matchAll(GLUED)) {
+    const raw = m[0];
+    const before = text.slice(Math.max(0, m.index - 16), m.index);
+    const letter = raw[0]?.toLowerCase();
+    if ((letter === 'e' || letter === 'f') && GCODE_BEFORE.test(before)) continue;
+    // F1500 is a feed rate: a glued F code needs a leading zero (F0023) or a separator (F-23).
+    if (letter === 'f' && /^f[1-9]/i.test(raw)) continue;
+    if (/\s\d/.test(raw) && UNIT.test(text.slice(m.index + raw.length, m.index + raw.length + 12))) continue;
+    add(raw, m.index, 'strong');
+  }
+  for (const m of text.matchAll(OBD)) add(m[0], m.index, 'strong');
+  for (const m of text.matchAll(SNAKE)) {
+    if (normalizeCode(m[0])?.family === 'symbol') add(m[0], m.index, 'strong');
+  }
+  for (const m of text.matchAll(NUMBER)) {
+    const raw = m[0];
+    const after = text.slice(m.index + raw.length, m.index + raw.length + 12);
+    const before = text.slice(Math.max(0, m.index - 16), m.index);
+    if (UNIT.test(after) || BEFORE.test(before) || isYear(raw.replace('#', ''))) continue;
+    add(raw, m.index, 'weak');
+  }
+  if (isKnown) {
+    for (const m of text.matchAll(TOKEN)) {
+      if (GCODE_TOKEN.test(m[0])) continue;
+      add(m[0], m.index, 'weak');
+    }
+  }
+  return resolve(found, opts);
+}
+
+function isErrorishKey(key: string): boolean {
+  return key.split('_').some((seg) => ERRORISH.has(seg.toUpperCase()));
+}
+
+/** A text that is nothing but one code (`13201`, `#9`, `ALARM:9`, `H12`, `err 20`). */
+function wholeQueryCode(text: string, opts: DetectOptions): DetectedCode | null {
+  const trimmed = text.trim().replace(/[?？!！。.]+$/u, '');
+  if (trimmed === '' || trimmed.length > 32) return null;
+  const n = normalizeCode(trimmed);
+  if (!n) return null;
+  const known = opts.isKnown?.(n.key, n.family) ?? false;
+  const generic = !WORD_FAMILIES.has(n.family) && !/^(?:obd-|number$|symbol$)/.test(n.family);
+  if (generic) {
+    // "step 3" is not a code; "M3"/"G28" alone are codes only where a manual defines them.
+    if (/\s/.test(trimmed)) return null;
+    if (GCODE_TOKEN.test(trimmed) && !known) return null;
+    if (opts.isKnown && !known && !(opts.knownFamily?.(n.family) ?? false)) return null;
+  }
+  if (n.family === 'symbol' && !known && !isErrorishKey(n.key) && opts.isKnown) return null;
+  const start = text.indexOf(trimmed);
+  return { raw: trimmed, key: n.key, family: n.family, start, end: start + trimmed.length, strength: 'strong' };
+}
+
+/** Keeps non-overlapping candidates: strong before weak, then the longer, then the earlier. */
+function resolve(found: DetectedCode[], opts: DetectOptions): DetectedCode[] {
+  const ranked: DetectedCode[] = [];
+  for (const c of found) {
+    if (c.strength === 'weak') {
+      if (opts.isKnown?.(c.key, c.family)) ranked.push({ ...c, strength: 'strong' });
+      else if (opts.includeWeak) ranked.push(c);
+      continue;
+    }
+    ranked.push(c);
+  }
+  ranked.sort(
+    (a, b) =>
+      (a.strength === b.strength ? 0 : a.strength === 'strong' ? -1 : 1) ||
+      b.end - b.start - (a.end - a.start) ||
+      a.start - b.start,
+  );
+  const kept: DetectedCode[] = [];
+  for (const c of ranked) {
+    if (kept.some((k) => c.start < k.end && k.start < c.end)) continue;
+    kept.push(c);
+  }
+  return kept.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * The query without its codes, for the text half of a hybrid search
+ * (`grbl alarm 9 what do i do` → `grbl what do i do`).
+ */
+export function stripCodes(text: string, opts: DetectOptions = {}): string {
+  const codes = detectCodes(text, opts);
+  if (codes.length === 0) return text.trim().replace(/\s+/g, ' ');
+  let out = '';
+  let pos = 0;
+  for (const c of codes) {
+    out += text.slice(pos, c.start) + ' ';
+    pos = c.end;
+  }
+  out += text.slice(pos);
+  return out.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,521 @@
+/**
+ * Turns a parsed document into fault-code records. Sources, in the order they are tried:
+ *
+ *  1. Tables (CSV, YAML, JSON, .properties, XLSX, and tables inside Markdown/AsciiDoc/HTML/PDF):
+ *     the code column is recognised by its header (code, error, alarm, fault, dtc, id, key, 代码,
+ *     故障码, 报警…) AND by its content (most cells normalise to codes); text columns by header
+ *     words (message/title, description/text/meaning/value, cause/reason, action/remedy/solution,
+ *     severity/level/type, printers/models/equipment). Settings/parameter tables are left out.
+ *  2. Headings that are codes (`E-204 Motor overload`, `Alarm 21`): the blocks that follow, up to
+ *     the next heading of the same level, become description / cause / remedy by their labels
+ *     ("Cause:", a "Remedy" sub-heading) or wording ("Check…", "Caused by…").
+ *  3. Definition lists whose term is a code.
+ *  4. Prose lines that start with a code and a separator (`E-204: …`, `Alarm 21 – …`, `error:9 …`,
+ *     `F0023 Overcurrent…`).
+ * UPPER_SNAKE ids count only where the document presents them as errors (an error/fault/alarm
+ * word in the column header, table name or nearest heading, or in the id itself).
+ *
+ * One record per code per source row/passage: a code defined in several rows (e.g. for different
+ * printer lists) gives several records with different scope.
+ */
+import type { Block, CodeRecord, Lang, ParsedDocument } from '../contract/document.js';
+import { detectCodes } from './detect.js';
+import { normalizeCode, type NormalizedCode } from './normalize.js';
+import {
+  ERROR_CONTEXT,
+  cleanCell,
+  firstSentence,
+  isCauseSentence,
+  isRemedySentence,
+  langOf,
+  roleOfLabel,
+  splitLabel,
+  splitList,
+  splitRemedy,
+  splitSentences,
+  type Role,
+} from './text.js';
+
+export interface ExtractContext {
+  /** Path relative to the ingested root. */
+  file: string;
+  /** Manual title (sidecar, document or file name). */
+  manual: string;
+  /** Equipment from the sidecar; becomes the scope of records whose source names none. */
+  equipment: string[];
+}
+
+type ColumnRole = 'scope' | 'cause' | 'remedy' | 'title' | 'description' | 'severity';
+
+const ROLE_HEADERS: readonly (readonly [ColumnRole, RegExp])[] = [
+  ['scope', /\b(?:printers?|models?|equipment|machines?|applies to|applicable|products?|devices?|variants?)\b|机型|型号|适用/],
+  ['cause', /\b(?:causes?|reasons?|why)\b|原因/],
+  [
+    'remedy',
+    /\b(?:actions?|remed(?:y|ies)|solutions?|fix(?:es)?|corrective|countermeasures?|resolution|what to do|measures?|troubleshooting)\b|处理|措施|解决|对策|方法/,
+  ],
+  ['title', /\b(?:message|messages|msg|title|name|short|summary|label)\b|名称|标题|信息|消息|提示/],
+  ['description', /\b(?:description|desc|text|meaning|details?|explanation|definition|value|comments?|notes?)\b|说明|描述|含义|内容|解释|定义/],
+  ['severity', /\b(?:severity|level|type|class|priority|kind)\b|等级|级别|类型|类别/],
+];
+/** Headers that say "this column holds codes". */
+const STRONG_CODE_HEADER = /\b(?:codes?|errors?|err|alarms?|alm|faults?|dtcs?)\b|代码|故障码|报警|错误|故障|代号/;
+/** Headers that name only an identifier or a position: the table must be about faults as well. */
+const WEAK_CODE_HEADER = /\b(?:id|ids|key|no|nr|number|num|identifier|ident)\b|^#$|编号|序号/;
+const FAMILY_IN_HEADER = /\b(error|alarm|fault)s?\b|(报警|警报)|(错误)|(故障)(?!码)/;
+const SETTING_HEADER = /\b(?:settings?|parameters?|params?|options?|registers?|variables?)\b|参数|设置/;
+/** Words that make a table about faults (a plain "Code" column may hold G-codes or settings). */
+const FAULT_CONTEXT = /\b(?:errors?|faults?|alarms?|dtcs?|diagnostics?|trouble|failures?|warnings?)\b|故障|报警|错误|警报/i;
+
+function headerKey(h: string): string {
+  return h.normalize('NFKC').toLowerCase().replace(/[_\s]+/g, ' ').trim();
+}
+
+function roleOfHeader(h: string): ColumnRole | null {
+  const k = headerKey(h);
+  for (const [role, re] of ROLE_HEADERS) if (re.test(k)) return role;
+  return null;
+}
+
+function familyInText(text: string): string | undefined {
+  const m = FAMILY_IN_HEADER.exec(headerKey(text));
+  if (!m) return undefined;
+  if (m[1]) return m[1];
+  if (m[2]) return 'alarm';
+  if (m[3]) return 'error';
+  return 'fault';
+}
+
+/** A table row as column name → cell (rows of one table may have different columns: YAML items). */
+type Row = Map<string, string>;
+
+interface TableLayout {
+  code: string;
+  family?: string;
+  symbolAlias: string | null;
+  roles: Map<ColumnRole, string[]>;
+}
+
+/** Normalises one code cell; a cell may list several codes (`E01, E02`). */
+function cellCodes(cell: string, family: string | undefined): { raw: string; n: NormalizedCode }[] {
+  const raw = cleanCell(cell);
+  if (!raw) return [];
+  const ctx = family ? { family } : undefined;
+  const n = normalizeCode(raw, ctx);
+  if (n) return [{ raw, n }];
+  const parts = raw.split(/\s*[,;/、，]\s*/u).filter(Boolean);
+  if (parts.length < 2) return [];
+  const out: { raw: string; n: NormalizedCode }[] = [];
+  for (const p of parts) {
+    const pn = normalizeCode(p, ctx);
+    if (!pn) return [];
+    out.push({ raw: p, n: pn });
+  }
+  return out;
+}
+
+function isSelfIdentifying(family: string): boolean {
+  return family === 'error' || family === 'alarm' || family === 'fault' || family.startsWith('obd-');
+}
+
+/** Works out which column holds codes and what the other columns mean; null = not a code table. */
+export function analyzeTable(rows: Row[], context: string): TableLayout | null {
+  const columns: string[] = [];
+  for (const r of rows) for (const c of r.keys()) if (!columns.includes(c)) columns.push(c);
+  const roles = new Map<ColumnRole, string[]>();
+  const codeHeaderCols = new Set<string>();
+  for (const h of columns) {
+    const role = roleOfHeader(h);
+    const k = headerKey(h);
+    if (role) roles.set(role, [...(roles.get(role) ?? []), h]);
+    else if (STRONG_CODE_HEADER.test(k) || WEAK_CODE_HEADER.test(k)) codeHeaderCols.add(h);
+  }
+  const otherHeaderFamily = columns.map((h) => familyInText(h)).find(Boolean);
+  const tableContext = `${columns.join(' ')} ${context}`;
+
+  let best: { col: string; family?: string; score: number } | null = null;
+  let symbolCol: string | null = null;
+  for (const header of columns) {
+    const byHeader = codeHeaderCols.has(header);
+    const family = familyInText(header) ?? otherHeaderFamily;
+    let total = 0;
+    let ok = 0;
+    let symbols = 0;
+    let selfId = 0;
+    for (const r of rows) {
+      const cell = r.get(header) ?? '';
+      if (!cell.trim()) continue;
+      total++;
+      const codes = cellCodes(cell, byHeader ? family : undefined);
+      if (codes.length === 0) continue;
+      ok++;
+      if (codes[0]?.n.family === 'symbol') symbols++;
+      if (codes.every((c) => isSelfIdentifying(c.n.family))) selfId++;
+    }
+    if (total === 0) continue;
+    const share = ok / total;
+    if (symbols / total >= 0.6) {
+      if (byHeader || /\b(?:name|ids?)\b/.test(headerKey(header))) symbolCol ??= header;
+      continue;
+    }
+    // Without a code-like header, only codes that say what they are (E-204, AL21, P0301).
+    const accepted = (byHeader && share >= 0.6) || (!roleOfHeader(header) && selfId / total >= 0.8);
+    if (!accepted) continue;
+    const score = share + (byHeader ? 1 : 0) + selfId / total;
+    if (!best || score > best.score) best = { col: header, family: byHeader ? family : undefined, score };
+  }
+
+  let code: string;
+  let family: string | undefined;
+  let symbolAlias: string | null = null;
+  if (best) {
+    code = best.col;
+    family = best.family;
+    symbolAlias = symbolCol;
+  } else if (symbolCol !== null && ERROR_CONTEXT.test(tableContext)) {
+    code = symbolCol;
+  } else {
+    return null;
+  }
+  const codeHeader = headerKey(code);
+  // Settings / parameter tables ($0, $1…) are not fault codes.
+  if (!familyInText(codeHeader) && columns.some((c) => SETTING_HEADER.test(headerKey(c)))) return null;
+  const faultContext = family !== undefined || FAULT_CONTEXT.test(tableContext);
+  let selfId = 0;
+  let numbers = 0;
+  let total = 0;
+  for (const r of rows) {
+    const c = cellCodes(r.get(code) ?? '', family)[0];
+    if (!c) continue;
+    total++;
+    if (isSelfIdentifying(c.n.family)) selfId++;
+    else if (c.n.family === 'number') numbers++;
+  }
+  if (total === 0) return null;
+  if (selfId / total < 0.5 && !faultContext) {
+    // Plain numbers under a "Code" header may be fault codes; "ID"/"#" numbers and letter codes
+    // (G17, M60, PD004) need the table to be about faults.
+    const strongHeader = STRONG_CODE_HEADER.test(codeHeader);
+    if (!(strongHeader && numbers / total >= 0.5)) return null;
+  }
+  // A text column headed like a code ("Fault": "Illegal Function") names the fault.
+  for (const h of columns) {
+    if (h === code || h === symbolAlias || roleOfHeader(h)) continue;
+    if (!STRONG_CODE_HEADER.test(headerKey(h))) continue;
+    const texty = rows.filter((r) => (r.get(h) ?? '').trim() !== '').every((r) => cellCodes(r.get(h) ?? '', undefined).length === 0);
+    if (!texty) continue;
+    const role: ColumnRole = roles.has('title') ? 'description' : 'title';
+    roles.set(role, [...(roles.get(role) ?? []), h]);
+  }
+  return { code, family, symbolAlias, roles };
+}
+
+function rowOf(b: Block): Row {
+  const m: Row = new Map();
+  const cols = b.columns ?? [];
+  (b.cells ?? []).forEach((c, i) => m.set(cols[i] ?? `Column ${i + 1}`, c));
+  return m;
+}
+
+interface Fields {
+  title: string;
+  description: string;
+  cause: string;
+  remedy: string;
+}
+
+/** Fills title/description/cause/remedy from text parts, splitting remedy sentences off descriptions. */
+function fields(parts: { title?: string; description?: string; cause?: string; remedy?: string }): Fields {
+  const split = splitRemedy(parts.description ?? '');
+  const description = split.rest || (split.remedy ? '' : (parts.description ?? ''));
+  const remedy = [split.remedy, parts.remedy ?? ''].filter(Boolean).join(' ');
+  const title = parts.title || firstSentence(description || parts.cause || remedy);
+  return { title, description, cause: parts.cause ?? '', remedy };
+}
+
+function section(b: Block): string {
+  return b.headingPath.join(' > ');
+}
+
+function rowText(b: Block): string {
+  if (b.raw) return b.raw;
+  if (b.text) return b.text;
+  const cols = b.columns ?? [];
+  return (b.cells ?? [])
+    .map((c, i) => (c ? `${cols[i] ?? `Column ${i + 1}`}: ${c}` : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+class RecordSink {
+  readonly records: CodeRecord[] = [];
+  constructor(
+    private readonly ctx: ExtractContext,
+    private readonly docLang: Lang | null,
+  ) {}
+
+  add(raw: string, n: NormalizedCode, f: Fields, src: Block, text: string, extra: Partial<CodeRecord> = {}): void {
+    const lang = langOf(`${f.title} ${f.description} ${f.cause} ${f.remedy}`, this.docLang ?? 'en');
+    const scope =
+      extra.scope && extra.scope.length > 0
+        ? extra.scope
+        : this.ctx.equipment.length > 0
+          ? [...this.ctx.equipment]
+          : [this.ctx.manual];
+    this.records.push({
+      code: raw,
+      key: n.key,
+      family: n.family,
+      aliases: extra.aliases ?? [],
+      title: f.title,
+      description: f.description,
+      cause: f.cause,
+      remedy: f.remedy,
+      severity: extra.severity ?? null,
+      scope,
+      lang,
+      manual: this.ctx.manual,
+      file: this.ctx.file,
+      page: src.page,
+      section: section(src),
+      text,
+    });
+  }
+}
+
+/** Rows of a table looked at to decide its layout. */
+const ANALYSIS_SAMPLE = 200;
+
+function extractTables(blocks: Block[], sink: RecordSink, consumed: Set<number>): void {
+  let i = 0;
+  while (i < blocks.length) {
+    const b = blocks[i] as Block;
+    if (b.kind !== 'table-row' || !b.cells) {
+      i++;
+      continue;
+    }
+    // One table = consecutive rows with the same table name (their columns may differ: YAML items).
+    let j = i;
+    while (j < blocks.length) {
+      const c = blocks[j] as Block;
+      if (c.kind !== 'table-row' || !c.cells || (c.table ?? '') !== (b.table ?? '')) break;
+      if (j > i && (b.table ?? '') === '' && (c.columns ?? []).join('\u0000') !== (b.columns ?? []).join('\u0000')) break;
+      j++;
+    }
+    const group = blocks.slice(i, j);
+    const rows = group.map(rowOf);
+    // The layout is decided on a sample: a 100k-row table needs no 100k-row vote.
+    const step = Math.max(1, Math.floor(rows.length / ANALYSIS_SAMPLE));
+    const sample = step === 1 ? rows : rows.filter((_, k) => k % step === 0);
+    const layout = analyzeTable(sample, `${b.table ?? ''} ${b.headingPath.slice(-2).join(' ')}`);
+    if (layout) {
+      for (let k = 0; k < group.length; k++) {
+        tableRow(group[k] as Block, rows[k] as Row, layout, sink);
+        consumed.add(i + k);
+      }
+    }
+    i = j;
+  }
+}
+
+function tableRow(b: Block, row: Row, layout: TableLayout, sink: RecordSink): void {
+  const get = (role: ColumnRole): string =>
+    (layout.roles.get(role) ?? [])
+      .map((c) => cleanCell(row.get(c) ?? ''))
+      .filter(Boolean)
+      .join('\n');
+  const codes = cellCodes(row.get(layout.code) ?? '', layout.family);
+  if (codes.length === 0) return;
+  const remedyCell = get('remedy');
+  const f = fields({
+    title: (layout.roles.get('title') ?? []).map((c) => cleanCell(row.get(c) ?? '')).find(Boolean),
+    description: get('description'),
+    cause: get('cause'),
+    remedy: remedyCell ? splitList(remedyCell).join(', ') : '',
+  });
+  const scopeCell = get('scope');
+  const scope = scopeCell ? splitList(scopeCell) : [];
+  const severity = get('severity') || null;
+  const aliasCell = layout.symbolAlias !== null ? cleanCell(row.get(layout.symbolAlias) ?? '') : '';
+  const alias = aliasCell ? normalizeCode(aliasCell) : null;
+  for (const { raw, n } of codes) {
+    const aliases = alias && alias.key !== n.key ? [alias.key] : [];
+    sink.add(raw, n, f, b, rowText(b), { scope, severity, aliases });
+  }
+}
+
+/** A code at the start of a heading, term or line; `rest` is what follows its separator. */
+interface LeadingCode {
+  raw: string;
+  n: NormalizedCode;
+  rest: string;
+}
+
+const LINE_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})\s*[:：=–—]\s*(.*)$/u;
+const WHOLE_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})$/u;
+const SYMBOL_LEAD = /^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:\s*[:：=–—]\s*|\s+|$)(.*)$/u;
+const GCODE_TOKEN = /^[GMTSXYZNIJKABC]-?\d+$/i;
+
+type LeadMode = 'heading' | 'term' | 'line';
+
+/**
+ * Finds a code at the start of a heading, a definition term or a prose line. Lines need a
+ * separator after the code (`E-204: …`), or, for codes that say what they are (E-204, F0023,
+ * P0301), a capitalised word (`F0023 Overcurrent`); "Error 5 occurs when…" is a sentence.
+ * `errorContext` (the nearest heading talks about errors) admits UPPER_SNAKE ids, other
+ * letter codes (`H12: …`) and, with the heading's family word, plain numbers (`9: …`).
+ */
+function leadingCode(
+  text: string,
+  mode: LeadMode,
+  errorContext: boolean,
+  contextFamily: string | undefined,
+): LeadingCode | null {
+  const body = text.replace(/^\s*(?:[-*•]\s+)?/, '').replace(/^[`*_]+/, '').slice(0, 120);
+  const first = detectCodes(body)[0];
+  if (first && first.start === 0 && (isSelfIdentifying(first.family) || first.family === 'symbol')) {
+    if (first.family === 'symbol') {
+      // Ids are everywhere in software manuals (SAVE_CONFIG, NO_PROBE_JOG_ERROR): only in an error section.
+      if (!errorContext || first.raw !== first.raw.toUpperCase() || mode === 'line') return null;
+    }
+    const after = body.slice(first.end).replace(/^[`*_]+/, '');
+    const sep = /^\s*[:：=|)\]–—-]\s*|^\s+/.exec(after);
+    if (after !== '' && !sep) return null;
+    const rest = sep ? after.slice(sep[0].length).trim() : '';
+    const hasSep = sep !== null && /[:：=|)\]–—-]/.test(sep[0]);
+    if (mode === 'line' && rest !== '' && !hasSep) {
+      // "error:9 G-code…" is the code as the machine prints it; "Error 5 occurs…" is a sentence.
+      const worded =
+        /^(?:[a-z]{3,}|[\u4e00-\u9fff])/i.test(first.raw) && !/[:：]/.test(first.raw) && !first.family.startsWith('obd-');
+      if (worded || !/^[A-Z\u4e00-\u9fff]/u.test(rest)) return null;
+    }
+    const n = normalizeCode(first.raw);
+    return n ? { raw: first.raw, n, rest } : null;
+  }
+  if (!errorContext) return null;
+  const m = LINE_TOKEN.exec(body) ?? (mode === 'term' || mode === 'heading' ? WHOLE_TOKEN.exec(body.trim()) : null);
+  if (m) {
+    const token = m[1] ?? '';
+    if (GCODE_TOKEN.test(token)) return null;
+    const numeric = /^\d+$/.test(token);
+    if (numeric && (mode === 'heading' || !contextFamily)) return null;
+    const n = numeric ? normalizeCode(token, { family: contextFamily }) : normalizeCode(token);
+    return n ? { raw: token, n, rest: (m[2] ?? '').trim() } : null;
+  }
+  const sym = SYMBOL_LEAD.exec(body);
+  if (sym) {
+    const raw = sym[1] ?? '';
+    const strictSep = /^\s*[:：=–—]\s+\S/.test(body.slice(raw.length));
+    if (mode === 'line' && !strictSep) return null;
+    const n = normalizeCode(raw);
+    if (n?.family === 'symbol') return { raw, n, rest: (sym[2] ?? '').trim() };
+  }
+  return null;
+}
+
+function nearestHeading(b: Block): string {
+  return b.headingPath[b.headingPath.length - 1] ?? '';
+}
+
+function isErrorContext(...texts: string[]): boolean {
+  return texts.some((t) => ERROR_CONTEXT.test(t));
+}
+
+/** Collects the passage under a code heading and sorts its blocks into description/cause/remedy. */
+function headingRecord(blocks: Block[], at: number, lead: LeadingCode, sink: RecordSink, consumed: Set<number>): void {
+  const h = blocks[at] as Block;
+  const level = h.level ?? 1;
+  const parts: Record<Role, string[]> = { description: [], cause: [], remedy: [] };
+  const texts = [h.text];
+  let role: Role | null = null;
+  let chars = h.text.length;
+  for (let j = at + 1; j < blocks.length && j <= at + 30 && chars < 4000; j++) {
+    const b = blocks[j] as Block;
+    if (b.kind === 'heading') {
+      if ((b.level ?? 1) <= level) break;
+      const r = roleOfLabel(b.text.replace(/[:：]\s*$/, ''));
+      if (r === null) break; // a deeper heading that is not "Cause"/"Remedy" starts something else
+      role = r;
+      texts.push(b.text);
+      continue;
+    }
+    if (b.kind === 'table-row') break;
+    if (leadingCode(b.text, 'line', false, undefined)) break; // the next definition starts
+    consumed.add(j);
+    texts.push(b.text);
+    chars += b.text.length;
+    const { role: labelled, rest } = splitLabel(b.text);
+    if (labelled) role = labelled;
+    const target: Role | null = labelled ?? role;
+    if (target) {
+      if (rest) parts[target].push(rest);
+      continue;
+    }
+    if (b.kind === 'list-item' || b.kind === 'step') {
+      parts[isRemedySentence(rest) ? 'remedy' : isCauseSentence(rest) ? 'cause' : 'description'].push(rest);
+      continue;
+    }
+    for (const s of splitSentences(rest)) {
+      parts[isRemedySentence(s) ? 'remedy' : isCauseSentence(s) ? 'cause' : 'description'].push(s);
+    }
+  }
+  const description = parts.description.join(' ');
+  const f: Fields = {
+    title: lead.rest || firstSentence(description || parts.cause.join(' ')),
+    description,
+    cause: parts.cause.join(' '),
+    remedy: parts.remedy.join(' '),
+  };
+  sink.add(lead.raw, lead.n, f, h, texts.join('\n'));
+}
+
+function extractPassages(blocks: Block[], sink: RecordSink, consumed: Set<number>): void {
+  for (let i = 0; i < blocks.length; i++) {
+    if (consumed.has(i)) continue;
+    const b = blocks[i] as Block;
+    if (b.kind === 'table-row') continue;
+    const near = nearestHeading(b);
+    const family = familyInText(near);
+    if (b.kind === 'heading') {
+      const lead = leadingCode(b.text, 'heading', isErrorContext(near, b.text), family);
+      if (lead) headingRecord(blocks, i, lead, sink, consumed);
+      continue;
+    }
+    if (b.kind === 'definition') {
+      const lead = leadingCode(b.term ?? '', 'term', isErrorContext(near), family);
+      if (!lead) continue;
+      const { role, rest } = splitLabel(b.text);
+      const f =
+        role === 'cause'
+          ? fields({ title: lead.rest, cause: rest })
+          : role === 'remedy'
+            ? fields({ title: lead.rest, remedy: rest })
+            : fields({ title: lead.rest, description: rest });
+      sink.add(lead.raw, lead.n, f, b, `${b.term ?? ''}\n${b.text}`);
+      continue;
+    }
+    // Prose: one definition per line that starts with a code.
+    const ctx = isErrorContext(near);
+    for (const line of b.text.split('\n')) {
+      const lead = leadingCode(line, 'line', ctx, family);
+      if (!lead || lead.rest === '') continue;
+      const { role, rest } = splitLabel(lead.rest);
+      const f =
+        role === 'cause'
+          ? fields({ cause: rest })
+          : role === 'remedy'
+            ? fields({ remedy: rest })
+            : fields({ description: rest });
+      sink.add(lead.raw, lead.n, f, b, line.trim());
+    }
+  }
+}
+
+/** Extracts every fault-code definition from a parsed document. Pure: no I/O. */
+export function extractCodes(doc: ParsedDocument, ctx: ExtractContext): CodeRecord[] {
+  const sink = new RecordSink(ctx, doc.meta.language ?? null);
+  const consumed = new Set<number>();
+  extractTables(doc.blocks, sink, consumed);
+  extractPassages(doc.blocks, sink, consumed);
+  return sink.records;
+}

@@ -1,0 +1,339 @@
+/**
+ * In-memory fault-code index, built from the library's CodeRecord[] (and prefix schemes) when the
+ * library opens, rebuilt when it changes. Lookups detect the codes in a text and return every
+ * definition of each, with its scope; unknown codes get the nearest defined codes of the same
+ * family as suggestions (other codes, never a guessed meaning). Rendered results sit in an LRU.
+ */
+import { LRUCache } from 'lru-cache';
+import type { CodeLookupResponse, CodeMatch } from '../contract/api.js';
+import type { CodeRecord } from '../contract/document.js';
+import { detectCodes, type DetectedCode } from './detect.js';
+import { boundedDistance } from './distance.js';
+import { WORD_FAMILIES, familiesCompatible, looseKey, normalizeCode } from './normalize.js';
+import { schemeAliases, type CodeScheme } from './schemes.js';
+
+export interface CodeLookupFilters {
+  /** Manual titles to keep. */
+  manuals?: string[];
+  /** Equipment / product names to keep (compared with each match's scope, case-insensitively). */
+  equipment?: string[];
+}
+
+export interface CodeIndexOptions {
+  /** Rendered lookups kept in the LRU (default 1000). */
+  cacheSize?: number;
+  /** Suggestions returned for an unknown code (default 5). */
+  nearest?: number;
+}
+
+/** One way to reach a record: its own key, or an alias with the alias's own scope. */
+interface Hit {
+  rec: number;
+  key: string;
+  family: string;
+  /** Scope of this way in (a scheme alias stands for some products only); null = the record's. */
+  scope: string[] | null;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+const HAN = /[\u3400-\u9fff]/;
+
+export class CodeIndex {
+  private records: CodeRecord[] = [];
+  private exact = new Map<string, Hit[]>();
+  private loose = new Map<string, Hit[]>();
+  /** Per family, for nearest-code suggestions. */
+  private byFamily = new Map<string, FamilyKeys>();
+  private readonly cache: LRUCache<string, CodeLookupResponse>;
+  private readonly nearestLimit: number;
+
+  constructor(records: CodeRecord[] = [], schemes: CodeScheme[] = [], opts: CodeIndexOptions = {}) {
+    this.cache = new LRUCache({ max: opts.cacheSize ?? 1000 });
+    this.nearestLimit = opts.nearest ?? 5;
+    this.rebuild(records, schemes);
+  }
+
+  /** Number of records indexed. */
+  get size(): number {
+    return this.records.length;
+  }
+
+  /** Replaces the contents (the library changed) and drops every cached result. */
+  rebuild(records: CodeRecord[], schemes: CodeScheme[] = []): void {
+    this.records = records;
+    this.exact = new Map();
+    this.loose = new Map();
+    this.byFamily = new Map();
+    const uniqueSchemes = dedupeSchemes(schemes);
+    const familyKeys = new Map<string, Set<string>>();
+    const addKey = (hit: Hit): void => {
+      push(this.exact, hit.key, hit);
+      push(this.loose, looseKey(hit.key, hit.family), hit);
+      let set = familyKeys.get(hit.family);
+      if (!set) familyKeys.set(hit.family, (set = new Set()));
+      set.add(hit.key);
+    };
+    // Blanket scheme aliases (a placeholder code with no product list gets every prefix) yield to
+    // codes that some record defines explicitly: its own key, a listed product, a stored alias.
+    const perRecord: { explicit: Hit[]; blanket: Hit[] }[] = [];
+    const explicitKeys = new Set<string>();
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i] as CodeRecord;
+      const explicit: Hit[] = [{ rec: i, key: r.key, family: r.family, scope: null }];
+      const blanket: Hit[] = [];
+      const seen = new Set<string>([r.key]);
+      for (const s of uniqueSchemes) {
+        for (const a of schemeAliases(r, s)) {
+          if (seen.has(a.key)) continue;
+          seen.add(a.key);
+          (a.blanket ? blanket : explicit).push({ rec: i, key: a.key, family: a.family, scope: a.scope });
+        }
+      }
+      for (const alias of r.aliases) {
+        if (seen.has(alias)) continue;
+        seen.add(alias);
+        explicit.push({ rec: i, key: alias, family: normalizeCode(alias)?.family ?? r.family, scope: null });
+      }
+      for (const h of explicit) explicitKeys.add(h.key);
+      perRecord.push({ explicit, blanket });
+    }
+    for (const { explicit, blanket } of perRecord) {
+      for (const h of explicit) addKey(h);
+      for (const h of blanket) if (!explicitKeys.has(h.key)) addKey(h);
+    }
+    for (const [family, keys] of familyKeys) {
+      const fk: FamilyKeys = { byComparable: new Map(), byLen: keys.size <= SCAN_LIMIT ? new Map() : null, alphabet: '' };
+      const chars = new Set<string>();
+      for (const k of keys) {
+        const cmp = comparable(k, family);
+        fk.byComparable.set(cmp, k);
+        for (const ch of cmp) chars.add(ch);
+        if (fk.byLen) push(fk.byLen, cmp.length, cmp);
+      }
+      fk.alphabet = [...chars].sort().join('');
+      this.byFamily.set(family, fk);
+    }
+    this.invalidate();
+  }
+
+  /** Drops cached lookups (call when records change without a rebuild, e.g. filters' meaning changed). */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  /** True when a key (exact or loose) is defined. */
+  has(key: string, family: string): boolean {
+    return this.exact.has(key) || this.loose.has(looseKey(key, family));
+  }
+
+  /** Detects the codes in `text` and returns their definitions (contract shape, with `ms`). */
+  lookup(text: string, filters: CodeLookupFilters = {}): CodeLookupResponse {
+    const t0 = performance.now();
+    const cacheKey = `${text.trim().toLowerCase()}\u0000${filterKey(filters.manuals)}\u0000${filterKey(filters.equipment)}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached) return { ...cached, query: text, ms: round2(performance.now() - t0) };
+
+    const detected = detectCodes(text, {
+      isKnown: (key, family) => this.has(key, family),
+      knownFamily: (family) => this.byFamily.has(family),
+    });
+    const zhFirst = HAN.test(text);
+    const matches: CodeMatch[] = [];
+    const nearest: CodeLookupResponse['nearest'] = [];
+    const seen = new Set<number>();
+    for (const c of detected) {
+      const hits = this.hitsFor(c).filter((h) => this.passes(h, filters));
+      if (hits.length === 0) {
+        for (const s of this.nearestFor(c, filters)) {
+          if (!nearest.some((n) => n.code === s.code && n.manual === s.manual)) nearest.push(s);
+        }
+        continue;
+      }
+      const ordered = hits
+        .map((h, order) => ({ h, order, r: this.records[h.rec] as CodeRecord }))
+        .sort(
+          (a, b) =>
+            (a.h.key < b.h.key ? -1 : a.h.key > b.h.key ? 1 : 0) ||
+            langRank(a.r.lang, zhFirst) - langRank(b.r.lang, zhFirst) ||
+            a.order - b.order,
+        );
+      for (const { h, r } of ordered) {
+        if (seen.has(h.rec)) continue;
+        seen.add(h.rec);
+        matches.push(render(r, h));
+      }
+    }
+    const res: CodeLookupResponse = {
+      query: text,
+      detected: [...new Set(detected.map((d) => d.key))],
+      matches,
+      nearest: nearest.slice(0, this.nearestLimit),
+      ms: 0,
+    };
+    this.cache.set(cacheKey, res);
+    return { ...res, ms: round2(performance.now() - t0) };
+  }
+
+  /** Exact key (or alias) first; the loose key only when nothing is exact and families agree. */
+  private hitsFor(c: DetectedCode): Hit[] {
+    const exact = this.exact.get(c.key) ?? [];
+    // A bare number says nothing about its family: "9" means alarm 9, error 9 and code 9 alike.
+    if (exact.length > 0 && c.family !== 'number') return exact;
+    const loose = (this.loose.get(looseKey(c.key, c.family)) ?? []).filter((h) => familiesCompatible(c.family, h.family));
+    if (exact.length === 0) return loose;
+    return [...exact, ...loose.filter((h) => !exact.includes(h))];
+  }
+
+  private passes(h: Hit, filters: CodeLookupFilters): boolean {
+    const r = this.records[h.rec] as CodeRecord;
+    if (filters.manuals && filters.manuals.length > 0) {
+      const m = r.manual.toLowerCase();
+      if (!filters.manuals.some((x) => x.toLowerCase() === m)) return false;
+    }
+    if (filters.equipment && filters.equipment.length > 0) {
+      const scope = (h.scope ?? r.scope).map((s) => s.toLowerCase());
+      if (!filters.equipment.some((e) => scope.includes(e.toLowerCase()))) return false;
+    }
+    return true;
+  }
+
+  /** Defined codes of the same family within a small edit distance of the unknown one. */
+  private nearestFor(c: DetectedCode, filters: CodeLookupFilters): CodeLookupResponse['nearest'] {
+    if (c.strength !== 'strong') return [];
+    const fk = this.byFamily.get(c.family);
+    if (!fk) return [];
+    const q = comparable(c.key, c.family);
+    const max = q.length <= 3 ? 1 : 2;
+    const found: { key: string; d: number }[] = [];
+    if (fk.byLen) {
+      // Small family (a manual's table): compare with every key of a near length.
+      for (let len = q.length - max; len <= q.length + max; len++) {
+        for (const cmp of fk.byLen.get(len) ?? []) {
+          const d = boundedDistance(q, cmp, max);
+          if (d <= max && d > 0) found.push({ key: fk.byComparable.get(cmp) as string, d });
+        }
+      }
+    } else {
+      // Large family: generate the query's edit neighbourhood over the family's alphabet and look
+      // it up (distance 1; distance 2 only while the neighbourhood stays small).
+      const seen = new Set<string>([q]);
+      const level1 = neighbours(q, fk.alphabet);
+      for (const v of level1) {
+        if (seen.has(v)) continue;
+        seen.add(v);
+        const k = fk.byComparable.get(v);
+        if (k) found.push({ key: k, d: 1 });
+      }
+      if (max >= 2 && found.length < this.nearestLimit && level1.length <= NEIGHBOURHOOD_LIMIT) {
+        for (const v1 of level1) {
+          for (const v of neighbours(v1, fk.alphabet)) {
+            if (seen.has(v)) continue;
+            seen.add(v);
+            const k = fk.byComparable.get(v);
+            if (k) found.push({ key: k, d: 2 });
+          }
+        }
+      }
+    }
+    found.sort((a, b) => a.d - b.d || Math.abs(a.key.length - c.key.length) - Math.abs(b.key.length - c.key.length) || (a.key < b.key ? -1 : 1));
+    const out: CodeLookupResponse['nearest'] = [];
+    for (const { key } of found) {
+      const hit = (this.exact.get(key) ?? []).find((h) => h.family === c.family && this.passes(h, filters));
+      if (!hit) continue;
+      const r = this.records[hit.rec] as CodeRecord;
+      out.push({ code: displayCode(r, hit), title: r.title, manual: r.manual });
+      if (out.length >= this.nearestLimit) break;
+    }
+    return out;
+  }
+}
+
+/** Families up to this size are scanned for suggestions; larger ones use edit neighbourhoods. */
+const SCAN_LIMIT = 5000;
+/** Distance-2 neighbourhoods are generated only from distance-1 sets at most this large. */
+const NEIGHBOURHOOD_LIMIT = 100;
+
+interface FamilyKeys {
+  /** Compared part (`9` of `alarm:9`) → key. */
+  byComparable: Map<string, string>;
+  /** Compared parts by length, for small families only (null = use neighbourhoods). */
+  byLen: Map<number, string[]> | null;
+  /** Characters used by the family's keys. */
+  alphabet: string;
+}
+
+/** Every string one edit (delete, substitute, insert, swap neighbours) away from `s`. */
+function neighbours(s: string, alphabet: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < s.length; i++) {
+    const head = s.slice(0, i);
+    const tail = s.slice(i + 1);
+    out.push(head + tail);
+    for (const ch of alphabet) if (ch !== s[i]) out.push(head + ch + tail);
+    if (i + 1 < s.length) out.push(head + (s[i + 1] as string) + (s[i] as string) + s.slice(i + 2));
+  }
+  for (let i = 0; i <= s.length; i++) {
+    const head = s.slice(0, i);
+    const tail = s.slice(i);
+    for (const ch of alphabet) out.push(head + ch + tail);
+  }
+  return out;
+}
+
+function render(r: CodeRecord, h: Hit): CodeMatch {
+  return {
+    code: r.code,
+    key: h.key,
+    title: r.title,
+    description: r.description,
+    cause: r.cause,
+    remedy: r.remedy,
+    severity: r.severity,
+    scope: h.scope ?? r.scope,
+    manual: r.manual,
+    file: r.file,
+    page: r.page,
+    section: r.section,
+    text: r.text,
+    lang: r.lang,
+  };
+}
+
+/** The part of a key that edit distance compares: the number of `alarm:9`, the whole of others. */
+function comparable(key: string, family: string): string {
+  return WORD_FAMILIES.has(family) && key.startsWith(`${family}:`) ? key.slice(family.length + 1) : key;
+}
+
+/** A suggested code as the technician would type it: `13201` for an alias, `alarm:9` for a bare "9". */
+function displayCode(r: CodeRecord, h: Hit): string {
+  if (h.key !== r.key) return h.key.toUpperCase();
+  if (WORD_FAMILIES.has(r.family) && /^\d+$/.test(r.code)) return r.key;
+  return r.code;
+}
+
+function langRank(lang: string, zhFirst: boolean): number {
+  return (lang === 'zh') === zhFirst ? 0 : 1;
+}
+
+function filterKey(list: string[] | undefined): string {
+  return list && list.length > 0 ? [...list].map((s) => s.toLowerCase()).sort().join('\u0001') : '';
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+function dedupeSchemes(schemes: CodeScheme[]): CodeScheme[] {
+  const seen = new Set<string>();
+  return schemes.filter((s) => {
+    const k = JSON.stringify([s.template, s.placeholder, s.prefixes, s.root ?? '']);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
