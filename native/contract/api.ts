@@ -123,6 +123,8 @@ export interface CodeMatch {
   page: number | null;
   section: string;
   text: string;
+  /** Language of the definition: a translated table gives a second match for the same key (EN + 中文). */
+  lang?: Lang;
 }
 
 export interface CodeLookupRequest {
