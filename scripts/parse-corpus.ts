@@ -3,6 +3,7 @@
  * Usage: npx tsx scripts/parse-corpus.ts <folder> [--slowest N] [--verbose]
  */
 import { readdir } from 'node:fs/promises';
+import os from 'node:os';
 import { join, relative } from 'node:path';
 import { toErrorData } from '../native/contract/index.js';
 import { isSupportedFile, parseFile } from '../native/parse/index.js';
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   let warnings = 0;
   let skipped = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   for await (const file of walk(root)) {
     if (!isSupportedFile(file)) {
       skipped++;
@@ -79,7 +81,8 @@ async function main(): Promise<void> {
   console.log(`warnings: ${warnings}`);
   console.log(`failures: ${failures.length}`);
   for (const f of failures) console.log(`  ${f.file}: ${f.code}: ${f.message}`);
-  console.log(`seconds: ${seconds.toFixed(2)}`);
+  const cpu = process.cpuUsage(cpu0);
+  console.log(`seconds: ${seconds.toFixed(2)} (cpu ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s; load average ${os.loadavg()[0]?.toFixed(1)})`);
 }
 
 await main();

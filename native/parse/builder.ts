@@ -55,7 +55,7 @@ export class DocBuilder {
   }
 
   /** One table row; pads/names columns so that columns and cells have the same length. */
-  row(table: string, columns: readonly string[], cells: readonly string[]): Block | null {
+  row(table: string, columns: readonly string[], cells: readonly string[], source: { raw?: string; rawHeader?: string } = {}): Block | null {
     const n = Math.max(columns.length, cells.length);
     const cols: string[] = [];
     const vals: string[] = [];
@@ -66,7 +66,12 @@ export class DocBuilder {
       vals.push(val);
     }
     if (!vals.some((v) => v)) return null;
-    return this.add('table-row', rowText(cols, vals), { columns: cols, cells: vals, table });
+    const extra: BlockExtra = { columns: cols, cells: vals, table };
+    const raw = source.raw?.replace(/^[\r\n]+|[\r\n]+$/g, '');
+    const rawHeader = source.rawHeader?.replace(/^[\r\n]+|[\r\n]+$/g, '');
+    if (raw) extra.raw = raw;
+    if (rawHeader) extra.rawHeader = rawHeader;
+    return this.add('table-row', rowText(cols, vals), extra);
   }
 
   warn(message: string): void {
@@ -89,14 +94,17 @@ export function rowText(columns: readonly string[], cells: readonly string[]): s
 
 /** Collapses runs of spaces/tabs and blank lines inside inline text; keeps single line breaks. */
 export function normalizeInline(text: string): string {
-  return text
-    .replace(/\r\n?/g, '\n')
-    .replace(/[\u200b\u00ad\ufeff]/g, '')
-    .replace(/[ \t\u00a0\u2009\u202f]+/g, ' ')
-    .replace(/ *\n */g, '\n')
-    .replace(/\n{2,}/g, '\n')
+  let t = text;
+  if (t.includes('\r')) t = t.replace(/\r\n?/g, '\n');
+  if (INVISIBLE_RE.test(t)) t = t.replace(INVISIBLE_G, '');
+  return t
+    .replace(/[ \t\u00a0\u2009\u202f]*\n[ \t\u00a0\u2009\u202f\n]*/g, '\n')
+    .replace(/[ \t\u00a0\u2009\u202f]{2,}|[\t\u00a0\u2009\u202f]/g, ' ')
     .trim();
 }
+
+const INVISIBLE_RE = /[\u200b\u00ad\ufeff]/;
+const INVISIBLE_G = /[\u200b\u00ad\ufeff]/g;
 
 /** Same as {@link normalizeInline} but joins lines into one (for paragraph text). */
 export function oneLine(text: string): string {

@@ -28,7 +28,7 @@ export function admonitionKind(label: string): AdmonitionKind | null {
 
 /** Labels recognised at the start of plain text (not "info"/"error", which start ordinary sentences). */
 const LEAD_RE =
-  /^(WARNING|DANGER|CAUTION|NOTE|IMPORTANT|TIP|ATTENTION|NOTICE|Warning|Danger|Caution|Note|Important|Tip|Attention|Notice|警告|危险|注意|小心|提示|重要)(?:\s*[:：！!]|\s*\n|\s*$)\s*/;
+  /^(WARNING|DANGER|CAUTION|NOTE|IMPORTANT|TIP|ATTENTION|NOTICE|Warning|Danger|Caution|Note|Important|Tip|Attention|Notice|警告|危险|注意|小心|提示|重要)(?:\s*[:：！!]+|\s*\n|\s*$)\s*/;
 const LEAD_UPPER_RE = /^(WARNING|DANGER|CAUTION|NOTE|IMPORTANT|ATTENTION|NOTICE)\s+(?=\S)/;
 
 export interface AdmonitionMatch {

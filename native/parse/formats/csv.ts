@@ -31,9 +31,10 @@ export function parseCsv({ text, fileStem }: TextAdapterInput, format: 'csv' | '
     skip_empty_lines: true,
     trim: true,
     quote: format === 'tsv' ? false : '"',
-  }) as string[][];
-  const nonEmpty = records.filter((r) => r.some((c) => c.trim()));
-  const [header = [], ...rows] = nonEmpty;
-  for (const row of rows) b.row(fileStem, header, row);
+    raw: true,
+  }) as unknown as { record: string[]; raw: string }[];
+  const nonEmpty = records.filter((r) => r.record.some((c) => c.trim()));
+  const [header, ...rows] = nonEmpty;
+  for (const row of rows) b.row(fileStem, header?.record ?? [], row.record, { raw: row.raw, rawHeader: header?.raw ?? '' });
   return b.finish({});
 }

@@ -99,7 +99,12 @@ function walk(tokens: Token[], ctx: Ctx): void {
         const t = tok as Tokens.Table;
         const columns = t.header.map((c) => oneLine(inline(c.tokens)));
         const name = b.currentHeading ?? ctx.fileStem;
-        for (const row of t.rows) b.row(name, columns, row.map((c) => oneLine(inline(c.tokens))));
+        // Source lines: header, delimiter, then one line per row (blank lines cannot occur inside).
+        const lines = t.raw.replace(/\n+$/, '').split('\n');
+        const rawRows = lines.length === t.rows.length + 2 ? lines.slice(2) : [];
+        t.rows.forEach((row, k) => {
+          b.row(name, columns, row.map((c) => oneLine(inline(c.tokens))), { raw: rawRows[k]?.trim(), rawHeader: lines[0]?.trim() });
+        });
         break;
       }
       case 'html':

@@ -1,4 +1,4 @@
-import { parseLines } from 'dot-properties';
+import { type Pair, parseLines } from 'dot-properties';
 import type { ParsedDocument } from '../../contract/index.js';
 import { DocBuilder } from '../builder.js';
 import type { TextAdapterInput } from './types.js';
@@ -11,8 +11,11 @@ import type { TextAdapterInput } from './types.js';
 export function parseProperties({ text, fileStem }: TextAdapterInput): ParsedDocument {
   const b = new DocBuilder('properties');
   const columns = ['key', 'value'];
-  for (const line of parseLines(text)) {
-    if (Array.isArray(line)) b.row(fileStem, columns, [line[0] ?? '', line[1] ?? '']);
+  for (const node of parseLines(text, true)) {
+    if (node.type !== 'PAIR') continue;
+    const pair = node as Pair;
+    const raw = pair.range ? text.slice(pair.range[0], pair.range[pair.range.length - 1]) : undefined;
+    b.row(fileStem, columns, [pair.key, pair.value], raw ? { raw } : {});
   }
   return b.finish({});
 }

@@ -54,7 +54,11 @@ export function parseYamlDoc({ text, fileStem }: TextAdapterInput): ParsedDocume
     } catch (e) {
       throw new EngineError('FILE_UNREADABLE', `This YAML file could not be read: ${(e as Error).message}. Fix the file and add it again.`, { cause: e });
     }
-    walkRoot(value, b, meta, fileStem);
+    const rawOf: RawOf = (path) => {
+      const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
+      return node?.range ? text.slice(node.range[0], node.range[1]).replace(/\s+$/, '') : undefined;
+    };
+    walkRoot(value, b, meta, fileStem, rawOf);
   }
   return b.finish(meta);
 }
@@ -110,9 +114,13 @@ export function parseJsonDoc({ text, fileStem }: TextAdapterInput): ParsedDocume
 const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isScalar = (v: Json | undefined): v is string | number | boolean | null => v === null || typeof v !== 'object';
 
-function walkRoot(value: Json, b: DocBuilder, meta: ParsedDocument['meta'], fileStem: string): void {
+/** Source text of the node at a path (YAML only), for table rows shown verbatim. */
+type RawOf = (path: (string | number)[]) => string | undefined;
+const noRaw: RawOf = () => undefined;
+
+function walkRoot(value: Json, b: DocBuilder, meta: ParsedDocument['meta'], fileStem: string, rawOf: RawOf = noRaw): void {
   if (Array.isArray(value)) {
-    walk(value, fileStem, b, 0);
+    walk(value, fileStem, b, 0, [], rawOf);
     return;
   }
   if (!isObj(value)) {
@@ -134,26 +142,25 @@ function walkRoot(value: Json, b: DocBuilder, meta: ParsedDocument['meta'], file
   }
   // A root made mostly of scalars is a key/value table (message catalogue, code → text map).
   if (rest.length >= 5 && others.length === 0) {
-    for (const [k, v] of rest) b.row(fileStem, ['key', 'value'], [k, scalarText(v)]);
+    for (const [k, v] of rest) b.row(fileStem, ['key', 'value'], [k, scalarText(v)], { raw: rawOf([k]) });
   } else {
     for (const [k, v] of rest) if (scalarText(v)) b.add('definition', scalarText(v), { term: k });
   }
-  for (const [k, v] of others) walk(v, k, b, 1);
+  for (const [k, v] of others) walk(v, k, b, 1, [k], rawOf);
 }
 
-function walk(value: Json, name: string, b: DocBuilder, depth: number): void {
+function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (string | number)[], rawOf: RawOf): void {
   if (depth > 20) return;
   if (Array.isArray(value)) {
-    const objects = value.filter(isObj);
-    if (objects.length > 0 && objects.length >= value.length / 2) {
-      for (const o of objects) {
+    const objects = value.filter(isObj).length;
+    value.forEach((o, i) => {
+      if (objects > 0 && objects >= value.length / 2) {
+        if (!isObj(o)) return;
         const { columns, cells, nested } = flatten(o);
-        b.row(name, columns, cells);
-        for (const [k, v] of nested) walk(v, k, b, depth + 1);
-      }
-    } else {
-      for (const v of value) if (!isScalar(v)) walk(v, name, b, depth + 1);
-    }
+        b.row(name, columns, cells, { raw: rawOf([...path, i]) });
+        for (const [k, v, p] of nested) walk(v, k, b, depth + 1, [...path, i, ...p], rawOf);
+      } else if (!isScalar(o)) walk(o, name, b, depth + 1, [...path, i], rawOf);
+    });
     return;
   }
   if (!isObj(value)) return;
@@ -163,20 +170,20 @@ function walk(value: Json, name: string, b: DocBuilder, depth: number): void {
     // A map of records: { "E01": { title: …, cause: … }, … }.
     for (const [k, v] of entries) {
       const { columns, cells, nested } = flatten(v as Obj);
-      b.row(name, ['key', ...columns], [k, ...cells]);
-      for (const [nk, nv] of nested) walk(nv, nk, b, depth + 1);
+      b.row(name, ['key', ...columns], [k, ...cells], { raw: rawOf([...path, k]) });
+      for (const [nk, nv, p] of nested) walk(nv, nk, b, depth + 1, [...path, k, ...p], rawOf);
     }
     return;
   }
   if (entries.every(([, v]) => isScalar(v) || isScalarArray(v))) {
-    for (const [k, v] of entries) b.row(name, ['key', 'value'], [k, scalarText(v)]);
+    for (const [k, v] of entries) b.row(name, ['key', 'value'], [k, scalarText(v)], { raw: rawOf([...path, k]) });
     return;
   }
   for (const [k, v] of entries) {
     if (isScalar(v) || isScalarArray(v)) {
       const s = scalarText(v);
       if (s) b.add('definition', s, { term: k });
-    } else walk(v, k, b, depth + 1);
+    } else walk(v, k, b, depth + 1, [...path, k], rawOf);
   }
 }
 
@@ -190,20 +197,20 @@ function scalarText(v: Json): string {
 }
 
 /** Flattens nested objects into "a.b" columns; arrays of scalars are joined; arrays of records are returned apart. */
-function flatten(o: Obj): { columns: string[]; cells: string[]; nested: [string, Json][] } {
+function flatten(o: Obj): { columns: string[]; cells: string[]; nested: [string, Json, string[]][] } {
   const columns: string[] = [];
   const cells: string[] = [];
-  const nested: [string, Json][] = [];
-  const visit = (obj: Obj, prefix: string, depth: number): void => {
+  const nested: [string, Json, string[]][] = [];
+  const visit = (obj: Obj, prefix: string, keys: string[], depth: number): void => {
     for (const [k, v] of Object.entries(obj)) {
       const key = prefix ? `${prefix}.${k}` : k;
       if (isScalar(v) || isScalarArray(v)) {
         columns.push(key);
         cells.push(scalarText(v));
-      } else if (isObj(v) && depth < 5) visit(v, key, depth + 1);
-      else nested.push([k, v]);
+      } else if (isObj(v) && depth < 5) visit(v, key, [...keys, k], depth + 1);
+      else nested.push([k, v, [...keys, k]]);
     }
   };
-  visit(o, '', 0);
+  visit(o, '', [], 0);
   return { columns, cells, nested };
 }

@@ -46,6 +46,7 @@ describe('markdown', () => {
     expect(rows[0]?.cells).toEqual(['E01', 'Overheat', 'Clean the filter']);
     expect(rows[0]?.table).toBe('Fault codes');
     expect(rows[1]?.text).toBe('Code: E02\nMeaning: Low flow\nRemedy: Check the valve');
+    expect(rows[0]).toMatchObject({ raw: '| E01  | Overheat | Clean the *filter* |', rawHeader: '| Code | Meaning | Remedy |' });
     expect(doc.blocks.every((b) => b.page === null)).toBe(true);
   });
 });

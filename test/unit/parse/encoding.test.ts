@@ -55,3 +55,15 @@ describe('text files in other encodings', () => {
     expect(doc.warnings.join(' ')).toMatch(/GB18030/);
   });
 });
+
+describe('Chinese manuals', () => {
+  it('recognises Chinese admonition labels and keeps the text as written', async () => {
+    const p = await tmp.file('zh.md', '# 主轴\n\n**警告！**：更换刀具前请断电。\n\n注意：每周检查润滑油。\n\n1. 打开防护门。\n');
+    const doc = await parseFile(p);
+    expect(ofKind(doc, 'admonition').map((a) => [a.admonition, a.text])).toEqual([
+      ['WARNING', '警告：更换刀具前请断电。'],
+      ['NOTE', '注意：每周检查润滑油。'],
+    ]);
+    expect(ofKind(doc, 'step')[0]).toMatchObject({ stepNumber: 1, text: '打开防护门。', headingPath: ['主轴'] });
+  });
+});

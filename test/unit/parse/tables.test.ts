@@ -24,6 +24,7 @@ describe('csv', () => {
     expect(rows[0]?.columns).toEqual(['Code', 'Message', 'Remedy']);
     expect(rows[2]?.columns).toEqual(['Code', 'Message', 'Remedy', 'Column 4']);
     expect(rows.every((r) => r.table === 'faults' && r.columns?.length === r.cells?.length)).toBe(true);
+    expect(rows[0]).toMatchObject({ raw: 'E1,"Low pressure, check pump",Refill', rawHeader: 'Code,Message,Remedy' });
   });
 
   it('sniffs semicolons, strips a BOM and reads TSV', async () => {
@@ -47,6 +48,7 @@ describe('yaml and json', () => {
     expect(rows[0]?.columns).toEqual(['code', 'title', 'text', 'action', 'limits.force']);
     expect(rows[0]?.cells).toEqual(['X1', 'RAM STALL', 'The ram stopped before the bottom.', 'Retry, Abort', '50']);
     expect(rows[1]?.cells).toEqual(['X2', 'OIL LOW']);
+    expect(rows[1]?.raw).toBe('code: "X2"\n    title: "OIL LOW"');
   });
 
   it('turns a JSON map of records into rows with a key column', async () => {
@@ -85,6 +87,7 @@ describe('properties', () => {
       ['P0102', 'Café sensor'],
     ]);
     expect(ofKind(doc, 'table-row')[0]?.columns).toEqual(['key', 'value']);
+    expect(ofKind(doc, 'table-row')[1]?.raw).toBe('P0101 = MAF range\\\n    /performance');
     expect(doc.blocks.some((b) => b.text.includes('comment'))).toBe(false);
   });
 
