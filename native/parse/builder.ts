@@ -35,7 +35,8 @@ export class DocBuilder {
     while (this.stack.length > 0 && (this.stack[this.stack.length - 1]?.level ?? 0) >= level) this.stack.pop();
     this.blocks.push({ kind: 'heading', text, headingPath: this.stack.map((h) => h.title), page: this.page, level });
     this.stack.push({ level, title: text });
-    this.path = this.stack.map((h) => h.title);
+    // Shared by the following blocks; frozen so that no consumer can change it for all of them.
+    this.path = Object.freeze(this.stack.map((h) => h.title)) as string[];
   }
 
   /**
