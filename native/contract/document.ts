@@ -32,6 +32,13 @@ export interface Block {
   cells?: string[];
   /** For table-row blocks: a name for the table (caption, sheet, or file name). */
   table?: string;
+  /**
+   * For table-row blocks read from a text table (CSV line, `key=value` line, YAML item, Markdown
+   * table line): the row exactly as the manual writes it, and the header line likewise. Shown and
+   * cited verbatim; the chunker falls back to `Column: value | …` when absent.
+   */
+  raw?: string;
+  rawHeader?: string;
   /** For step blocks: the number shown in the manual. */
   stepNumber?: number;
   /** For definition blocks: the term being defined (text holds the definition). */
