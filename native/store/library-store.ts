@@ -104,7 +104,7 @@ export class LibraryStore {
     this.files = new Map(files.map((f) => [f.file, f]));
     this.chunksTable = chunksTable;
     this.codesTable = codesTable;
-    this.keyword = { ...DEFAULT_KEYWORD_CONFIG, ...opts.keyword };
+    this.keyword = { ...DEFAULT_KEYWORD_CONFIG, ...keywordConfigFromEnv(), ...opts.keyword };
   }
 
   static async open(dir: string, opts: OpenOptions): Promise<LibraryStore> {
@@ -372,11 +372,26 @@ export class LibraryStore {
     return rows.filter((r) => this.isCommitted(r)).map(rowToCode);
   }
 
-  /** Deletes rows whose (file, generation) is not committed. Returns the number of garbage pairs found. */
-  async collectGarbage(): Promise<number> {
+  /**
+   * Deletes rows whose (file, generation) is not committed. Returns the number of garbage pairs found.
+   * Committed rows number exactly Σ chunks (Σ codes) of the file records, because rows are added before
+   * their record is committed; so a table whose row count matches holds no garbage and is not scanned
+   * (a scan of 100k rows costs about a second).
+   */
+  async collectGarbage(opts: { force?: boolean } = {}): Promise<number> {
     let pairs = 0;
-    for (const tbl of [this.chunksTable, this.codesTable]) {
+    const expected = { chunks: 0, codes: 0 };
+    for (const f of this.files.values()) {
+      expected.chunks += f.chunks;
+      expected.codes += f.codes;
+    }
+    const tables: [lancedb.Table | null, number][] = [
+      [this.chunksTable, expected.chunks],
+      [this.codesTable, expected.codes],
+    ];
+    for (const [tbl, want] of tables) {
       if (!tbl) continue;
+      if (!opts.force && (await tbl.countRows()) === want) continue;
       const rows = (await tbl.query().select(['file', 'generation']).toArray()) as Record<string, unknown>[];
       const bad = new Set<string>();
       for (const r of rows) if (!this.isCommitted(r)) bad.add(String(r.file));
@@ -545,6 +560,25 @@ export class LibraryStore {
   private ensureWritable(): void {
     this.ensureOpen();
     if (!this.lock) throw new EngineError('INVALID_INPUT', 'The library was opened read-only.');
+  }
+}
+
+/**
+ * Measurement knob: MANUALDESK_KEYWORD='{"headingBoost":0,"expand":false,"expansionBoost":0.5}' overrides
+ * the keyword defaults (for comparing settings with the eval script without code changes).
+ */
+function keywordConfigFromEnv(): Partial<KeywordConfig> {
+  const raw = process.env.MANUALDESK_KEYWORD;
+  if (!raw) return {};
+  try {
+    const v = JSON.parse(raw) as Record<string, unknown>;
+    const out: Partial<KeywordConfig> = {};
+    if (typeof v.headingBoost === 'number') out.headingBoost = v.headingBoost;
+    if (typeof v.expand === 'boolean') out.expand = v.expand;
+    if (typeof v.expansionBoost === 'number') out.expansionBoost = v.expansionBoost;
+    return out;
+  } catch {
+    return {};
   }
 }
 

@@ -76,8 +76,19 @@ function segmenter(): Segmenter {
   return instance;
 }
 
+/** Stems are memoised: the Porter stemmer costs ≈ 1 µs a word, and manuals repeat their words. */
+const stems = new Map<string, string>();
+const MAX_MEMO = 200_000;
+
 function stem(word: string): string {
-  return LATIN_WORD.test(word) ? stemmer(word) : word;
+  if (!LATIN_WORD.test(word)) return word;
+  let s = stems.get(word);
+  if (s === undefined) {
+    if (stems.size >= MAX_MEMO) stems.clear();
+    s = stemmer(word);
+    stems.set(word, s);
+  }
+  return s;
 }
 
 /** A token without connectors or prefix. */
