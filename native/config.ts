@@ -2,7 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 
-export type EmbedderSpec = { kind: 'none' } | { kind: 'onnx'; dir: string } | { kind: 'use-lite' } | { kind: 'static-words' };
+import type { EmbedderSpec } from './embed/models.js';
 
 export interface EngineConfig {
   /** Library folder (created on first ingest). */
@@ -11,6 +11,8 @@ export interface EngineConfig {
   embedder?: EmbedderSpec;
   /** Create the library folder if missing (ingest does; search does not). */
   create?: boolean;
+  /** Open without the write lock (search, lookups): several readers can share a library. */
+  readOnly?: boolean;
 }
 
 /** Default library folder: $MANUALDESK_LIBRARY, else ~/.manualdesk/library. */

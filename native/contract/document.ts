@@ -134,4 +134,6 @@ export interface FileRecord {
   /** Incremented on every re-ingest of the file; rows of other generations are garbage. */
   generation: number;
   ingestedAt: string;
+  /** Size/mtime stamp of the companion files read with the manual (metadata sidecar, code scheme file). */
+  companions?: string;
 }

@@ -1,0 +1,324 @@
+/**
+ * `manualdesk` command line: the same EngineApi as the app. Exit codes: 0 ok, 1 the operation failed
+ * (message on stderr; with --json also {"ok":false,"error":{code,message}} on stdout), 2 usage error.
+ */
+import fs from 'node:fs';
+import readline from 'node:readline';
+import { Command, CommanderError, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import type { EngineApi, IngestProgress, SearchRequest } from '../contract/api.js';
+import type { EngineErrorData, Result } from '../contract/errors.js';
+import { createEngine } from '../engine.js';
+import { defaultLibraryDir } from '../config.js';
+import type { EmbedderSpec } from '../embed/models.js';
+
+class UsageError extends Error {}
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream;
+}
+
+export async function runCli(argv: string[], io: CliIo = process): Promise<number> {
+  let exitCode = 0;
+  const program = new Command();
+  program
+    .name('manualdesk')
+    .description('Offline search for maintenance manuals and fault-code tables.')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .showHelpAfterError('(run "manualdesk --help" for usage)');
+
+  const libraryOption = () =>
+    new Option('--library <dir>', 'library folder').default(defaultLibraryDir(), '$MANUALDESK_LIBRARY or ~/.manualdesk/library');
+
+  program
+    .command('ingest')
+    .description('add manuals (files or folders) to the library; unchanged files are skipped')
+    .argument('<paths...>', 'manual files or folders')
+    .addOption(libraryOption())
+    .option('--embedder <spec>', 'none | use-lite | static-words | onnx:<model folder> (default: the library\'s own, else none)')
+    .option('--reindex', 'parse, chunk and embed every file again')
+    .option('--json', 'print the report as JSON')
+    .action(async (paths: string[], opts: { library: string; embedder?: string; reindex?: boolean; json?: boolean }) => {
+      const engine = await createEngine({ libraryDir: opts.library, embedder: parseEmbedder(opts.embedder), create: true });
+      try {
+        const bar = !opts.json && io.stderr.isTTY ? new ProgressBar(io.stderr) : null;
+        const res = await engine.ingest({ paths, force: opts.reindex === true }, { onProgress: (p) => bar?.update(p) });
+        bar?.stop();
+        exitCode = emit(io, res, opts.json, (r) => {
+          const lines = [
+            `Indexed ${r.files} file(s), ${r.chunks} passage(s) in ${r.seconds} s; ${r.unchanged} unchanged, ${r.removed} removed.`,
+          ];
+          for (const s of r.skipped) lines.push(`  skipped ${s.file}: ${s.reason}`);
+          for (const p of r.pagesNeedingOcr) lines.push(`  ${p.file}: pages without text (need OCR): ${p.pages.join(', ')}`);
+          return lines.join('\n');
+        });
+      } finally {
+        await engine.close();
+      }
+    });
+
+  program
+    .command('search')
+    .description('search the library (fault codes first, then passages)')
+    .argument('[query]', 'what to look for')
+    .addOption(libraryOption())
+    .option('--k <n>', 'number of results', '10')
+    .option('--batch <file>', 'JSON lines {"id","query"} from a file, or - for standard input; one result per line')
+    .addOption(new Option('--mode <mode>', 'retrievers to use').choices(['hybrid', 'keyword', 'vector']))
+    .option('--manual <title...>', 'only these manuals')
+    .option('--lang <lang...>', 'only passages in these languages (en, zh)')
+    .option('--path <prefix>', 'only files under this path')
+    .option('--all-revisions', 'also search older revisions of manuals')
+    .option('--json', 'print JSON')
+    .action(async (query: string | undefined, opts: SearchCliOptions) => {
+      const k = parsePositiveInt(opts.k, '--k');
+      if (!opts.batch && (query === undefined || query.trim() === '')) {
+        throw new UsageError('Give a query, e.g. manualdesk search "spindle will not home", or --batch <file>.');
+      }
+      const engine = await createEngine({ libraryDir: opts.library, readOnly: true });
+      try {
+        const base: Omit<SearchRequest, 'query'> = {
+          k,
+          mode: opts.mode,
+          filters: {
+            manuals: opts.manual,
+            lang: opts.lang as ('en' | 'zh')[] | undefined,
+            pathPrefix: opts.path,
+            allRevisions: opts.allRevisions,
+          },
+        };
+        if (opts.batch) {
+          exitCode = await runBatch(engine, opts.batch, io, (q) => engine.search({ ...base, query: q }));
+        } else {
+          const res = await engine.search({ ...base, query: query as string });
+          exitCode = emit(io, res, opts.json, (r) =>
+            r.hits.length === 0
+              ? `No passages found for "${r.query}". Try other words, or check that the manual is in the library (manualdesk list).`
+              : r.hits
+                  .map((h, i) => `${i + 1}. [${h.kind}] ${h.file}${h.page ? ` p.${h.page}` : ''} — ${h.section}\n   ${oneLine(h.text, 220)}`)
+                  .join('\n') + `\n(${r.hits.length} results, ${r.ms} ms, ${r.mode})`,
+          );
+        }
+      } finally {
+        await engine.close();
+      }
+    });
+
+  program
+    .command('code')
+    .description('look up a fault code exactly (e.g. "E-204", "alarm 9", "p0300")')
+    .argument('[text]', 'the code, or a sentence containing it')
+    .addOption(libraryOption())
+    .option('--manual <title...>', 'only these manuals')
+    .option('--equipment <model...>', 'only these machines / models')
+    .option('--batch <file>', 'JSON lines {"id","query"}; one result per line')
+    .option('--json', 'print JSON')
+    .action(async (text: string | undefined, opts: { library: string; manual?: string[]; equipment?: string[]; batch?: string; json?: boolean }) => {
+      if (!opts.batch && (text === undefined || text.trim() === '')) throw new UsageError('Give a code, e.g. manualdesk code "alarm 9".');
+      const engine = await createEngine({ libraryDir: opts.library, readOnly: true });
+      try {
+        const filters = { manuals: opts.manual, equipment: opts.equipment };
+        if (opts.batch) {
+          exitCode = await runBatch(engine, opts.batch, io, (q) => engine.lookupCode({ text: q, filters }));
+        } else {
+          const res = await engine.lookupCode({ text: text as string, filters });
+          exitCode = emit(io, res, opts.json, (r) => {
+            if (r.matches.length === 0) {
+              const near = r.nearest.map((n) => `${n.code} (${n.title}, ${n.manual})`).join('; ');
+              return r.detected.length === 0
+                ? `No fault code recognised in "${r.query}".`
+                : `${r.detected.join(', ')}: not defined in the installed manuals.${near ? `\nDifferent codes that are defined nearby: ${near}` : ''}`;
+            }
+            return r.matches
+              .map(
+                (m) =>
+                  `${m.code} — ${m.title}${m.scope.length ? ` [${m.scope.join(', ')}]` : ''}\n` +
+                  (m.cause ? `  Cause: ${m.cause}\n` : '') +
+                  (m.remedy ? `  Remedy: ${m.remedy}\n` : '') +
+                  (!m.cause && !m.remedy && m.description ? `  ${m.description}\n` : '') +
+                  `  ${m.manual}: ${m.file}${m.page ? ` p.${m.page}` : ''}`,
+              )
+              .join('\n') + `\n(${r.ms} ms)`;
+          });
+        }
+      } finally {
+        await engine.close();
+      }
+    });
+
+  program
+    .command('list')
+    .description('list the manuals in the library')
+    .addOption(libraryOption())
+    .option('--json', 'print JSON')
+    .action(async (opts: { library: string; json?: boolean }) => {
+      const engine = await createEngine({ libraryDir: opts.library, readOnly: true });
+      try {
+        exitCode = emit(io, await engine.listManuals(), opts.json, (list) =>
+          list.length === 0
+            ? 'The library is empty. Add manuals with: manualdesk ingest <folder>'
+            : list
+                .map((m) => `${m.file}  "${m.title}"${m.revision ? ` rev ${m.revision}` : ''}${m.current ? '' : ' (older revision)'}  ${m.chunks} passages`)
+                .join('\n'),
+        );
+      } finally {
+        await engine.close();
+      }
+    });
+
+  program
+    .command('info')
+    .description('show the library folder, format and embedder')
+    .addOption(libraryOption())
+    .option('--json', 'print JSON')
+    .action(async (opts: { library: string; json?: boolean }) => {
+      const engine = await createEngine({ libraryDir: opts.library, readOnly: true });
+      try {
+        exitCode = emit(io, await engine.info(), opts.json, (i) =>
+          [
+            `Library: ${i.dir}`,
+            `Format ${i.formatVersion}, chunker ${i.chunkerVersion}`,
+            `Embedder: ${i.embedder ? `${i.embedder.id} (${i.embedder.dims}-d)` : 'none (keyword search + fault codes)'}`,
+            `${i.files} files, ${i.chunks} passages, ${i.codes} fault codes`,
+          ].join('\n'),
+        );
+      } finally {
+        await engine.close();
+      }
+    });
+
+  program
+    .command('remove')
+    .description('remove files from the library (as named by "manualdesk list")')
+    .argument('<files...>')
+    .addOption(libraryOption())
+    .option('--json', 'print JSON')
+    .action(async (files: string[], opts: { library: string; json?: boolean }) => {
+      const engine = await createEngine({ libraryDir: opts.library });
+      try {
+        exitCode = emit(io, await engine.removeFiles(files), opts.json, (r) => `Removed ${r.removed} file(s).`);
+      } finally {
+        await engine.close();
+      }
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    if (err instanceof UsageError) {
+      io.stderr.write(`manualdesk: ${err.message}\n`);
+      return 2;
+    }
+    io.stderr.write(`manualdesk: ${(err as Error)?.message ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+interface SearchCliOptions {
+  library: string;
+  k: string;
+  batch?: string;
+  mode?: 'hybrid' | 'keyword' | 'vector';
+  manual?: string[];
+  lang?: string[];
+  path?: string;
+  allRevisions?: boolean;
+  json?: boolean;
+}
+
+function emit<T>(io: CliIo, res: Result<T>, json: boolean | undefined, human: (v: T) => string): number {
+  if (res.ok) {
+    io.stdout.write((json ? JSON.stringify(res.value) : human(res.value)) + '\n');
+    return 0;
+  }
+  reportError(io, res.error, json);
+  return 1;
+}
+
+function reportError(io: CliIo, error: EngineErrorData, json: boolean | undefined): void {
+  io.stderr.write(`manualdesk: ${error.message} (${error.code})\n`);
+  if (json) io.stdout.write(JSON.stringify({ ok: false, error }) + '\n');
+}
+
+/** Reads JSON lines {"id","query"}; writes one JSON object per line with the id. */
+async function runBatch<T extends object>(
+  _engine: EngineApi,
+  file: string,
+  io: CliIo,
+  run: (query: string) => Promise<Result<T>>,
+): Promise<number> {
+  const input = file === '-' ? io.stdin : fs.createReadStream(file, 'utf8');
+  if (file !== '-' && !fs.existsSync(file)) throw new UsageError(`Batch file not found: ${file}`);
+  const rl = readline.createInterface({ input, crlfDelay: Infinity });
+  let failures = 0;
+  let lineNo = 0;
+  for await (const line of rl) {
+    lineNo++;
+    if (line.trim() === '') continue;
+    let item: { id?: unknown; query?: unknown };
+    try {
+      item = JSON.parse(line) as { id?: unknown; query?: unknown };
+    } catch {
+      failures++;
+      io.stdout.write(JSON.stringify({ id: null, line: lineNo, error: { code: 'INVALID_INPUT', message: `Line ${lineNo} is not JSON.` } }) + '\n');
+      continue;
+    }
+    const res = await run(typeof item.query === 'string' ? item.query : '');
+    if (res.ok) io.stdout.write(JSON.stringify({ id: item.id ?? null, ...res.value }) + '\n');
+    else {
+      failures++;
+      io.stdout.write(JSON.stringify({ id: item.id ?? null, error: res.error }) + '\n');
+    }
+  }
+  return failures > 0 ? 1 : 0;
+}
+
+function parseEmbedder(spec: string | undefined): EmbedderSpec | undefined {
+  if (spec === undefined) return undefined;
+  if (spec === 'none' || spec === 'use-lite' || spec === 'static-words') return { kind: spec };
+  if (spec.startsWith('onnx:') && spec.length > 5) return { kind: 'onnx', dir: spec.slice(5) };
+  throw new UsageError(`Unknown --embedder "${spec}". Use none, use-lite, static-words or onnx:<model folder>.`);
+}
+
+function parsePositiveInt(v: string, name: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 200) throw new UsageError(`${name} must be a whole number from 1 to 200.`);
+  return n;
+}
+
+function oneLine(s: string, max: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+class ProgressBar {
+  private bar: cliProgress.SingleBar;
+  private started = false;
+  constructor(stream: NodeJS.WritableStream) {
+    this.bar = new cliProgress.SingleBar(
+      { stream: stream as NodeJS.WriteStream, format: '{phase} [{bar}] {value}/{total} {file}', hideCursor: true },
+      cliProgress.Presets.shades_classic,
+    );
+  }
+  update(p: IngestProgress): void {
+    if (!this.started) {
+      this.bar.start(Math.max(p.total, 1), p.done, { phase: p.phase, file: '' });
+      this.started = true;
+    }
+    this.bar.setTotal(Math.max(p.total, 1));
+    this.bar.update(p.done, { phase: p.phase.padEnd(5), file: p.file ?? '' });
+  }
+  stop(): void {
+    if (this.started) this.bar.stop();
+  }
+}

@@ -1,0 +1,344 @@
+/**
+ * The composition root: createEngine(config) wires the stages into one EngineApi that the CLI,
+ * the HTTP server (browser mode) and the Electron main process all use.
+ */
+import path from 'node:path';
+import type {
+  CodeLookupRequest,
+  CodeLookupResponse,
+  EngineApi,
+  EngineHooks,
+  IngestReport,
+  IngestRequest,
+  LibraryInfo,
+  ManualInfo,
+  SearchHit,
+  SearchRequest,
+  SearchResponse,
+} from './contract/api.js';
+import type { CodeRecord } from './contract/document.js';
+import { EngineError, ok, toErrorData, type Result } from './contract/errors.js';
+import { configureNativeThreads, type EngineConfig } from './config.js';
+import { createEmbedder, findModel, type EmbedderSpec } from './embed/models.js';
+import type { Embedder } from './embed/types.js';
+import { EmbeddingCache } from './embed/cache.js';
+import { LIBRARY_FILE, LibraryStore } from './store/library-store.js';
+import { readJson, writeJsonAtomic } from './store/atomic-json.js';
+import type { LibraryMeta } from './store/types.js';
+import { hybridSearch } from './search/hybrid.js';
+import { CodeIndex } from './fault-codes/index.js';
+import type { CodeScheme } from './fault-codes/schemes.js';
+import { ingest } from './pipelines/ingest.js';
+import { newestRevisions } from './store/filters.js';
+import { CHUNKER_VERSION } from './chunk/index.js';
+
+const SCHEMES_FILE = 'code-schemes.json';
+
+export interface Engine extends EngineApi {
+  /** The embedder in use (null: keyword + fault codes only). */
+  readonly embedderId: string | null;
+}
+
+/** Opens (or, with config.create, creates on first ingest) the library and returns the engine. */
+export async function createEngine(config: EngineConfig): Promise<Engine> {
+  configureNativeThreads();
+  const engine = new LocalEngine(config);
+  return engine;
+}
+
+class LocalEngine implements Engine {
+  private store: LibraryStore | null = null;
+  private embedder: Embedder | null = null;
+  private cache: EmbeddingCache | null = null;
+  private codes: CodeIndex | null = null;
+  private opening: Promise<void> | null = null;
+  private closed = false;
+  /** Serialises writes (ingest, remove) inside this process. */
+  private writeChain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly config: EngineConfig) {}
+
+  get embedderId(): string | null {
+    return this.embedder?.id ?? null;
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------------
+
+  private async ensureOpen(create: boolean): Promise<LibraryStore> {
+    if (this.closed) throw new EngineError('INVALID_INPUT', 'The library was closed. Open it again.');
+    if (this.store) return this.store;
+    if (!this.opening) {
+      this.opening = this.open(create).finally(() => {
+        this.opening = null;
+      });
+    }
+    await this.opening;
+    if (!this.store) throw new EngineError('INTERNAL', 'The library could not be opened.');
+    return this.store;
+  }
+
+  private async open(create: boolean): Promise<void> {
+    const dir = this.config.libraryDir;
+    const recorded = (await readJson(path.join(dir, LIBRARY_FILE))) as LibraryMeta | undefined;
+    const spec = this.config.embedder ?? specForRecorded(recorded?.embedder?.id ?? null);
+    const embedder = await createEmbedder(spec);
+    try {
+      const store = await LibraryStore.open(dir, {
+        embedder: embedder ? { id: embedder.id, dims: embedder.dims } : null,
+        create: create || this.config.create === true,
+        readOnly: this.config.readOnly === true,
+        chunkerVersion: CHUNKER_VERSION,
+      });
+      this.embedder = embedder;
+      this.cache = embedder ? EmbeddingCache.open(dir, embedder.id, embedder.dims) : null;
+      this.store = store;
+      await this.rebuildCodeIndex();
+    } catch (err) {
+      await embedder?.dispose();
+      throw err;
+    }
+  }
+
+  private async rebuildCodeIndex(): Promise<void> {
+    if (!this.store) return;
+    const records: CodeRecord[] = await this.store.allCodes();
+    const schemes = await this.readSchemes();
+    // A scheme file next to several manuals is read with each of them: keep one copy.
+    const unique = new Map([...schemes.values()].flat().map((sc) => [JSON.stringify(sc), sc] as const));
+    this.codes = new CodeIndex(records, [...unique.values()]);
+  }
+
+  private async readSchemes(): Promise<Map<string, CodeScheme[]>> {
+    const raw = (await readJson(path.join(this.config.libraryDir, SCHEMES_FILE))) as Record<string, CodeScheme[]> | undefined;
+    return new Map(Object.entries(raw ?? {}));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.opening?.catch(() => {});
+    await this.writeChain.catch(() => {});
+    this.cache?.close();
+    this.cache = null;
+    await this.embedder?.dispose();
+    this.embedder = null;
+    await this.store?.close();
+    this.store = null;
+    this.codes = null;
+  }
+
+  // ---- EngineApi -------------------------------------------------------------------------------
+
+  info(): Promise<Result<LibraryInfo>> {
+    return guard(async () => {
+      const store = await this.ensureOpen(false);
+      const stats = await store.stats();
+      const meta = store.info;
+      return {
+        dir: this.config.libraryDir,
+        formatVersion: meta.formatVersion,
+        chunkerVersion: meta.chunkerVersion,
+        embedder: meta.embedder,
+        files: stats.files,
+        chunks: stats.chunks,
+        codes: stats.codes,
+      };
+    });
+  }
+
+  ingest(req: IngestRequest, hooks: EngineHooks = {}): Promise<Result<IngestReport>> {
+    return guard(() =>
+      this.serialWrite(async () => {
+        this.assertWritable();
+        const store = await this.ensureOpen(true);
+        const outcome = await ingest(
+          {
+            store,
+            vectors: this.embedder && this.cache ? { embedder: this.embedder, cache: this.cache } : null,
+            libraryChunkerVersion: store.info.chunkerVersion,
+          },
+          req,
+          hooks,
+        );
+        const { schemes: learned, ...report } = outcome;
+        await this.saveSchemes(learned, store);
+        await this.rebuildCodeIndex();
+        return report;
+      }),
+    );
+  }
+
+  /** Keeps the prefix schemes of files still in the library, replacing those of re-ingested files. */
+  private async saveSchemes(learned: Map<string, CodeScheme[]>, store: LibraryStore): Promise<void> {
+    const current = await this.readSchemes();
+    const files = new Set(store.getFiles().map((f) => f.file));
+    let changed = false;
+    for (const file of [...current.keys()]) {
+      if (!files.has(file)) {
+        current.delete(file);
+        changed = true;
+      }
+    }
+    for (const [file, schemes] of learned) {
+      current.set(file, schemes);
+      changed = true;
+    }
+    if (changed) await writeJsonAtomic(path.join(this.config.libraryDir, SCHEMES_FILE), Object.fromEntries(current));
+  }
+
+  search(req: SearchRequest): Promise<Result<SearchResponse>> {
+    return guard(async () => {
+      const t0 = performance.now();
+      const query = validateQuery(req.query);
+      const k = clampK(req.k);
+      const store = await this.ensureOpen(false);
+      const codeHits = this.codeHits(query, req);
+      const res = await hybridSearch(store, this.embedder, { ...req, query, k });
+      // A code's table row is also a passage: show it once, as the code.
+      const isCodeRow = (h: SearchHit) => codeHits.some((c) => c.file === h.file && h.text.includes(c.text));
+      const hits = [...codeHits, ...res.hits.filter((h) => !isCodeRow(h))].slice(0, k);
+      return { query, hits, ms: round2(performance.now() - t0), mode: res.mode };
+    });
+  }
+
+  /** Exact fault-code matches, shown before passages. */
+  private codeHits(query: string, req: SearchRequest): SearchHit[] {
+    if (!this.codes) return [];
+    const res = this.codes.lookup(query, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
+    return res.matches.map((m, i) => ({
+      file: m.file,
+      page: m.page,
+      section: m.section,
+      text: m.text,
+      score: 1000 - i,
+      kind: 'code' as const,
+      manual: m.manual,
+      lang: m.lang ?? 'en',
+      chunkId: `code:${m.key}:${m.file}:${i}`,
+    }));
+  }
+
+  lookupCode(req: CodeLookupRequest): Promise<Result<CodeLookupResponse>> {
+    return guard(async () => {
+      const text = validateQuery(req.text);
+      await this.ensureOpen(false);
+      if (!this.codes) throw new EngineError('INTERNAL', 'The fault-code index is not loaded.');
+      return this.codes.lookup(text, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
+    });
+  }
+
+  listManuals(): Promise<Result<ManualInfo[]>> {
+    return guard(async () => {
+      const store = await this.ensureOpen(false);
+      const files = store.getFiles();
+      const current = newestRevisions(files);
+      return files.map((f) => ({
+        file: f.file,
+        title: f.meta.title,
+        equipment: f.meta.equipment,
+        revision: f.meta.revision,
+        language: f.meta.language,
+        publisher: f.meta.publisher,
+        format: f.format,
+        chunks: f.chunks,
+        current: current.has(f.file),
+      }));
+    });
+  }
+
+  removeFiles(files: string[]): Promise<Result<{ removed: number }>> {
+    return guard(() =>
+      this.serialWrite(async () => {
+        this.assertWritable();
+        const store = await this.ensureOpen(false);
+        const known = new Set(store.getFiles().map((f) => f.file));
+        const unknown = files.filter((f) => !known.has(f));
+        if (unknown.length > 0) {
+          throw new EngineError(
+            'NOT_FOUND',
+            `Not in the library: ${unknown.join(', ')}. Use "manualdesk list" to see the files as the library names them.`,
+          );
+        }
+        for (const f of files) await store.removeFile(f);
+        await store.compact();
+        await this.saveSchemes(new Map(), store);
+        await this.rebuildCodeIndex();
+        return { removed: files.length };
+      }),
+    );
+  }
+
+  private assertWritable(): void {
+    if (this.config.readOnly) {
+      throw new EngineError('INVALID_INPUT', 'This library was opened read-only; close other ManualDesk windows and open it for editing.');
+    }
+  }
+
+  private serialWrite<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.writeChain.then(fn, fn);
+    this.writeChain = next.catch(() => {});
+    return next;
+  }
+}
+
+/** Picks the embedder a library was built with, when no embedder is configured explicitly. */
+function specForRecorded(id: string | null): EmbedderSpec {
+  if (!id) return { kind: 'none' };
+  if (id.startsWith('use-lite:')) return { kind: 'use-lite' };
+  if (id.startsWith('static-words:')) return { kind: 'static-words' };
+  if (id.startsWith('onnx:')) {
+    const modelId = id.slice('onnx:'.length).replace(/@[0-9a-f]+$/, '');
+    const dir = findModel(modelId, modelSearchDirs());
+    if (!dir) {
+      throw new EngineError(
+        'MODEL_MISSING',
+        `This library was indexed with the model ${modelId}, which is not installed. Install it from a model pack (manualdesk models add) or re-index the library with another model.`,
+      );
+    }
+    return { kind: 'onnx', dir, modelId };
+  }
+  throw new EngineError('EMBEDDER_MISMATCH', `This library was indexed with an unknown embedder (${id}). Re-index it with "manualdesk ingest --reindex".`);
+}
+
+/** User models folder first, then the app's own models folder. */
+export function modelSearchDirs(): string[] {
+  const dirs: string[] = [];
+  if (process.env.MANUALDESK_MODELS) dirs.push(process.env.MANUALDESK_MODELS);
+  dirs.push(path.join(process.env.HOME ?? process.env.USERPROFILE ?? '.', '.manualdesk', 'models'));
+  dirs.push(path.resolve(new URL('../models', import.meta.url).pathname));
+  return dirs;
+}
+
+function validateQuery(q: unknown): string {
+  if (typeof q !== 'string') throw new EngineError('INVALID_INPUT', 'The query must be text.');
+  // Control characters carry no meaning in a manual search; keep tabs/newlines as spaces.
+  // eslint-disable-next-line no-control-regex
+  const clean = q.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  if (clean.length === 0) throw new EngineError('INVALID_INPUT', 'The search is empty. Type a fault code or a few words about the problem.');
+  if (clean.length > 2000) {
+    throw new EngineError('INVALID_INPUT', `The search is ${clean.length} characters long; keep it under 2,000 (a code or a sentence is enough).`);
+  }
+  return clean;
+}
+
+function clampK(k: number | undefined): number {
+  if (k === undefined) return 10;
+  if (!Number.isInteger(k) || k < 1 || k > 200) {
+    throw new EngineError('INVALID_INPUT', `k must be a whole number from 1 to 200 (got ${k}).`);
+  }
+  return k;
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+async function guard<T>(fn: () => Promise<T>): Promise<Result<T>> {
+  try {
+    return ok(await fn());
+  } catch (err) {
+    return { ok: false, error: toErrorData(err) };
+  }
+}
+
+export { CHUNKER_VERSION };

@@ -1,0 +1,93 @@
+/** Finds the manual files under the paths given to ingest, with their path relative to the ingested root. */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+export interface ScannedFile {
+  /** Absolute path. */
+  abs: string;
+  /** Path relative to the ingested root, forward slashes. */
+  rel: string;
+  /** The ingested root this file was found under (absolute). */
+  root: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface ScanResult {
+  files: ScannedFile[];
+  /** Paths that could not be read at all, with the reason. */
+  missing: { file: string; reason: string }[];
+  /** The roots that were scanned as folders (files under them that vanished are removed from the library). */
+  roots: string[];
+}
+
+const SKIP_DIRS = new Set(['node_modules', '.git', '.svn', '.hg', '__MACOSX']);
+
+/**
+ * A folder argument is its own root (files keep their path below it); a file argument's root is its
+ * folder. Hidden files and folders are skipped. `accept` decides which files are manuals.
+ */
+export async function scanPaths(paths: string[], accept: (file: string) => boolean): Promise<ScanResult> {
+  const files: ScannedFile[] = [];
+  const missing: { file: string; reason: string }[] = [];
+  const roots: string[] = [];
+  for (const p of paths) {
+    const abs = path.resolve(p);
+    let st;
+    try {
+      st = await fs.stat(abs);
+    } catch (err) {
+      missing.push({ file: p, reason: describeFsError(err, p) });
+      continue;
+    }
+    if (st.isDirectory()) {
+      roots.push(abs);
+      await walk(abs, abs, files, missing, accept);
+    } else if (st.isFile()) {
+      if (!accept(abs)) {
+        missing.push({ file: p, reason: 'This file type is not supported. Supported: PDF, Markdown, AsciiDoc, reStructuredText, HTML, text, DOCX, CSV, YAML, JSON, .properties, XLSX.' });
+        continue;
+      }
+      files.push({ abs, rel: path.basename(abs), root: path.dirname(abs), size: st.size, mtimeMs: st.mtimeMs });
+    }
+  }
+  files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  return { files, missing, roots };
+}
+
+async function walk(
+  root: string,
+  dir: string,
+  out: ScannedFile[],
+  missing: { file: string; reason: string }[],
+  accept: (file: string) => boolean,
+): Promise<void> {
+  let entries;
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    missing.push({ file: dir, reason: describeFsError(err, dir) });
+    return;
+  }
+  for (const e of entries) {
+    if (e.name.startsWith('.')) continue;
+    const abs = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (!SKIP_DIRS.has(e.name)) await walk(root, abs, out, missing, accept);
+    } else if (e.isFile() && accept(abs)) {
+      try {
+        const st = await fs.stat(abs);
+        out.push({ abs, rel: path.relative(root, abs).split(path.sep).join('/'), root, size: st.size, mtimeMs: st.mtimeMs });
+      } catch (err) {
+        missing.push({ file: abs, reason: describeFsError(err, abs) });
+      }
+    }
+  }
+}
+
+export function describeFsError(err: unknown, file: string): string {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT') return `Not found: ${file}. Check the path and that the drive is connected.`;
+  if (code === 'EACCES' || code === 'EPERM') return `Permission denied reading ${file}. Ask for read access or copy the file somewhere readable.`;
+  return `Cannot read ${file}: ${(err as Error)?.message ?? String(err)}`;
+}
