@@ -52,8 +52,17 @@ export function definitionPrefix(block: Block): string {
   return term && normalizeInline(block.text) !== term ? `${term}: ` : '';
 }
 
-/** `Col1: val1 | Col2: val2`, empty cells skipped; a row without columns is its cells or text. */
+/**
+ * A row read from a text table is shown as the manual writes it: its header line, then the row
+ * (`"9","Homing fail",…`, `P0301=Cylinder 1 Misfire Detected`, a YAML item). Otherwise
+ * `Col1: val1 | Col2: val2`, empty cells skipped; a row without columns is its cells or text.
+ */
 export function tableRowText(block: Block): string {
+  const raw = block.raw?.replace(/\s+$/, '');
+  if (raw) {
+    const header = block.rawHeader?.trim();
+    return header ? `${header}\n${raw.replace(/^\n+/, '')}` : raw.replace(/^\n+/, '');
+  }
   const cells = block.cells ?? [];
   const columns = block.columns ?? [];
   if (cells.length === 0) return normalizeInline(block.text);

@@ -217,6 +217,16 @@ describe('chunkDocument: tables', () => {
     ]);
     for (const c of chunks) expect(c.section).toBe('Troubleshooting > Alarm codes');
   });
+
+  it('shows a row read from a text table as the manual writes it, under its header line', () => {
+    const cols = ['Code', 'Message'];
+    const csvRow: Block = { ...row(cols, ['9', 'Homing fail'], [], null), raw: '"9","Homing fail"\n', rawHeader: '"Code","Message"' };
+    const propRow: Block = { ...row(['key', 'value'], ['P0301', 'Cylinder 1 Misfire'], [], null), raw: 'P0301=Cylinder 1 Misfire' };
+    expect(chunk([csvRow, propRow]).map((c) => c.text)).toEqual([
+      '"Code","Message"\n"9","Homing fail"',
+      'P0301=Cylinder 1 Misfire',
+    ]);
+  });
 });
 
 describe('chunkDocument: structure and metadata', () => {
