@@ -1,0 +1,70 @@
+/**
+ * npm run eval -- --corpus <dir> --questions <jsonl> [--library <dir>] [--embedder <spec>] [--json <out>] [--verbose]
+ *
+ * Ingests the corpus into a library (default: a folder under .eval/ keyed by the corpus path, reused
+ * and updated incrementally), runs every question through the engine and prints a table per type.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createEngine } from '../native/engine.js';
+import type { EmbedderSpec } from '../native/embed/models.js';
+import { formatTable, loadQuestions, runEval } from './eval-lib.js';
+
+const { values } = parseArgs({
+  options: {
+    corpus: { type: 'string' },
+    questions: { type: 'string' },
+    library: { type: 'string' },
+    embedder: { type: 'string' },
+    json: { type: 'string' },
+    k: { type: 'string', default: '10' },
+    verbose: { type: 'boolean', default: false },
+  },
+});
+
+if (!values.corpus || !values.questions) {
+  console.error('usage: npm run eval -- --corpus <dir> --questions <jsonl> [--library <dir>] [--embedder none|use-lite|static-words|onnx:<dir>] [--json <out>] [--verbose]');
+  process.exit(2);
+}
+
+const corpus = path.resolve(values.corpus);
+const embedder: EmbedderSpec | undefined =
+  values.embedder === undefined
+    ? undefined
+    : values.embedder.startsWith('onnx:')
+      ? { kind: 'onnx', dir: values.embedder.slice(5) }
+      : ({ kind: values.embedder } as EmbedderSpec);
+const tag = createHash('sha256').update(`${corpus}|${values.embedder ?? 'default'}`).digest('hex').slice(0, 10);
+const libraryDir = path.resolve(values.library ?? path.join('.eval', `lib-${tag}`));
+
+const engine = await createEngine({ libraryDir, embedder, create: true });
+try {
+  const ing = await engine.ingest({ paths: [corpus] });
+  if (!ing.ok) throw new Error(`${ing.error.code}: ${ing.error.message}`);
+  const r = ing.value;
+  console.log(
+    `library ${libraryDir}: ingested ${r.files} files (${r.chunks} chunks) in ${r.seconds} s, ${r.unchanged} unchanged, ${r.skipped.length} skipped`,
+  );
+  for (const s of r.skipped) console.log(`  skipped ${s.file}: ${s.reason}`);
+
+  const questions = await loadQuestions(values.questions);
+  const report = await runEval(engine, corpus, questions, Number(values.k));
+  if (values.verbose) {
+    for (const q of report.results) {
+      const status = q.ranks.length === 0 ? 'oos' : q.ranks.map((x) => x ?? '-').join(',');
+      console.log(`${q.id.padEnd(8)} ${String(status).padEnd(6)} ${q.query}`);
+      if (q.ranks.some((x) => x === null || x > 1)) {
+        for (const t of q.top.slice(0, 3)) console.log(`           ${t.kind} ${t.file}${t.page ? ` p${t.page}` : ''}: ${t.text.replace(/\s+/g, ' ').slice(0, 110)}`);
+      }
+    }
+  }
+  console.log(formatTable(report));
+  if (values.json) {
+    await fs.mkdir(path.dirname(path.resolve(values.json)), { recursive: true });
+    await fs.writeFile(values.json, JSON.stringify(report, null, 1));
+  }
+} finally {
+  await engine.close();
+}
