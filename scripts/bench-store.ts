@@ -2,33 +2,49 @@
  * Store/search latency on a synthetic library: build N chunks (keyword-only, then with random
  * 384-d vectors), then time keyword, vector and hybrid queries.
  *
- *   npx tsx scripts/bench-store.ts [--n 100000] [--queries 200] [--dims 384] [--dir .bench/store]
+ *   npx tsx scripts/bench-store.ts [--n 100000] [--queries 200] [--dims 384] [--dir .bench/store] [--no-vectors]
+ *
+ * Also exported as benchSyntheticStore() for scripts/bench.ts.
  *
  * The text is synthetic (Zipf-distributed words from a generated vocabulary plus maintenance terms and
  * fault codes), so the figures measure the engine, not retrieval quality.
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Chunk } from '../native/contract/document.js';
 import { hybridSearch } from '../native/search/hybrid.js';
 import { LibraryStore, type FileUpdate } from '../native/store/library-store.js';
 import type { FileRecord } from '../native/contract/document.js';
 
-const { values } = parseArgs({
-  options: {
-    n: { type: 'string', default: '100000' },
-    queries: { type: 'string', default: '200' },
-    dims: { type: 'string', default: '384' },
-    dir: { type: 'string', default: '.bench/store' },
-    'per-file': { type: 'string', default: '100' },
-  },
-});
-const N = Number(values.n);
-const Q = Number(values.queries);
-const DIMS = Number(values.dims);
-const PER_FILE = Number(values['per-file']);
-const ROOT = path.resolve(values.dir);
+export interface BenchStoreOptions {
+  chunks: number;
+  queries?: number;
+  dims?: number;
+  /** Also build and time a library with random vectors (default true). */
+  vectors?: boolean;
+  dir?: string;
+  perFile?: number;
+}
+
+export interface BenchRow {
+  bench: string;
+  value: number;
+  unit: string;
+  note?: string;
+}
+
+let N = 100_000;
+let Q = 200;
+let DIMS = 384;
+let PER_FILE = 100;
+let ROOT = path.resolve('.bench/store');
+const rows: BenchRow[] = [];
+const report = (bench: string, value: number, unit: string, note?: string) => {
+  rows.push({ bench, value, unit, note });
+  console.log(`${bench}: ${value.toFixed(1)} ${unit}${note ? ` (${note})` : ''}`);
+};
 
 // Deterministic PRNG (mulberry32).
 let seed = 42;
@@ -128,7 +144,6 @@ function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 }
-const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 async function timeAll(label: string, fn: (i: number) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < 5; i++) await fn(i); // warm-up
   const ts: number[] = [];
@@ -137,16 +152,21 @@ async function timeAll(label: string, fn: (i: number) => Promise<unknown>): Prom
     await fn(i);
     ts.push(performance.now() - t);
   }
-  console.log(`${label.padEnd(34)} p50 ${fmt(pct(ts, 50)).padStart(9)}  p95 ${fmt(pct(ts, 95)).padStart(9)}  (${Q} queries)`);
+  const note = `${N} chunks, ${Q} queries`;
+  report(`${label} p50`, pct(ts, 50), 'ms', note);
+  report(`${label} p95`, pct(ts, 95), 'ms', note);
 }
 
 const queries: string[] = [];
-for (let i = 0; i < Q + 5; i++) {
+function makeQueries(): void {
+  queries.length = 0;
+  for (let i = 0; i < Q + 5; i++) {
   const n = 2 + Math.floor(rand() * 4);
   const ws = Array.from({ length: n }, () => vocab[50 + Math.floor(rand() * 2000)] ?? 'x');
   if (i % 4 === 0) ws.push(MAINT[i % MAINT.length] ?? 'alarm');
   if (i % 7 === 0) ws.push(`E-${100 + (i % 900)}`);
   queries.push(ws.join(' '));
+  }
 }
 
 async function build(withVectors: boolean): Promise<LibraryStore> {
@@ -172,22 +192,31 @@ async function build(withVectors: boolean): Promise<LibraryStore> {
   const compactMs = performance.now() - tc;
   const total = performance.now() - t0;
   const st = await store.stats();
-  console.log(
-    `\n== ${withVectors ? `with ${DIMS}-d vectors` : 'keyword-only'}: ${st.chunks} chunks in ${st.files} files ==\n` +
-      `build ${(total / 1000).toFixed(1)} s: generate ${(tGen / 1000).toFixed(1)} s, analyze+add ${(tAdd / 1000).toFixed(1)} s, compact (indexes) ${(compactMs / 1000).toFixed(1)} s`,
-  );
+  const kind = withVectors ? `${DIMS}-d vectors` : 'keyword-only';
+  const note = `${st.chunks} chunks in ${st.files} files, ${kind}`;
+  report(`store build total (${kind})`, total / 1000, 's', `${note}; synthetic text generation ${(tGen / 1000).toFixed(1)} s`);
+  report(`store analyze+add (${kind})`, tAdd / 1000, 's', note);
+  report(`store compact/index (${kind})`, compactMs / 1000, 's', note);
   await store.close();
   const to = performance.now();
   const reopened = await LibraryStore.open(dir, { embedder: emb });
-  console.log(`open (with garbage scan) ${fmt(performance.now() - to)}`);
+  report(`store open (${kind})`, performance.now() - to, 'ms', note);
   return reopened;
 }
 
-async function main(): Promise<void> {
-  console.log(`LANCE_CPU_THREADS=${process.env.LANCE_CPU_THREADS ?? '(set by store)'}; N=${N}, dims=${DIMS}`);
+/** Builds synthetic libraries and times searches; returns the figures (also printed). */
+export async function benchSyntheticStore(opts: BenchStoreOptions): Promise<BenchRow[]> {
+  N = opts.chunks;
+  Q = opts.queries ?? 200;
+  DIMS = opts.dims ?? 384;
+  PER_FILE = opts.perFile ?? 100;
+  ROOT = path.resolve(opts.dir ?? '.bench/store');
+  rows.length = 0;
+  seed = 42;
+  makeQueries();
   const kw = await build(false);
-  await timeAll('keyword k=10', (i) => kw.keywordSearch(queries[i] ?? '', 10));
-  await timeAll('keyword k=10, no expansion', async (i) => {
+  await timeAll('keyword search k=10', (i) => kw.keywordSearch(queries[i] ?? '', 10));
+  await timeAll('keyword search k=10, no thesaurus', async (i) => {
     kw.keyword.expand = false;
     try {
       return await kw.keywordSearch(queries[i] ?? '', 10);
@@ -195,24 +224,48 @@ async function main(): Promise<void> {
       kw.keyword.expand = true;
     }
   });
-  await timeAll('keyword k=10, body only', async (i) => {
+  await timeAll('keyword search k=10, body field only', async (i) => {
+    const hb = kw.keyword.headingBoost;
     kw.keyword.headingBoost = 0;
     try {
       return await kw.keywordSearch(queries[i] ?? '', 10);
     } finally {
-      kw.keyword.headingBoost = 0.5;
+      kw.keyword.headingBoost = hb;
     }
   });
-  await timeAll('keyword k=10, filter pathPrefix', (i) => kw.keywordSearch(queries[i] ?? '', 10, { pathPrefix: 'manuals/m1' }));
+  await timeAll('keyword search k=10, pathPrefix filter', (i) => kw.keywordSearch(queries[i] ?? '', 10, { pathPrefix: 'manuals/m1' }));
   await kw.close();
-
-  const vs = await build(true);
-  const qv = queries.map(() => randomUnit(DIMS));
-  const embedder = { embedQuery: async () => qv[Math.floor(rand() * qv.length)] ?? randomUnit(DIMS) };
-  await timeAll('keyword k=10 (vector library)', (i) => vs.keywordSearch(queries[i] ?? '', 10));
-  await timeAll('vector k=10', (i) => vs.vectorSearch(qv[i] ?? randomUnit(DIMS), 10));
-  await timeAll('hybrid k=10 (50+50 candidates, RRF)', (i) => hybridSearch(vs, embedder, { query: queries[i] ?? '', k: 10 }));
-  await vs.close();
+  if (opts.vectors !== false) {
+    const vs = await build(true);
+    const qv = queries.map(() => randomUnit(DIMS));
+    const embedder = { embedQuery: async () => qv[Math.floor(rand() * qv.length)] ?? randomUnit(DIMS) };
+    await timeAll('keyword search k=10 (vector library)', (i) => vs.keywordSearch(queries[i] ?? '', 10));
+    await timeAll('vector search k=10', (i) => vs.vectorSearch(qv[i] ?? randomUnit(DIMS), 10));
+    await timeAll('hybrid search k=10 (RRF of 50+50)', (i) => hybridSearch(vs, embedder, { query: queries[i] ?? '', k: 10 }));
+    await vs.close();
+  }
+  rmSync(ROOT, { recursive: true, force: true });
+  return [...rows];
 }
 
-await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const { values } = parseArgs({
+    options: {
+      n: { type: 'string', default: '100000' },
+      queries: { type: 'string', default: '200' },
+      dims: { type: 'string', default: '384' },
+      dir: { type: 'string', default: '.bench/store' },
+      'per-file': { type: 'string', default: '100' },
+      'no-vectors': { type: 'boolean', default: false },
+    },
+  });
+  console.log(`LANCE_CPU_THREADS=${process.env.LANCE_CPU_THREADS ?? '(set by the store)'}`);
+  await benchSyntheticStore({
+    chunks: Number(values.n),
+    queries: Number(values.queries),
+    dims: Number(values.dims),
+    dir: values.dir,
+    perFile: Number(values['per-file']),
+    vectors: !values['no-vectors'],
+  });
+}
