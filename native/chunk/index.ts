@@ -33,11 +33,18 @@ export function chunkDocument(doc: ParsedDocument, ctx: ChunkContext): Chunk[] {
   const drafts: Draft[] = [];
   for (const section of sections(doc.blocks)) {
     let passage: Block[] = [];
+    // The section's heading line opens its first passage, as the manual prints it.
+    let headingLine = section.heading ? headingText(section.heading) : '';
     const flush = (): void => {
-      if (passage.length > 0) drafts.push(...passageDrafts(passage));
+      if (passage.length > 0) {
+        const pieces = passageDrafts(passage);
+        if (headingLine && pieces[0]) pieces[0].text = `${headingLine}\n${pieces[0].text}`;
+        headingLine = '';
+        drafts.push(...pieces);
+      }
       passage = [];
     };
-    for (const block of section) {
+    for (const block of section.blocks) {
       if (block.kind !== 'table-row') {
         passage.push(block);
         continue;
@@ -51,31 +58,50 @@ export function chunkDocument(doc: ParsedDocument, ctx: ChunkContext): Chunk[] {
   return drafts.map((d, ordinal) => toChunk(d, ordinal, ctx));
 }
 
+interface Section {
+  /** The heading block that opened this section, when it directly precedes the body. */
+  heading: Block | null;
+  blocks: Block[];
+}
+
 /**
- * Runs of body blocks under one heading path. A heading block ends a section and is not
- * text of its own: its title lives in the headingPath of the blocks below it, so a heading
- * with no body yields nothing and its title shows in the next chunk's path.
+ * Runs of body blocks under one heading path. A heading block ends a section; its line opens
+ * the section's first passage (and its title is in the headingPath of every block below it), so a
+ * heading with no body yields nothing and its title shows in the next chunk's path.
  */
-function sections(blocks: Block[]): Block[][] {
-  const out: Block[][] = [];
+function sections(blocks: Block[]): Section[] {
+  const out: Section[] = [];
   let current: Block[] = [];
+  let heading: Block | null = null;
+  let pendingHeading: Block | null = null;
   let key = '';
+  const push = (): void => {
+    if (current.length > 0) out.push({ heading, blocks: current });
+    current = [];
+    heading = null;
+  };
   for (const block of blocks) {
     if (block.kind === 'heading') {
-      if (current.length > 0) out.push(current);
-      current = [];
+      push();
+      pendingHeading = block;
       continue;
     }
     const k = block.headingPath.join('\u0000');
-    if (current.length > 0 && k !== key) {
-      out.push(current);
-      current = [];
+    if (current.length > 0 && k !== key) push();
+    if (current.length === 0) {
+      heading = pendingHeading;
+      pendingHeading = null;
     }
     key = k;
     current.push(block);
   }
-  if (current.length > 0) out.push(current);
+  push();
   return out;
+}
+
+/** A heading as the manual writes it (`#### $27 - Homing pull-off, mm`), else its title. */
+function headingText(block: Block): string {
+  return (block.raw ?? block.text).replace(/\s+/g, ' ').trim();
 }
 
 function passageDrafts(blocks: Block[]): Draft[] {

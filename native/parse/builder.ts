@@ -29,11 +29,14 @@ export class DocBuilder {
     return this.stack[this.stack.length - 1]?.title;
   }
 
-  heading(level: number, rawText: string): void {
+  /** A heading; `source.raw` is its line as written (`## Homing`), shown at the top of its section. */
+  heading(level: number, rawText: string, source: { raw?: string } = {}): void {
     const text = normalizeInline(rawText);
     if (!text) return;
     while (this.stack.length > 0 && (this.stack[this.stack.length - 1]?.level ?? 0) >= level) this.stack.pop();
-    this.blocks.push({ kind: 'heading', text, headingPath: this.stack.map((h) => h.title), page: this.page, level });
+    const block: Block = { kind: 'heading', text, headingPath: this.stack.map((h) => h.title), page: this.page, level };
+    if (source.raw) block.raw = source.raw;
+    this.blocks.push(block);
     this.stack.push({ level, title: text });
     // Shared by the following blocks; frozen so that no consumer can change it for all of them.
     this.path = Object.freeze(this.stack.map((h) => h.title)) as string[];

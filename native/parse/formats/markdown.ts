@@ -56,7 +56,7 @@ function walk(tokens: Token[], ctx: Ctx): void {
         const t = tok as Tokens.Heading;
         const title = oneLine(inline(t.tokens));
         if (t.depth === 1 && !ctx.meta.title && title) ctx.meta.title = title;
-        b.heading(t.depth, title);
+        b.heading(t.depth, title, { raw: t.raw.trim() });
         break;
       }
       case 'paragraph': {
@@ -78,7 +78,7 @@ function walk(tokens: Token[], ctx: Ctx): void {
           b.admonition(kind, admonitionText(kind, titled));
           break;
         }
-        paragraph(inline(t.tokens), ctx);
+        paragraph(inline(t.tokens), ctx, inline(t.tokens, true));
         break;
       }
       case 'text': {
@@ -117,12 +117,14 @@ function walk(tokens: Token[], ctx: Ctx): void {
   }
 }
 
-/** A paragraph, or an admonition when it starts with a label ("WARNING: …", "**Note:** …"). */
-function paragraph(plain: string, ctx: Ctx): void {
-  const text = normalizeInline(plain);
-  const m = matchAdmonition(text);
+/**
+ * A paragraph (kept as written), or an admonition when its plain text starts with a label
+ * ("WARNING: …", "**Note:** …").
+ */
+function paragraph(plain: string, ctx: Ctx, asWritten = plain): void {
+  const m = matchAdmonition(normalizeInline(plain));
   if (m) ctx.b.admonition(m.kind, admonitionText(m.label, oneLine(m.body)));
-  else ctx.b.add('paragraph', oneLine(text));
+  else ctx.b.add('paragraph', oneLine(normalizeInline(asWritten)));
 }
 
 function blockquote(t: Tokens.Blockquote, ctx: Ctx): void {
@@ -151,46 +153,55 @@ function list(t: Tokens.List, ctx: Ctx): void {
   const start = typeof t.start === 'number' ? t.start : 1;
   t.items.forEach((item, idx) => {
     const own: string[] = [];
+    const written: string[] = [];
     const rest: Token[] = [];
     for (const child of item.tokens) {
       if ((child.type === 'text' || child.type === 'paragraph') && rest.length === 0) {
         const c = child as Tokens.Text | Tokens.Paragraph;
         own.push(c.tokens ? inline(c.tokens) : decodeEntities(c.text));
+        written.push(c.tokens ? inline(c.tokens, true) : decodeEntities(c.text));
       } else if (child.type !== 'space' && child.type !== 'checkbox') {
         rest.push(child);
       }
     }
     const text = oneLine(own.join('\n'));
-    if (t.ordered) ctx.b.add('step', text, { stepNumber: start + idx });
+    const asWritten = oneLine(written.join('\n'));
+    if (t.ordered) ctx.b.add('step', asWritten, { stepNumber: start + idx });
     else {
       const m = matchAdmonition(text);
       if (m) ctx.b.admonition(m.kind, admonitionText(m.label, m.body));
-      else ctx.b.add('list-item', text);
+      else ctx.b.add('list-item', asWritten);
     }
     walk(rest, ctx);
   });
 }
 
-/** Plain text of inline tokens: emphasis/link syntax removed, link text and inline code kept. */
-function inline(tokens: Token[] | undefined): string {
+/**
+ * Text of inline tokens. Plain (headings, table cells): emphasis/link syntax removed, link text and
+ * inline code kept. As written (`asWritten`, body text): inline code, emphasis and links keep their
+ * Markdown as the manual writes them (`$5=1`, **Note:**), so a passage quotes its source exactly.
+ */
+function inline(tokens: Token[] | undefined, asWritten = false): string {
   if (!tokens) return '';
   let out = '';
   for (const tok of tokens) {
     switch (tok.type) {
       case 'text': {
         const t = tok as Tokens.Text;
-        out += t.tokens ? inline(t.tokens) : decodeEntities(t.text);
+        out += t.tokens ? inline(t.tokens, asWritten) : decodeEntities(t.text);
         break;
       }
       case 'escape':
+        out += (tok as Tokens.Escape).text;
+        break;
       case 'codespan':
-        out += (tok as Tokens.Codespan).text;
+        out += asWritten ? tok.raw : (tok as Tokens.Codespan).text;
         break;
       case 'strong':
       case 'em':
       case 'del':
       case 'link':
-        out += inline((tok as Tokens.Strong).tokens);
+        out += asWritten ? tok.raw : inline((tok as Tokens.Strong).tokens);
         break;
       case 'br':
         out += '\n';

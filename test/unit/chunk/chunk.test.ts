@@ -230,7 +230,7 @@ describe('chunkDocument: tables', () => {
 });
 
 describe('chunkDocument: structure and metadata', () => {
-  it('never merges two sections, and folds an empty heading into the next path', () => {
+  it('never merges two sections, opens each with its heading line, and folds an empty heading into the next path', () => {
     const chunks = chunkDocument(
       doc([
         heading('Maintenance', [], 1),
@@ -243,9 +243,15 @@ describe('chunkDocument: structure and metadata', () => {
       ctx,
     );
     expect(chunks.map((c) => [c.section, c.text, c.page])).toEqual([
-      ['Maintenance > Filter', 'Replace the filter every 500 hours.', 2],
-      ['Maintenance > Belt', 'Check the belt tension monthly.', 3],
+      ['Maintenance > Filter', 'Filter\nReplace the filter every 500 hours.', 2],
+      ['Maintenance > Belt', 'Belt\nCheck the belt tension monthly.', 3],
     ]);
+  });
+
+  it('opens a section with its heading line as written when the parser kept it', () => {
+    const h: Block = { ...heading('$27 - Homing pull-off, mm', [], 1), raw: '#### $27 - Homing pull-off, mm' };
+    const chunks = chunkDocument(doc([h, para('Sets the pull-off distance.', ['$27 - Homing pull-off, mm'], 1)]), ctx);
+    expect(chunks.map((c) => c.text)).toEqual(['#### $27 - Homing pull-off, mm\nSets the pull-off distance.']);
   });
 
   it('fills every metadata field', () => {
