@@ -1,0 +1,133 @@
+/**
+ * npm run bench -- [--corpus <dir>] [--questions <jsonl>] [--embedder <spec>] [--synthetic <n>] [--codes <n>] [--json <out>]
+ *
+ * Rows: ingest of a corpus folder (files/s, chunks/s, MB/s, PDF pages/s) without and, with
+ * --embedder, with embeddings; re-ingest of the unchanged corpus; search p50/p95 on the corpus
+ * (keyword, and vector/hybrid when an embedder is given); search p50/p95 on a deterministic synthetic
+ * library (--synthetic, default 100000 chunks; 0 skips); fault-code lookup on a synthetic code table
+ * (--codes, default 100000; 0 skips); engine RSS. Prints a table and writes JSON with --json.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createEngine } from '../native/engine.js';
+import type { EmbedderSpec } from '../native/embed/models.js';
+import type { SearchMode } from '../native/contract/api.js';
+import { loadQuestions, percentile } from './eval-lib.js';
+import { benchSyntheticStore } from './bench-store.js';
+import { benchCodes } from './bench-codes.js';
+
+const { values } = parseArgs({
+  options: {
+    corpus: { type: 'string' },
+    questions: { type: 'string' },
+    embedder: { type: 'string' },
+    synthetic: { type: 'string', default: '100000' },
+    codes: { type: 'string', default: '100000' },
+    json: { type: 'string' },
+  },
+});
+
+interface Row {
+  bench: string;
+  value: number;
+  unit: string;
+  note?: string;
+}
+const rows: Row[] = [];
+const add = (bench: string, value: number, unit: string, note?: string) => {
+  rows.push({ bench, value: Math.round(value * 100) / 100, unit, note });
+  console.log(`${bench}: ${Math.round(value * 100) / 100} ${unit}${note ? ` (${note})` : ''}`);
+};
+const rssMb = () => process.memoryUsage().rss / 2 ** 20;
+
+const GENERIC_QUERIES = [
+  'spindle will not home after power loss',
+  'limit switch triggered during homing',
+  'reset settings to defaults',
+  'motor overheating driver',
+  'how do I calibrate the probe',
+  'communication timeout with controller',
+  'E-204',
+  'alarm 9',
+  'p0300',
+  'replace the nozzle',
+];
+
+async function corpusBench(corpus: string, spec: EmbedderSpec | undefined, label: string): Promise<void> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'manualdesk-bench-'));
+  try {
+    const engine = await createEngine({ libraryDir: dir, embedder: spec, create: true });
+    try {
+      const bytes = await folderBytes(corpus);
+      const r1 = await engine.ingest({ paths: [corpus] });
+      if (!r1.ok) throw new Error(r1.error.message);
+      const s = r1.value.seconds;
+      add(`ingest ${label}`, s, 's', `${r1.value.files} files, ${r1.value.chunks} chunks, ${(bytes / 2 ** 20).toFixed(1)} MB`);
+      add(`ingest ${label} files/s`, r1.value.files / s, 'files/s');
+      add(`ingest ${label} chunks/s`, r1.value.chunks / s, 'chunks/s');
+      add(`ingest ${label} MB/s`, bytes / 2 ** 20 / s, 'MB/s');
+      const r2 = await engine.ingest({ paths: [corpus] });
+      if (!r2.ok) throw new Error(r2.error.message);
+      add(`re-ingest unchanged ${label}`, r2.value.seconds, 's', `${r2.value.unchanged} unchanged`);
+
+      const queries = values.questions ? (await loadQuestions(values.questions)).map((q) => q.query) : GENERIC_QUERIES;
+      const modes: SearchMode[] = spec && spec.kind !== 'none' ? ['keyword', 'vector', 'hybrid'] : ['keyword'];
+      for (const mode of modes) {
+        for (const q of queries.slice(0, 5)) await engine.search({ query: q, mode }); // warm-up
+        const ms: number[] = [];
+        for (let rep = 0; rep < 3; rep++) {
+          for (const q of queries) {
+            const t = performance.now();
+            const res = await engine.search({ query: q, k: 10, mode });
+            if (!res.ok) throw new Error(res.error.message);
+            ms.push(performance.now() - t);
+          }
+        }
+        ms.sort((a, b) => a - b);
+        add(`search ${mode} corpus ${label} p50`, percentile(ms, 0.5), 'ms', `${ms.length} queries`);
+        add(`search ${mode} corpus ${label} p95`, percentile(ms, 0.95), 'ms');
+      }
+      add(`engine RSS after corpus ${label}`, rssMb(), 'MB');
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const e of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) total += (await fs.stat(path.join(e.parentPath, e.name))).size;
+  }
+  return total;
+}
+
+function parseSpec(s: string | undefined): EmbedderSpec | undefined {
+  if (!s) return undefined;
+  if (s.startsWith('onnx:')) return { kind: 'onnx', dir: s.slice(5) };
+  return { kind: s } as EmbedderSpec;
+}
+
+console.log(`ManualDesk bench on ${os.cpus().length} cores, node ${process.version}`);
+if (values.corpus) {
+  const corpus = path.resolve(values.corpus);
+  await corpusBench(corpus, { kind: 'none' }, 'no-embeddings');
+  if (values.embedder) await corpusBench(corpus, parseSpec(values.embedder), values.embedder);
+}
+const nSynthetic = Number(values.synthetic);
+if (nSynthetic > 0) {
+  for (const r of await benchSyntheticStore({ chunks: nSynthetic })) add(r.bench, r.value, r.unit, r.note);
+}
+const nCodes = Number(values.codes);
+if (nCodes > 0) {
+  for (const r of await benchCodes({ codes: nCodes })) add(r.bench, r.value, r.unit, r.note);
+}
+add('process RSS at end', rssMb(), 'MB');
+
+console.log('\n| bench | value | unit | note |\n|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.bench} | ${r.value} | ${r.unit} | ${r.note ?? ''} |`);
+if (values.json) await fs.writeFile(values.json, JSON.stringify({ host: { cores: os.cpus().length, node: process.version }, rows }, null, 1));
