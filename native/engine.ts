@@ -6,6 +6,7 @@ import path from 'node:path';
 import type {
   CodeLookupRequest,
   CodeLookupResponse,
+  CodeMatch,
   EngineApi,
   EngineHooks,
   IngestReport,
@@ -16,7 +17,8 @@ import type {
   SearchRequest,
   SearchResponse,
 } from './contract/api.js';
-import type { CodeRecord } from './contract/document.js';
+import type { CodeRecord, Lang } from './contract/document.js';
+import { detectLang } from './text/lang.js';
 import { EngineError, ok, toErrorData, type Result } from './contract/errors.js';
 import { configureNativeThreads, type EngineConfig } from './config.js';
 import { createEmbedder, findModel, type EmbedderSpec } from './embed/models.js';
@@ -192,30 +194,17 @@ class LocalEngine implements Engine {
       const query = validateQuery(req.query);
       const k = clampK(req.k);
       const store = await this.ensureOpen(false);
-      const codeHits = this.codeHits(query, req);
-      const res = await hybridSearch(store, this.embedder, { ...req, query, k });
+      const codes = this.codes?.lookup(query, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
+      const codeHits = codes ? toCodeHits(codes.matches, detectLang(query)) : [];
+      // A question that names a code is about what the code means: its definition's words find the
+      // passages that explain it further (the setting to change, the part to check).
+      const related = codes && codes.matches.length > 0 ? { text: relatedText(codes.matches), boost: RELATED_BOOST } : undefined;
+      const res = await hybridSearch(store, this.embedder, { ...req, query, k }, undefined, related);
       // A code's table row is also a passage: show it once, as the code.
       const isCodeRow = (h: SearchHit) => codeHits.some((c) => c.file === h.file && h.text.includes(c.text));
       const hits = [...codeHits, ...res.hits.filter((h) => !isCodeRow(h))].slice(0, k);
       return { query, hits, ms: round2(performance.now() - t0), mode: res.mode };
     });
-  }
-
-  /** Exact fault-code matches, shown before passages. */
-  private codeHits(query: string, req: SearchRequest): SearchHit[] {
-    if (!this.codes) return [];
-    const res = this.codes.lookup(query, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
-    return res.matches.map((m, i) => ({
-      file: m.file,
-      page: m.page,
-      section: m.section,
-      text: m.text,
-      score: 1000 - i,
-      kind: 'code' as const,
-      manual: m.manual,
-      lang: m.lang ?? 'en',
-      chunkId: `code:${m.key}:${m.file}:${i}`,
-    }));
   }
 
   lookupCode(req: CodeLookupRequest): Promise<Result<CodeLookupResponse>> {
@@ -279,6 +268,34 @@ class LocalEngine implements Engine {
     this.writeChain = next.catch(() => {});
     return next;
   }
+}
+
+/** Weight of a named code's definition in the passage query, relative to the question's own words. */
+const RELATED_BOOST = 0.5;
+
+/**
+ * Exact fault-code matches, shown before passages: definitions in the question's language first
+ * (every code's), then their translations.
+ */
+function toCodeHits(matches: CodeMatch[], lang: Lang): SearchHit[] {
+  const ordered = [...matches.filter((m) => (m.lang ?? 'en') === lang), ...matches.filter((m) => (m.lang ?? 'en') !== lang)];
+  return ordered.map((m, i) => ({
+    file: m.file,
+    page: m.page,
+    section: m.section,
+    text: m.text,
+    score: 1000 - i,
+    kind: 'code' as const,
+    manual: m.manual,
+    lang: m.lang ?? 'en',
+    chunkId: `code:${m.key}:${m.file}:${i}`,
+  }));
+}
+
+function relatedText(matches: CodeMatch[]): string {
+  const seen = new Set<string>();
+  for (const m of matches.slice(0, 4)) for (const t of [m.title, m.description, m.cause, m.remedy]) if (t) seen.add(t);
+  return [...seen].join(' ');
 }
 
 /** Picks the embedder a library was built with, when no embedder is configured explicitly. */

@@ -8,7 +8,7 @@ import type { Chunk } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
 import type { Embedder } from '../embed/types.js';
 import type { LibraryStore } from '../store/library-store.js';
-import type { ScoredChunk } from '../store/types.js';
+import type { RelatedText, ScoredChunk } from '../store/types.js';
 import { fuseRrf, RRF_K } from './rrf.js';
 
 export const DEFAULT_K = 10;
@@ -23,6 +23,8 @@ export async function hybridSearch(
   embedder: Pick<Embedder, 'embedQuery'> | null,
   req: SearchRequest,
   signal?: AbortSignal,
+  /** Text known to be about the question (a named fault code's definition), for the keyword side. */
+  related?: RelatedText,
 ): Promise<SearchResponse> {
   const t0 = performance.now();
   const query = req.query.trim();
@@ -33,14 +35,14 @@ export async function hybridSearch(
 
   let ranked: ScoredChunk[];
   if (mode === 'keyword') {
-    ranked = await store.keywordSearch(query, k, req.filters);
+    ranked = await store.keywordSearch(query, k, req.filters, related);
   } else if (mode === 'vector') {
     const v = await embedQuery(embedder, query, signal);
     ranked = await store.vectorSearch(v, k, req.filters);
   } else {
     const n = Math.max(3 * k, MIN_CANDIDATES);
     const [kw, vec] = await Promise.all([
-      store.keywordSearch(query, n, req.filters),
+      store.keywordSearch(query, n, req.filters, related),
       embedQuery(embedder, query, signal).then((v) => store.vectorSearch(v, n, req.filters)),
     ]);
     const chunks = new Map<string, Chunk>();

@@ -26,10 +26,17 @@ export interface KeywordConfig {
   expansionBoost: number;
 }
 
-export const DEFAULT_KEYWORD_CONFIG: KeywordConfig = { headingBoost: 0.5, expand: true, expansionBoost: 0.3 };
+export const DEFAULT_KEYWORD_CONFIG: KeywordConfig = { headingBoost: 2, expand: true, expansionBoost: 0.15 };
 
 export interface StoreStats {
   files: number;
   chunks: number;
   codes: number;
+}
+
+/** Text known to be about the question, searched with a lower weight than the question itself. */
+export interface RelatedText {
+  text: string;
+  /** Weight relative to the question's own terms (1). */
+  boost: number;
 }

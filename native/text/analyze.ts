@@ -25,7 +25,7 @@
  */
 import { createRequire } from 'node:module';
 import { stemmer } from 'stemmer';
-import { THESAURUS } from './thesaurus-data.js';
+import { EQUIVALENTS, THESAURUS } from './thesaurus-data.js';
 import { compileThesaurus, expandQuery, type CompiledThesaurus } from './thesaurus.js';
 
 export const MAX_TOKEN_LENGTH = 64;
@@ -151,14 +151,24 @@ export interface AnalyzedQuery {
    * the tokens of a multi-word group should all be present for it to count.
    */
   expansions: string[][];
+  /** Expansions from EQUIVALENTS (abbreviations, spelled-out forms): weighted close to the terms. */
+  equivalents: string[][];
 }
 
 let thesaurus: CompiledThesaurus | null = null;
+let equivalents: CompiledThesaurus | null = null;
 
 /** Analyzes a query and adds thesaurus expansions. */
 export function analyzeQuery(text: string, opts: { expand?: boolean } = {}): AnalyzedQuery {
   const terms = [...new Set(analyze(text))];
-  if (opts.expand === false || terms.length === 0) return { terms, expansions: [] };
+  if (opts.expand === false || terms.length === 0) return { terms, expansions: [], equivalents: [] };
   thesaurus ??= compileThesaurus(THESAURUS, analyze);
-  return { terms, expansions: expandQuery(thesaurus, text, terms) };
+  equivalents ??= compileThesaurus(EQUIVALENTS, analyze);
+  const eq = expandQuery(equivalents, text, terms);
+  const tight = new Set(eq.map((g) => g.join(' ')));
+  return {
+    terms,
+    expansions: expandQuery(thesaurus, text, terms).filter((g) => !tight.has(g.join(' '))),
+    equivalents: eq,
+  };
 }

@@ -119,4 +119,39 @@ export const THESAURUS: readonly ThesaurusEntry[] = [
   { en: ['throttle'], zh: ['节气门', '油门'] },
   { en: ['transmission', 'gearbox'], zh: ['变速箱', '变速器'] },
   { en: ['circuit'], zh: ['电路', '回路'] },
+  // Plain-language sizes and ordinals as manuals write them
+  { en: ['big', 'large', 'major', 'gross'], zh: ['大'] },
+  { en: ['small', 'minor', 'tiny', 'slight'], zh: ['小', '微小'] },
+  { en: ['first', '1st'], zh: ['第一'], also: ['1'] },
+  { en: ['second', '2nd'], zh: ['第二'], also: ['2'] },
+  { en: ['third', '3rd'], zh: ['第三'], also: ['3'] },
+  { en: ['reversed', 'inverted', 'invert', 'backwards', 'opposite', 'polarity'], zh: ['反向', '反转', '相反'] },
+  { en: ['pressed', 'triggered', 'activated', 'actuated', 'tripped'], zh: ['触发', '按下'] },
+];
+
+/**
+ * Tight equivalents: abbreviations and spelled-out forms that mean exactly the same thing in
+ * maintenance writing (a technician's "comm" is the manual's "communication"). A query term pulls in
+ * the rest of its group with nearly the weight of its own words.
+ */
+export const EQUIVALENTS: readonly ThesaurusEntry[] = [
+  { en: ['comm', 'comms', 'communication'], zh: [] },
+  { en: ['temp', 'temperature'], zh: [] },
+  { en: ['config', 'cfg', 'configuration'], zh: [] },
+  { en: ['accel', 'acceleration'], zh: [] },
+  { en: ['decel', 'deceleration'], zh: [] },
+  { en: ['evap', 'evaporative'], zh: [] },
+  { en: ['cyl', 'cylinder'], zh: [] },
+  { en: ['pos', 'position'], zh: [] },
+  { en: ['psu', 'power supply'], zh: [] },
+  { en: ['mcu', 'micro-controller', 'microcontroller'], zh: [] },
+  { en: ['estop', 'e-stop', 'emergency stop'], zh: [] },
+  { en: ['dtc', 'trouble code', 'diagnostic trouble code'], zh: [] },
+  { en: ['mil', 'check engine light'], zh: [] },
+  { en: ['rpm', 'revolutions per minute'], zh: [] },
+  { en: ['too much current', 'excessive current', 'overcurrent', 'over current', 'over-current'], zh: [] },
+  { en: ['too much voltage', 'excessive voltage', 'overvoltage', 'over voltage', 'over-voltage'], zh: [] },
+  { en: ['factory', 'default', 'defaults', 'factory default'], zh: [] },
+  { en: ['back off', 'backs off', 'pull off', 'pull-off', 'pulloff'], zh: [] },
+  { en: ['rapid', 'rapids', 'max rate', 'seek rate', 'maximum rate'], zh: [] },
 ];

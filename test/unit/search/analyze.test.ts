@@ -52,6 +52,13 @@ describe('analyzeQuery and the thesaurus', () => {
     expect(analyzeQuery('spindle overheating', { expand: false }).expansions).toEqual([]);
   });
 
+  it('pulls in tight equivalents (abbreviation and spelled-out form) apart from looser expansions', () => {
+    const q = analyzeQuery('lost comm with the mcu');
+    expect(q.equivalents).toEqual(expect.arrayContaining([['commun'], ['microcontrol']]));
+    expect(q.expansions.map((g) => g.join(' '))).not.toContain('commun');
+    expect(analyzeQuery('lost comm', { expand: false }).equivalents).toEqual([]);
+  });
+
   it('keeps multi-word terms together as one group', () => {
     const q = analyzeQuery('endstop');
     expect(q.expansions).toContainEqual(['limit', 'switch']);

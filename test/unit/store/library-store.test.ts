@@ -70,6 +70,18 @@ describe('LibraryStore keyword search', () => {
     expect(await s.keywordSearch('   ', 5)).toEqual([]);
   });
 
+  it('weights related text (a named code\'s definition) below the question but lets it decide ties', async () => {
+    const s = await openStore();
+    const PULLOFF = 'Homing pull-off distance: increase it when the switch does not clear.';
+    const SPEED = 'Homing speed: lower it when the machine overshoots.';
+    await s.replaceFile(record('a.md'), [chunk('a.md', 0, SPEED), chunk('a.md', 1, PULLOFF)], null, []);
+    await s.compact();
+    const plain = await s.keywordSearch('which homing setting', 5);
+    expect(plain.map((h) => h.chunk.text)).toEqual(expect.arrayContaining([SPEED, PULLOFF]));
+    const related = await s.keywordSearch('which homing setting', 5, undefined, { text: 'Pull off travel failed to clear limit switch.', boost: 0.5 });
+    expect(related[0]?.chunk.text).toBe(PULLOFF);
+  });
+
   it('reaches an English manual from a Chinese question through the thesaurus', async () => {
     const s = await openStore();
     await s.replaceFile(record('a.md'), [chunk('a.md', 0, SPINDLE), chunk('a.md', 1, HOMING)], null, []);
