@@ -4,6 +4,8 @@
  */
 import type { Result } from './errors.js';
 import type { Lang } from './document.js';
+import type { AskHooks, AskRequest, AskResponse, ModelStatus } from './answer.js';
+import type { PackImportRequest, PackInfo, PackProgress, PackVerifyReport } from './packs.js';
 
 export type HitKind = 'passage' | 'table-row' | 'code';
 
@@ -156,4 +158,26 @@ export interface EngineApi {
   /** Remove files (relative paths as listed) from the library; their chunks and codes are deleted for real. */
   removeFiles(files: string[]): Promise<Result<{ removed: number }>>;
   close(): Promise<void>;
+}
+
+// ---- Methods that later stages add to EngineApi (each stage's owner adds `extends` when it lands) ----
+
+export interface AnswerMethods {
+  ask(req: AskRequest, hooks?: AskHooks): Promise<Result<AskResponse>>;
+  listModels(): Promise<Result<ModelStatus[]>>;
+}
+
+export interface PackHooks {
+  signal?: AbortSignal;
+  onProgress?: (p: PackProgress) => void;
+}
+
+export interface PackMethods {
+  listPacks(): Promise<Result<PackInfo[]>>;
+  verifyPack(req: { file: string }, hooks?: PackHooks): Promise<Result<PackVerifyReport>>;
+  importPack(req: PackImportRequest, hooks?: PackHooks): Promise<Result<PackInfo>>;
+  /** A newer version of an installed pack replaces the active one; the older is kept for rollback. */
+  updatePack(req: PackImportRequest, hooks?: PackHooks): Promise<Result<PackInfo>>;
+  rollbackPack(req: { id: string }): Promise<Result<PackInfo>>;
+  removePack(req: { id: string }): Promise<Result<{ removed: string }>>;
 }

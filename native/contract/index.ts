@@ -1,3 +1,5 @@
 export * from './errors.js';
 export type * from './document.js';
 export type * from './api.js';
+export type * from './answer.js';
+export type * from './packs.js';

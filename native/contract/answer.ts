@@ -1,0 +1,88 @@
+/** Grounded answers (ask). Types only. */
+import type { AdmonitionKind } from './document.js';
+import type { SearchFilters } from './api.js';
+
+export type AnswerMode = 'code' | 'extractive' | 'generative';
+
+export interface ConversationTurn {
+  question: string;
+  answer: string;
+}
+
+export interface AskRequest {
+  question: string;
+  /** Earlier turns of this conversation, oldest first (a follow-up is rewritten into a standalone query). */
+  conversation?: ConversationTurn[];
+  filters?: SearchFilters;
+  /** Passages retrieved for the answer (default 8). */
+  k?: number;
+  /** auto (default): generative when a local LLM is installed, else extractive; code questions answer from the code record. */
+  prefer?: 'auto' | 'extractive' | 'generative';
+}
+
+export interface Citation {
+  n: number;
+  file: string;
+  page: number | null;
+  section: string;
+  /** The cited passage verbatim. */
+  text: string;
+  manual: string;
+  chunkId: string;
+}
+
+export interface SafetyNotice {
+  kind: AdmonitionKind | 'LOCKOUT';
+  /** Verbatim text from the cited passage. */
+  text: string;
+  /** Citation number it comes from. */
+  n: number;
+}
+
+export interface Refusal {
+  /** Why the library does not answer it, for the technician. */
+  reason: string;
+  /** The query that was searched. */
+  searched: string;
+  /** The closest manuals/sections found, so the technician knows where to look. */
+  closest: { manual: string; file: string; section: string; page: number | null }[];
+}
+
+export interface AskResponse {
+  question: string;
+  /** The query actually searched (follow-ups rewritten into standalone form). */
+  standaloneQuery: string;
+  answer: string;
+  mode: AnswerMode;
+  refused: boolean;
+  refusal?: Refusal;
+  /** DANGER / WARNING / CAUTION / lockout text from cited passages, verbatim, shown first. */
+  safety: SafetyNotice[];
+  citations: Citation[];
+  /** Generative answers: citation numbers the model wrote that pointed nowhere (removed from the answer). */
+  invalidCitations?: number[];
+  /** Why a generative answer fell back to extractive, when it did. */
+  fallbackReason?: string;
+  ms: number;
+}
+
+export interface AskHooks {
+  signal?: AbortSignal;
+  /** Generated text as it streams (generative mode only). */
+  onToken?: (text: string) => void;
+}
+
+export type ModelRole = 'embed' | 'llm' | 'rerank';
+
+export interface ModelStatus {
+  id: string;
+  role: ModelRole;
+  installed: boolean;
+  /** Folder or file where it was found. */
+  path: string | null;
+  /** sha256 checked against the manifest: true ok, false mismatch, null not checked / unknown. */
+  verified: boolean | null;
+  license: string;
+  sizeBytes: number | null;
+  inUse: boolean;
+}
