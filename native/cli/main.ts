@@ -257,8 +257,12 @@ async function runBatch<T extends object>(
   io: CliIo,
   run: (query: string) => Promise<Result<T>>,
 ): Promise<number> {
+  // Checked before the stream is created: a read stream on a missing file emits an 'error' nobody
+  // listens to yet, which crashed the process (exit 1, stack trace) instead of a usage error.
+  if (file !== '-' && !fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
+    throw new UsageError(`Batch file not found (or not a file): ${file}`);
+  }
   const input = file === '-' ? io.stdin : fs.createReadStream(file, 'utf8');
-  if (file !== '-' && !fs.existsSync(file)) throw new UsageError(`Batch file not found: ${file}`);
   const rl = readline.createInterface({ input, crlfDelay: Infinity });
   let failures = 0;
   let lineNo = 0;
