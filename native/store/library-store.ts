@@ -42,9 +42,9 @@ export const FILES_FILE = 'files.json';
 export const LANCE_DIR = 'lance';
 const CHUNKS = 'chunks';
 const CODES = 'codes';
-/** Below this many vectors, brute force is exact and fast enough; above, an HNSW index is built. */
 /** Weight of a tight equivalent (abbreviation ↔ spelled out) relative to the query's own terms. */
 const EQUIVALENT_BOOST = 0.7;
+/** Below this many vectors, brute force is exact and fast enough; above, an HNSW index is built. */
 export const DEFAULT_VECTOR_INDEX_THRESHOLD = 10_000;
 /** Rows per LanceDB add (bounds memory of one write). */
 const ADD_BATCH = 20_000;
