@@ -275,7 +275,9 @@ export class LibraryStore {
     await this.exclusive(async () => {
       this.ensureWritable();
       await this.collectGarbage();
-      const prune = { cleanupOlderThan: new Date(Date.now() + 1), deleteUnverified: true };
+      // Built at each call: LanceDB turns the date into an age relative to its own clock, so a date taken
+      // when compact() began would spare every version written since (e.g. the FTS build's).
+      const prune = () => ({ cleanupOlderThan: new Date(Date.now() + 1), deleteUnverified: true });
       const tbl = this.chunksTable;
       if (tbl) {
         const rows = await tbl.countRows();
@@ -293,10 +295,10 @@ export class LibraryStore {
             });
           }
         }
-        await tbl.optimize(prune);
+        await tbl.optimize(prune());
         this.vectorIndexed = await this.hasVectorIndex();
       }
-      if (this.codesTable) await this.codesTable.optimize(prune);
+      if (this.codesTable) await this.codesTable.optimize(prune());
     });
   }
 
