@@ -13,6 +13,7 @@ import type {
   IngestRequest,
   LibraryInfo,
   ManualInfo,
+  SearchFilters,
   SearchHit,
   SearchRequest,
   SearchResponse,
@@ -31,7 +32,7 @@ import { hybridSearch } from './search/hybrid.js';
 import { CodeIndex } from './fault-codes/index.js';
 import type { CodeScheme } from './fault-codes/schemes.js';
 import { ingest } from './pipelines/ingest.js';
-import { newestRevisions } from './store/filters.js';
+import { allowedFiles, newestRevisions } from './store/filters.js';
 import { CHUNKER_VERSION } from './chunk/index.js';
 
 const SCHEMES_FILE = 'code-schemes.json';
@@ -157,7 +158,7 @@ class LocalEngine implements Engine {
           {
             store,
             vectors: this.embedder && this.cache ? { embedder: this.embedder, cache: this.cache } : null,
-            libraryChunkerVersion: store.info.chunkerVersion,
+            libraryVersions: { chunkerVersion: store.info.chunkerVersion, analyzerVersion: store.info.analyzerVersion },
           },
           req,
           hooks,
@@ -194,11 +195,12 @@ class LocalEngine implements Engine {
       const query = validateQuery(req.query);
       const k = clampK(req.k);
       const store = await this.ensureOpen(false);
-      const codes = this.codes?.lookup(query, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
-      const codeHits = codes ? toCodeHits(codes.matches, detectLang(query)) : [];
+      const found = this.codes?.lookup(query, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
+      const matches = found ? found.matches.filter(this.codeFilter(req.filters)) : [];
+      const codeHits = toCodeHits(matches, detectLang(query));
       // A question that names a code is about what the code means: its definition's words find the
       // passages that explain it further (the setting to change, the part to check).
-      const related = codes && codes.matches.length > 0 ? { text: relatedText(codes.matches), boost: RELATED_BOOST } : undefined;
+      const related = matches.length > 0 ? { text: relatedText(matches), boost: RELATED_BOOST } : undefined;
       const res = await hybridSearch(store, this.embedder, { ...req, query, k }, undefined, related);
       // A code's table row is also a passage: show it once, as the code.
       const isCodeRow = (h: SearchHit) => codeHits.some((c) => c.file === h.file && h.text.includes(c.text));
@@ -212,8 +214,23 @@ class LocalEngine implements Engine {
       const text = validateQuery(req.text);
       await this.ensureOpen(false);
       if (!this.codes) throw new EngineError('INTERNAL', 'The fault-code index is not loaded.');
-      return this.codes.lookup(text, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
+      const res = this.codes.lookup(text, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
+      return { ...res, matches: res.matches.filter(this.codeFilter(req.filters)) };
     });
+  }
+
+  /**
+   * The search filters the code index does not apply itself: newest revision only (unless asked),
+   * revision, path prefix and language, so a code hit never comes from a file a passage could not.
+   * Manual and equipment filters are the index's (equipment is matched against each code's scope).
+   */
+  private codeFilter(filters: SearchFilters | undefined): (m: CodeMatch) => boolean {
+    const store = this.store;
+    if (!store) return () => true;
+    const records = new Map(store.getFiles().map((f) => [f.file, f] as const));
+    const allowed = allowedFiles(records, { ...filters, manuals: undefined, equipment: undefined });
+    const langs = filters?.lang?.length ? new Set<string>(filters.lang) : null;
+    return (m) => (allowed === null || allowed.has(m.file)) && (langs === null || langs.has(m.lang ?? 'en'));
   }
 
   listManuals(): Promise<Result<ManualInfo[]>> {

@@ -210,12 +210,8 @@ describe('a library of the fixture manuals', () => {
     expect(nothing).toEqual([]);
   });
 
-  // KNOWN BUG (native/engine.ts search()/lookupCode()): code hits are filtered only by manual and
-  // equipment; pathPrefix, lang, revision and the newest-revision default are not applied to them,
-  // so a code from an excluded folder, language or an older revision is shown first. Proposed fix in
-  // the helper's report (filter matches with store/filters.ts allowedFiles + lang). Not applied here
-  // because native/engine.ts had the lead's uncommitted edits. When fixed: turn `it.fails` into `it`.
-  it.fails('applies the path and language filters to code hits too', async () => {
+  // Caught a bug: code hits were filtered by manual and equipment only (native/engine.ts).
+  it('applies the path and language filters to code hits too', async () => {
     const hits = value(await engine.search({ query: 'AL-01', k: 10, filters: { pathPrefix: 'servo/' } })).hits;
     expect(hits.every((h) => h.file.startsWith('servo/'))).toBe(true);
     const zh = value(await engine.search({ query: 'E08', k: 10, filters: { lang: ['zh'] } })).hits;
@@ -238,8 +234,7 @@ describe('a library of the fixture manuals', () => {
     expect(new Set(files(revA))).toEqual(new Set(['press-brake/hpb-200-rev-a.md']));
   });
 
-  // KNOWN BUG: same cause as above (newest-revision default not applied to code hits).
-  it.fails('does not answer a code from an older revision unless asked for all revisions', async () => {
+  it('does not answer a code from an older revision unless asked for all revisions', async () => {
     // AL-09 is defined only in the table of revision A, which revision B replaced.
     const def = value(await engine.search({ query: 'AL-09', k: 5 })).hits;
     expect(def.some((h) => h.file === 'press-brake/hpb-200-rev-a.md')).toBe(false);
@@ -356,14 +351,10 @@ describe('incremental re-ingest and true deletes', () => {
     expect(disk.map((d) => d.versions.chunks)).toEqual([1, 1]);
   });
 
-  // KNOWN BUG (reported to the lead; native/store/library-store.ts compact()): `prune.cleanupOlderThan`
-  // is computed once when compact() starts, but LanceDB turns the Date into "older than (its now −
-  // date)", so every version written after compact() began survives. The codes table is optimised
-  // last, so it keeps 2 versions, and the pre-compaction one still references the data file that
-  // holds the deleted rows: deleted codes stay readable on disk. Fix: build the option right at each
-  // optimize() call with a future date (measured: new Date(Date.now() + 1) at the call → 1 version).
-  // When fixed this starts failing: turn `it.fails` into `it`.
-  it.fails('codes table: old versions pruned, deleted rows gone from disk', () => {
+  // Caught a bug (fixed in 4e015db): compact() built cleanupOlderThan once, before the chunks table was
+  // optimised; LanceDB reads the Date as "older than (now − date)", so the codes table kept its
+  // pre-compaction version, with the deleted rows still on disk.
+  it('codes table: old versions pruned, deleted rows gone from disk', () => {
     expect(disk.map((d) => d.versions.codes)).toEqual([1, 1]);
     expect(disk.map((d) => d.stillOnDisk)).toEqual([false, false]);
   });
