@@ -14,6 +14,7 @@ import type { CodeRecord, FileRecord } from '../contract/document.js';
 import { EngineError, toErrorData } from '../contract/errors.js';
 import { isSupportedFile, parseFile, readSidecar, resolveManualMeta, sidecarPaths } from '../parse/index.js';
 import { chunkDocument, CHUNKER_VERSION } from '../chunk/index.js';
+import { ANALYZER_VERSION } from '../text/analyze.js';
 import { extractCodes } from '../fault-codes/extract.js';
 import { learnSchemes, readSchemeFile, SCHEME_FILE_NAME } from '../fault-codes/schemes.js';
 import type { CodeScheme } from '../fault-codes/schemes.js';
@@ -27,8 +28,8 @@ export interface IngestDeps {
   store: LibraryStore;
   /** Absent: keyword + fault codes only (no vectors). */
   vectors: { embedder: Embedder; cache: EmbeddingCache } | null;
-  /** Chunker version recorded by the library; a different one means every file is re-chunked. */
-  libraryChunkerVersion: number;
+  /** Versions the library's text was indexed with; different ones mean every file is re-indexed. */
+  libraryVersions: { chunkerVersion: number; analyzerVersion: number };
 }
 
 export interface IngestHooks {
@@ -54,7 +55,9 @@ export async function ingest(deps: IngestDeps, req: IngestRequest, hooks: Ingest
   const scan = await scanPaths(req.paths, isManualFile);
   const skipped: SkippedFile[] = scan.missing.map((m) => ({ file: m.file, reason: m.reason }));
   const known = new Map(store.getFiles().map((f) => [f.file, f] as const));
-  const rechunkAll = req.force === true || deps.libraryChunkerVersion !== CHUNKER_VERSION;
+  const stale =
+    deps.libraryVersions.chunkerVersion !== CHUNKER_VERSION || deps.libraryVersions.analyzerVersion !== ANALYZER_VERSION;
+  const rechunkAll = req.force === true || stale;
 
   const report: IngestOutcome = {
     files: 0,
@@ -114,6 +117,10 @@ export async function ingest(deps: IngestDeps, req: IngestRequest, hooks: Ingest
 
   progress({ phase: 'store', done: total, total });
   if (report.files > 0 || report.removed > 0) await store.compact();
+  // Every file now has text from this version: the library stops being stale.
+  if (stale && store.getFiles().every((rec) => seen.has(rec.file) && !skipped.some((s) => s.file === rec.file))) {
+    await store.setIndexVersions({ chunkerVersion: CHUNKER_VERSION, analyzerVersion: ANALYZER_VERSION });
+  }
   report.seconds = Math.round((performance.now() - t0) / 10) / 100;
   progress({ phase: 'done', done: total, total });
   return report;

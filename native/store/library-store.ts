@@ -163,6 +163,17 @@ export class LibraryStore {
     }
   }
 
+  /**
+   * Records that every file was re-chunked and re-indexed with these versions (after a full
+   * re-ingest); until then ingest treats the library's text as stale.
+   */
+  async setIndexVersions(v: { chunkerVersion: number; analyzerVersion: number }): Promise<void> {
+    this.ensureOpen();
+    if (this.opts.readOnly) throw new EngineError('INVALID_INPUT', 'The library is open read-only.');
+    this.meta = { ...this.meta, chunkerVersion: v.chunkerVersion, analyzerVersion: v.analyzerVersion };
+    await writeJsonAtomic(path.join(this.dir, LIBRARY_FILE), this.meta);
+  }
+
   /** library.json as recorded. */
   get info(): LibraryMeta {
     return { ...this.meta, embedder: this.meta.embedder ? { ...this.meta.embedder } : null };

@@ -58,7 +58,9 @@ export function chunkToRow(c: Chunk, generation: number, vector: Float32Array | 
     content_hash: c.contentHash,
     chunker_version: c.chunkerVersion,
     fts: analyze(c.text).join(' '),
-    fts_head: analyze(`${c.headingPath.join(' ')} ${c.manual}`).join(' '),
+    // The section's own heading and its parent: the whole path would give every section of a
+    // manual (its LICENSE, its SYNOPSIS…) the same heading match on the manual's title.
+    fts_head: analyze(c.headingPath.slice(-2).join(' ')).join(' '),
   };
   if (vector) row.vector = Array.from(vector);
   return row;

@@ -30,8 +30,11 @@ import { compileThesaurus, expandQuery, type CompiledThesaurus } from './thesaur
 
 export const MAX_TOKEN_LENGTH = 64;
 
-/** Bump when the scheme changes: indexed tokens must then be rebuilt. */
-export const ANALYZER_VERSION = 1;
+/**
+ * Bump when the scheme (or what the store indexes with it, see store/rows.ts) changes: indexed
+ * tokens must then be rebuilt, and the next ingest re-indexes every file.
+ */
+export const ANALYZER_VERSION = 2;
 
 const EN_STOP = new Set(
   (
