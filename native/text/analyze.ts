@@ -122,6 +122,15 @@ function pushRaw(raw: string, out: string[]): void {
   }
   const joined = prefix + body.replace(/[_:\-/]/g, '');
   if (joined.length <= MAX_TOKEN_LENGTH) out.push(joined);
+  // A dotted path of identifiers (`hm2_5i20.0.watchdog.has_bit`) also yields each identifier whole.
+  if (body.includes('.')) {
+    for (const seg of body.split('.')) {
+      if (/[_:\-/]/.test(seg)) {
+        const whole = seg.replace(/[_:\-/]/g, '');
+        if (whole && whole.length <= MAX_TOKEN_LENGTH) out.push(whole);
+      }
+    }
+  }
   for (const part of body.split(/[_:\-./]/)) {
     if (part && part !== joined) pushSimple(part, out);
   }
@@ -167,11 +176,33 @@ export function analyzeQuery(text: string, opts: { expand?: boolean } = {}): Ana
   if (opts.expand === false || terms.length === 0) return { terms, expansions: [], equivalents: [] };
   thesaurus ??= compileThesaurus(THESAURUS, analyze);
   equivalents ??= compileThesaurus(EQUIVALENTS, analyze);
-  const eq = expandQuery(equivalents, text, terms);
+  const eq = [...expandQuery(equivalents, text, terms), ...joinedPairs(text, terms)];
   const tight = new Set(eq.map((g) => g.join(' ')));
   return {
     terms,
     expansions: expandQuery(thesaurus, text, terms).filter((g) => !tight.has(g.join(' '))),
     equivalents: eq,
   };
+}
+
+const QUERY_WORD = /[\p{L}\p{Nd}]+/gu;
+
+/**
+ * Technicians type identifiers as words ("has bit" for `has_bit`, "max z velocity"): each pair of
+ * adjacent Latin words also searches as the one token an identifier `a_b` / `a-b` indexes to.
+ */
+function joinedPairs(text: string, own: string[]): string[][] {
+  const words = [...text.normalize('NFKC').toLowerCase().matchAll(QUERY_WORD)].map((m) => m[0]);
+  const have = new Set(own);
+  const out: string[][] = [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    const a = words[i] as string;
+    const b = words[i + 1] as string;
+    if (!/^[a-z][a-z0-9]*$/.test(a) || !/^[a-z0-9]+$/.test(b)) continue;
+    const joined = `${a}${b}`;
+    if (joined.length > MAX_TOKEN_LENGTH || have.has(joined)) continue;
+    have.add(joined);
+    out.push([joined]);
+  }
+  return out;
 }

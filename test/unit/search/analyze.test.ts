@@ -59,6 +59,12 @@ describe('analyzeQuery and the thesaurus', () => {
     expect(analyzeQuery('lost comm', { expand: false }).equivalents).toEqual([]);
   });
 
+  it('searches adjacent words also as the identifier they may name, and indexes each identifier of a dotted path', () => {
+    expect(analyzeQuery('watchdog has bit').equivalents).toContainEqual(['hasbit']);
+    expect(analyze('hm2_5i20.0.watchdog.has_bit')).toEqual(expect.arrayContaining(['hasbit', 'hm25i20', 'watchdog']));
+    expect(analyzeQuery('has_bit').equivalents).not.toContainEqual(['hasbit']); // already the query's own token
+  });
+
   it('keeps multi-word terms together as one group', () => {
     const q = analyzeQuery('endstop');
     expect(q.expansions).toContainEqual(['limit', 'switch']);
