@@ -8,7 +8,7 @@ import { buildRun, type Run } from './units.js';
 export { LIMITS } from './limits.js';
 
 /** Bump whenever the same document would chunk differently (sizes, rules, text format). */
-export const CHUNKER_VERSION = 1;
+export const CHUNKER_VERSION = 2;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */
@@ -65,7 +65,7 @@ interface Section {
 }
 
 /**
- * Runs of body blocks under one heading path. A heading block ends a section; its line opens
+ * Runs of body blocks under one heading path (and on one page). A heading block ends a section; its line opens
  * the section's first passage (and its title is in the headingPath of every block below it), so a
  * heading with no body yields nothing and its title shows in the next chunk's path.
  */
@@ -86,7 +86,8 @@ function sections(blocks: Block[]): Section[] {
       pendingHeading = block;
       continue;
     }
-    const k = block.headingPath.join('\u0000');
+    // A passage never spans two pages: a citation names one page.
+    const k = `${block.headingPath.join('\u0000')}\u0001${block.page ?? ''}`;
     if (current.length > 0 && k !== key) push();
     if (current.length === 0) {
       heading = pendingHeading;

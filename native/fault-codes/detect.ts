@@ -54,6 +54,8 @@ const PREFIXED = new RegExp(
 );
 /** `AL021`, `ER-22`: short family letters glued to the number or joined by a separator. */
 const GLUED = new RegExp(`${B}(?:al|alm|er|err|e|f)(?:[-_:]\\d{1,6}|\\s\\d{2,6}|\\d{2,6})[a-z]?${E}`, 'giu');
+/** `al 4`, `alm 4`, `err 4` inside a sentence: a one-digit number after a spaced family word is a code only where a manual defines it. */
+const SPACED_SHORT = new RegExp(`${B}(?:al|alm|err)\\s\\d${E}`, 'giu');
 const OBD = new RegExp(`${B}[pbcu](?:[0-3][0-9a-f]{3}|\\s0[0-9a-f]{3})${E}`, 'giu');
 const SNAKE = new RegExp(`${B}[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+${E}`, 'gu');
 const NUMBER = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])#?\\d{4,6}${E}(?![:/]\\d)`, 'gu');
@@ -117,6 +119,10 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
     if (letter === 'f' && /^f[1-9]/i.test(raw)) continue;
     if (/\s\d/.test(raw) && UNIT.test(text.slice(m.index + raw.length, m.index + raw.length + 12))) continue;
     add(raw, m.index, 'strong');
+  }
+  for (const m of text.matchAll(SPACED_SHORT)) {
+    if (UNIT.test(text.slice(m.index + m[0].length, m.index + m[0].length + 12))) continue;
+    add(m[0], m.index, 'weak');
   }
   for (const m of text.matchAll(OBD)) add(m[0], m.index, 'strong');
   for (const m of text.matchAll(SNAKE)) {

@@ -112,11 +112,7 @@ describe('a library of the fixture manuals', () => {
     expect(top?.page).toBe(1);
   });
 
-  // KNOWN BUG (reported to the lead, native/chunk/index.ts sections()/passageDrafts()): blocks of
-  // consecutive PDF pages with the same (empty) heading path are packed into ONE chunk that is
-  // cited with the first block's page, so the emergency-lowering text of page 2 is shown as p.1.
-  // When the chunker splits at page boundaries this test starts failing: turn `it.fails` into `it`.
-  it.fails('cites page 2 for text that is only on page 2 of the PDF', async () => {
+  it('cites page 2 for text that is only on page 2 of the PDF', async () => {
     const hits = value(await engine.search({ query: 'emergency lowering knob platform', k: 3 })).hits;
     const top = hits[0];
     expect(top?.file).toBe('lift/sl3-scissor-lift.pdf');

@@ -248,6 +248,14 @@ describe('chunkDocument: structure and metadata', () => {
     ]);
   });
 
+  it('never lets a passage span two PDF pages', () => {
+    const chunks = chunkDocument(doc([para('Lower the ram slowly.', P, 1), para('Use the emergency lowering knob.', P, 2)]), ctx);
+    expect(chunks.map((c) => [c.text, c.page])).toEqual([
+      ['Lower the ram slowly.', 1],
+      ['Use the emergency lowering knob.', 2],
+    ]);
+  });
+
   it('opens a section with its heading line as written when the parser kept it', () => {
     const h: Block = { ...heading('$27 - Homing pull-off, mm', [], 1), raw: '#### $27 - Homing pull-off, mm' };
     const chunks = chunkDocument(doc([h, para('Sets the pull-off distance.', ['$27 - Homing pull-off, mm'], 1)]), ctx);
@@ -276,13 +284,7 @@ describe('chunkDocument: structure and metadata', () => {
       ['passage', 9, 'zh', '维护'],
     ]);
     expect(chunks[0]!.headingPath).toEqual(P);
-    expect(CHUNKER_VERSION).toBe(1);
-  });
-
-  it('takes the page of the first block of a chunk', () => {
-    const chunks = chunk([para('On page four.', P, 4), para('On page five.', P, 5)]);
-    expect(chunks).toHaveLength(1);
-    expect(chunks[0]!.page).toBe(4);
+    expect(CHUNKER_VERSION).toBe(2);
   });
 
   it('is deterministic, and ids depend on the file', () => {

@@ -44,6 +44,12 @@ describe('detectCodes', () => {
     expect(keys(' #9 ')).toEqual(['9']);
   });
 
+  it('reads a one-digit spaced code ("al 4") in a sentence only where a manual defines it', () => {
+    expect(keys('al 4 oil too hot', (k) => k === 'alarm:4')).toEqual(['alarm:4']);
+    expect(keys('al 4 oil too hot')).toEqual([]);
+    expect(keys('err 4 mm off', (k) => k === 'error:4')).toEqual([]); // a measurement, not a code
+  });
+
   it('keeps weak candidates only when the library knows them', () => {
     const known = new Set(['17202', 'h12', 'dc_bus_under_voltage']);
     expect(keys('XL 17202 extruder preheat')).toEqual([]);
