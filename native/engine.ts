@@ -2,6 +2,8 @@
  * The composition root: createEngine(config) wires the stages into one EngineApi that the CLI,
  * the HTTP server (browser mode) and the Electron main process all use.
  */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import type {
   CodeLookupRequest,
@@ -17,6 +19,8 @@ import type {
   SearchHit,
   SearchRequest,
   SearchResponse,
+  SourceDocument,
+  SourceRequest,
 } from './contract/api.js';
 import type { CodeRecord, Lang } from './contract/document.js';
 import { detectLang } from './text/lang.js';
@@ -32,12 +36,19 @@ import { hybridSearch } from './search/hybrid.js';
 import { CodeIndex } from './fault-codes/index.js';
 import type { CodeScheme } from './fault-codes/schemes.js';
 import { ingest } from './pipelines/ingest.js';
+import { parseFile } from './parse/index.js';
 import { allowedFiles, newestRevisions } from './store/filters.js';
 import { CHUNKER_VERSION } from './chunk/index.js';
+import type { PackHooks, PackMethods } from './contract/api.js';
+import type { PackImportRequest, PackInfo, PackVerifyReport } from './contract/packs.js';
+import { cleanupPacks, installPack, readRegistry, removePack, rollbackPack, toPackInfo, verifyPack, type SiteState } from './packs/install.js';
+import { trustedFingerprints } from './packs/keys.js';
+import { LOCAL_ID } from './packs/format.js';
+import { closePackSources, fuseSourceHits, mergeCodeLookups, openPackSources, sourceSelected, type PackSource } from './packs/sources.js';
 
 const SCHEMES_FILE = 'code-schemes.json';
 
-export interface Engine extends EngineApi {
+export interface Engine extends EngineApi, PackMethods {
   /** The embedder in use (null: keyword + fault codes only). */
   readonly embedderId: string | null;
 }
@@ -54,6 +65,9 @@ class LocalEngine implements Engine {
   private embedder: Embedder | null = null;
   private cache: EmbeddingCache | null = null;
   private codes: CodeIndex | null = null;
+  /** Active installed manual packs, searched with the local library. */
+  private packs: PackSource[] = [];
+  private packsCleaned = false;
   private opening: Promise<void> | null = null;
   private closed = false;
   /** Serialises writes (ingest, remove) inside this process. */
@@ -96,6 +110,12 @@ class LocalEngine implements Engine {
       this.cache = embedder ? EmbeddingCache.open(dir, embedder.id, embedder.dims) : null;
       this.store = store;
       await this.rebuildCodeIndex();
+      // Leftovers of an interrupted pack import are removed by the one writer, then packs load.
+      if (!this.config.readOnly && !this.packsCleaned) {
+        await cleanupPacks(dir, modelSearchDirs()[0]);
+        this.packsCleaned = true;
+      }
+      await this.reloadPacks();
     } catch (err) {
       await embedder?.dispose();
       throw err;
@@ -128,6 +148,13 @@ class LocalEngine implements Engine {
     await this.store?.close();
     this.store = null;
     this.codes = null;
+    await closePackSources(this.packs);
+  }
+
+  private async reloadPacks(): Promise<void> {
+    await closePackSources(this.packs);
+    const e = this.embedder;
+    this.packs = await openPackSources(this.config.libraryDir, e ? { id: e.id, dims: e.dims } : null);
   }
 
   // ---- EngineApi -------------------------------------------------------------------------------
@@ -154,6 +181,13 @@ class LocalEngine implements Engine {
       this.serialWrite(async () => {
         this.assertWritable();
         const store = await this.ensureOpen(true);
+        const recorded = store.info.embedder;
+        if (recorded && (!this.embedder || this.embedder.id !== recorded.id)) {
+          throw new EngineError(
+            'EMBEDDER_MISMATCH',
+            `This library stores vectors of "${recorded.id}"; files can only be added with that model loaded. Install it, or build a new library with another model (manualdesk ingest <folders> --library <new folder> --embedder …).`,
+          );
+        }
         const outcome = await ingest(
           {
             store,
@@ -195,27 +229,42 @@ class LocalEngine implements Engine {
       const query = validateQuery(req.query);
       const k = clampK(req.k);
       const store = await this.ensureOpen(false);
-      const found = this.codes?.lookup(query, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
-      const matches = found ? found.matches.filter(this.codeFilter(req.filters)) : [];
-      const codeHits = toCodeHits(matches, detectLang(query));
-      // A question that names a code is about what the code means: its definition's words find the
-      // passages that explain it further (the setting to change, the part to check).
-      const related = matches.length > 0 ? { text: relatedText(matches), boost: RELATED_BOOST } : undefined;
-      const res = await hybridSearch(store, this.embedder, { ...req, query, k }, undefined, related);
-      // A code's table row is also a passage: show it once, as the code.
-      const isCodeRow = (h: SearchHit) => codeHits.some((c) => c.file === h.file && h.text.includes(c.text));
-      const hits = [...codeHits, ...res.hits.filter((h) => !isCodeRow(h))].slice(0, k);
-      return { query, hits, ms: round2(performance.now() - t0), mode: res.mode };
+      const codeHits: SearchHit[] = [];
+      const lists: { pack: string | null; hits: SearchHit[] }[] = [];
+      let mode: SearchResponse['mode'] | null = null;
+      // The local library and every selected pack are searched alike; their lists are fused by rank.
+      for (const src of this.sources(store, req.filters?.packs)) {
+        const found = src.codes?.lookup(query, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
+        const matches = found ? found.matches.filter(this.codeFilter(req.filters, src.store)) : [];
+        const mine = toCodeHits(matches, detectLang(query)).map((h) => (src.pack === null ? h : { ...h, pack: src.pack }));
+        // A question that names a code is about what the code means: its definition's words find the
+        // passages that explain it further (the setting to change, the part to check).
+        const related = matches.length > 0 ? { text: relatedText(matches), boost: RELATED_BOOST } : undefined;
+        const res = await hybridSearch(src.store, src.embedder, { ...req, query, k }, undefined, related);
+        // A code's table row is also a passage: show it once, as the code.
+        const isCodeRow = (h: SearchHit) => mine.some((c) => c.file === h.file && h.text.includes(c.text));
+        codeHits.push(...mine);
+        lists.push({ pack: src.pack, hits: res.hits.filter((h) => !isCodeRow(h)) });
+        if (mode === null || mode === 'keyword') mode = res.mode;
+      }
+      const hits = [...codeHits, ...fuseSourceHits(lists, k)].slice(0, k);
+      return { query, hits, ms: round2(performance.now() - t0), mode: mode ?? 'keyword' };
     });
   }
 
   lookupCode(req: CodeLookupRequest): Promise<Result<CodeLookupResponse>> {
     return guard(async () => {
       const text = validateQuery(req.text);
-      await this.ensureOpen(false);
+      const t0 = performance.now();
+      const store = await this.ensureOpen(false);
       if (!this.codes) throw new EngineError('INTERNAL', 'The fault-code index is not loaded.');
-      const res = this.codes.lookup(text, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
-      return { ...res, matches: res.matches.filter(this.codeFilter(req.filters)) };
+      const parts = this.sources(store, req.filters?.packs).flatMap((src) => {
+        if (!src.codes) return [];
+        const res = src.codes.lookup(text, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
+        return [{ pack: src.pack, res: { ...res, matches: res.matches.filter(this.codeFilter(req.filters, src.store)) } }];
+      });
+      if (parts.length === 0) return { query: text, detected: [], matches: [], nearest: [], ms: round2(performance.now() - t0) };
+      return mergeCodeLookups(text, parts, round2(performance.now() - t0));
     });
   }
 
@@ -224,8 +273,7 @@ class LocalEngine implements Engine {
    * revision, path prefix and language, so a code hit never comes from a file a passage could not.
    * Manual and equipment filters are the index's (equipment is matched against each code's scope).
    */
-  private codeFilter(filters: SearchFilters | undefined): (m: CodeMatch) => boolean {
-    const store = this.store;
+  private codeFilter(filters: SearchFilters | undefined, store: LibraryStore | null = this.store): (m: CodeMatch) => boolean {
     if (!store) return () => true;
     const records = new Map(store.getFiles().map((f) => [f.file, f] as const));
     const allowed = allowedFiles(records, { ...filters, manuals: undefined, equipment: undefined });
@@ -248,7 +296,28 @@ class LocalEngine implements Engine {
         format: f.format,
         chunks: f.chunks,
         current: current.has(f.file),
+        source: f.source,
+        pagesNeedingOcr: f.pagesWithoutText,
       }));
+    });
+  }
+
+  /** The source viewer's copy of a library file: only files recorded in the library, never other paths. */
+  openSource(req: SourceRequest): Promise<Result<SourceDocument>> {
+    return guard(async () => {
+      const store = await this.ensureOpen(false);
+      const rec = store.getFiles().find((f) => f.file === req.file);
+      if (!rec) throw new EngineError('NOT_FOUND', `${req.file} is not in the library. Search again, or add the file in the Library screen.`);
+      let data: Buffer;
+      try {
+        data = await fs.readFile(rec.source);
+      } catch {
+        throw new EngineError('FILE_UNREADABLE', `${rec.file} was moved or deleted since it was indexed (${rec.source}). Put it back or remove it from the library.`);
+      }
+      const changed = data.length !== rec.size || createHash('sha256').update(data).digest('hex') !== rec.sha256;
+      const base = { file: rec.file, manual: rec.meta.title, format: rec.format, changed };
+      if (rec.format === 'pdf') return { kind: 'pdf' as const, ...base, base64: data.toString('base64') };
+      return { kind: 'blocks' as const, ...base, blocks: (await parseFile(rec.source)).blocks };
     });
   }
 
@@ -272,6 +341,146 @@ class LocalEngine implements Engine {
         return { removed: files.length };
       }),
     );
+  }
+
+  // ---- packs (native/packs) ----------------------------------------------------------------------
+
+  /** The local library and the active packs the filter selects, each with the embedder it can use. */
+  private sources(store: LibraryStore, packs: string[] | undefined) {
+    const unknown = (packs ?? []).filter((id) => id !== LOCAL_ID && !this.packs.some((p) => p.pack === id));
+    if (unknown.length > 0) {
+      throw new EngineError('INVALID_INPUT', `No installed pack named ${unknown.join(', ')}. "manualdesk pack list" shows the installed packs ("${LOCAL_ID}" is this library's own manuals).`);
+    }
+    const local = sourceSelected(packs, null) ? [{ pack: null as string | null, store, codes: this.codes, embedder: this.embedder }] : [];
+    return [
+      ...local,
+      ...this.packs
+        .filter((p) => sourceSelected(packs, p.pack))
+        .map((p) => ({ pack: p.pack as string | null, store: p.store, codes: p.codes as CodeIndex | null, embedder: p.embedderId && p.embedderId === this.embedder?.id ? this.embedder : null })),
+    ];
+  }
+
+  private siteState(store: LibraryStore): SiteState {
+    return {
+      libraryDir: this.config.libraryDir,
+      embedder: store.info.embedder,
+      localFiles: store.getFiles().length,
+      embedderProblem: (id) => {
+        try {
+          specForRecorded(id);
+          return null;
+        } catch (err) {
+          return err instanceof EngineError ? err : new EngineError('MODEL_MISSING', String(err));
+        }
+      },
+      modelsDir: modelSearchDirs()[0] as string,
+    };
+  }
+
+  listPacks(): Promise<Result<PackInfo[]>> {
+    return guard(async () => {
+      const trusted = trustedFingerprints(this.config.libraryDir);
+      return readRegistry(this.config.libraryDir).map((e) => toPackInfo(this.config.libraryDir, e, trusted));
+    });
+  }
+
+  verifyPack(req: { file: string }, hooks: PackHooks = {}): Promise<Result<PackVerifyReport>> {
+    return guard(async () => {
+      const store = await this.ensureOpen(false).catch((err: unknown) => {
+        if (err instanceof EngineError && err.code === 'LIBRARY_NOT_FOUND') return null;
+        throw err;
+      });
+      return verifyPack(req.file, store ? this.siteState(store) : null, hooks);
+    });
+  }
+
+  importPack(req: PackImportRequest, hooks: PackHooks = {}): Promise<Result<PackInfo>> {
+    return this.installPackFile(req, 'import', hooks);
+  }
+
+  updatePack(req: PackImportRequest, hooks: PackHooks = {}): Promise<Result<PackInfo>> {
+    return this.installPackFile(req, 'update', hooks);
+  }
+
+  private installPackFile(req: PackImportRequest, mode: 'import' | 'update', hooks: PackHooks): Promise<Result<PackInfo>> {
+    return guard(() =>
+      this.serialWrite(async () => {
+        this.assertWritable();
+        // A site may start with packs only: the first import creates the (empty) local library.
+        let store = await this.ensureOpen(true);
+        // Open pack files are never replaced or deleted underneath a reader (Windows refuses that).
+        await closePackSources(this.packs);
+        try {
+          const outcome = await installPack(
+            this.siteState(store),
+            {
+              file: req.file,
+              allowUnsigned: req.allowUnsigned,
+              mode,
+              checkStaged: async (dir, m) => {
+                if (m.kind !== 'manuals') return;
+                const emb = m.library?.embedder ?? null;
+                const probe = await LibraryStore.open(path.join(dir, 'library'), { embedder: emb ? { id: emb.id, dims: emb.dims } : null, readOnly: true });
+                await probe.close();
+                if (emb && !store.info.embedder) {
+                  // The empty keyword-only library adopts the pack's model, so queries embed alike.
+                  await this.closeLocal();
+                  const adopted = await LibraryStore.open(this.config.libraryDir, { embedder: { id: emb.id, dims: emb.dims }, chunkerVersion: CHUNKER_VERSION });
+                  await adopted.close();
+                  store = await this.ensureOpen(true);
+                }
+              },
+            },
+            hooks,
+          );
+          return outcome.info;
+        } finally {
+          await this.reloadPacks();
+        }
+      }),
+    );
+  }
+
+  rollbackPack(req: { id: string }): Promise<Result<PackInfo>> {
+    return guard(() =>
+      this.serialWrite(async () => {
+        this.assertWritable();
+        await this.ensureOpen(false);
+        await closePackSources(this.packs);
+        try {
+          return await rollbackPack(this.config.libraryDir, req.id);
+        } finally {
+          await this.reloadPacks();
+        }
+      }),
+    );
+  }
+
+  removePack(req: { id: string }): Promise<Result<{ removed: string }>> {
+    return guard(() =>
+      this.serialWrite(async () => {
+        this.assertWritable();
+        await this.ensureOpen(false);
+        await closePackSources(this.packs);
+        try {
+          await removePack(this.config.libraryDir, req.id, modelSearchDirs()[0] as string);
+          return { removed: req.id };
+        } finally {
+          await this.reloadPacks();
+        }
+      }),
+    );
+  }
+
+  /** Closes the local store and embedder (not the engine), so the library can be reopened. */
+  private async closeLocal(): Promise<void> {
+    this.cache?.close();
+    this.cache = null;
+    await this.embedder?.dispose();
+    this.embedder = null;
+    await this.store?.close();
+    this.store = null;
+    this.codes = null;
   }
 
   private assertWritable(): void {
@@ -316,7 +525,7 @@ function relatedText(matches: CodeMatch[]): string {
 }
 
 /** Picks the embedder a library was built with, when no embedder is configured explicitly. */
-function specForRecorded(id: string | null): EmbedderSpec {
+export function specForRecorded(id: string | null): EmbedderSpec {
   if (!id) return { kind: 'none' };
   if (id.startsWith('use-lite:')) return { kind: 'use-lite' };
   if (id.startsWith('static-words:')) return { kind: 'static-words' };
@@ -331,7 +540,7 @@ function specForRecorded(id: string | null): EmbedderSpec {
     }
     return { kind: 'onnx', dir, modelId };
   }
-  throw new EngineError('EMBEDDER_MISMATCH', `This library was indexed with an unknown embedder (${id}). Re-index it with "manualdesk ingest --reindex".`);
+  throw new EngineError('EMBEDDER_MISMATCH', `This library was indexed with an unknown embedder (${id}). Open it with that model (--embedder), or build a new library with another model (manualdesk ingest <folders> --library <new folder> --embedder …).`);
 }
 
 /** User models folder first, then the app's own models folder. */

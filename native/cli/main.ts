@@ -11,6 +11,7 @@ import type { EngineErrorData, Result } from '../contract/errors.js';
 import { createEngine } from '../engine.js';
 import { defaultLibraryDir } from '../config.js';
 import type { EmbedderSpec } from '../embed/models.js';
+import { registerPackCommands } from '../packs/cli.js';
 
 class UsageError extends Error {}
 
@@ -75,13 +76,14 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     .option('--lang <lang...>', 'only passages in these languages (en, zh)')
     .option('--path <prefix>', 'only files under this path')
     .option('--all-revisions', 'also search older revisions of manuals')
+    .option('--embedder <spec>', 'the model the library was built with, when it is not in the models folder (onnx:<model folder>)')
     .option('--json', 'print JSON')
     .action(async (query: string | undefined, opts: SearchCliOptions) => {
       const k = parsePositiveInt(opts.k, '--k');
       if (!opts.batch && (query === undefined || query.trim() === '')) {
         throw new UsageError('Give a query, e.g. manualdesk search "spindle will not home", or --batch <file>.');
       }
-      const engine = await createEngine({ libraryDir: opts.library, readOnly: true });
+      const engine = await createEngine({ libraryDir: opts.library, readOnly: true, embedder: parseEmbedder(opts.embedder) });
       try {
         const base: Omit<SearchRequest, 'query'> = {
           k,
@@ -208,6 +210,14 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
       }
     });
 
+  registerPackCommands(program, {
+    io,
+    libraryOption,
+    setExit: (code) => (exitCode = code),
+    usage: (message) => new UsageError(message),
+    parseEmbedder,
+  });
+
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
@@ -233,6 +243,7 @@ interface SearchCliOptions {
   lang?: string[];
   path?: string;
   allRevisions?: boolean;
+  embedder?: string;
   json?: boolean;
 }
 

@@ -509,7 +509,7 @@ export class LibraryStore {
     throw new EngineError(
       'EMBEDDER_MISMATCH',
       `The library at ${this.dir} was indexed with ${recorded}, but "${wanted.id}" (${wanted.dims} dimensions) was given. ` +
-        'Vectors of different models cannot be mixed: use the matching model, or rebuild the library with `manualdesk ingest --reindex`.',
+        'Vectors of different models cannot be mixed: use the matching model, or build a new library with the new model (`manualdesk ingest <folders> --library <new folder> --embedder …`).',
     );
   }
 
@@ -530,7 +530,7 @@ export class LibraryStore {
     if (!u.vectors) {
       throw new EngineError(
         'EMBEDDER_MISMATCH',
-        `The library at ${this.dir} stores vectors of "${emb.id}"; load that model to add files, or rebuild the library with \`manualdesk ingest --reindex\`.`,
+        `The library at ${this.dir} stores vectors of "${emb.id}"; load that model to add files, or build a new library with the new model (\`manualdesk ingest <folders> --library <new folder> --embedder …\`).`,
       );
     }
     if (u.vectors.length !== u.chunks.length) {

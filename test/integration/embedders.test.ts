@@ -64,13 +64,13 @@ describe('a library indexed with a tiny ONNX embedder', () => {
     expect(kw.hits[0]?.text.toLowerCase()).toContain('hydraulic oil');
   });
 
-  it('refuses another model on the same library with EMBEDDER_MISMATCH and says to re-index', async () => {
+  it('refuses another model on the same library with EMBEDDER_MISMATCH and says how to build a new library', async () => {
     await engine.close();
     try {
       const other = await createEngine({ libraryDir: lib, embedder: modelB });
       const err = failure(await other.search({ query: 'hydraulic oil' }));
       expect(err.code).toBe('EMBEDDER_MISMATCH');
-      expect(err.message).toContain('--reindex');
+      expect(err.message).toContain('--library <new folder> --embedder');
       expect(err.message).toContain('tiny-bert@');
       const ing = failure(await other.ingest({ paths: [corpus] }));
       expect(ing.code).toBe('EMBEDDER_MISMATCH');
@@ -101,14 +101,9 @@ describe('a library indexed with a tiny ONNX embedder', () => {
       expect(kw.mode).toBe('keyword');
       expect(kw.hits[0]?.file).toBe('help/coolant-pump.html');
       // …but adding files without vectors must not succeed silently.
-      const res = await none.ingest({ paths: [corpus], force: true });
-      if (res.ok) {
-        expect(res.value.files).toBe(0);
-        expect(res.value.skipped.length).toBeGreaterThan(0);
-        expect(res.value.skipped[0]?.reason).toContain('--reindex');
-      } else {
-        expect(res.error.code).toBe('EMBEDDER_MISMATCH');
-      }
+      const err = failure(await none.ingest({ paths: [corpus], force: true }));
+      expect(err.code).toBe('EMBEDDER_MISMATCH');
+      expect(err.message).toContain('only be added with that model');
     } finally {
       await none.close();
       engine = await createEngine({ libraryDir: lib, embedder: modelA });
