@@ -149,6 +149,12 @@ class Walker {
     const titleEl = findFirst(n, (c) => hasClass(c, 'title') || hasClass(c, 'admonition-title'));
     const label = titleEl ? oneLine(textOf(titleEl)) : '';
     const body = oneLine(textOf(n, false, titleEl));
+    // `<p class="note">Note: …</p>`: the text already starts with its label; keep it as written.
+    const inline = !label ? matchAdmonition(body) : null;
+    if (inline) {
+      this.b.admonition(kind, admonitionText(inline.label, inline.body));
+      return;
+    }
     const useLabel = label && admonitionKind(label) ? label : kind;
     const bodyWithTitle = label && !admonitionKind(label) ? `${label}\n${body}` : body;
     this.b.admonition(kind, admonitionText(useLabel, bodyWithTitle));

@@ -150,6 +150,17 @@ describe('html', () => {
   });
 });
 
+describe('html admonitions', () => {
+  it('keeps a label the text already carries instead of adding another', async () => {
+    const { parseHtml } = await import('../../../native/parse/formats/html.js');
+    const doc = parseHtml({ text: '<p class="note">Note: check oil.</p><div class="warning"><p>Disconnect power.</p></div>', fileStem: 'x' } as never);
+    expect(doc.blocks.map((b) => [b.admonition, b.text])).toEqual([
+      ['NOTE', 'Note: check oil.'],
+      ['WARNING', 'WARNING: Disconnect power.'],
+    ]);
+  });
+});
+
 describe('plain text', () => {
   it('finds headings, steps, admonitions and list items', async () => {
     const doc = await parseFile(join(FIXTURES, 'press.txt'));
