@@ -21,6 +21,8 @@ export interface SearchHit {
   manual: string;
   lang: Lang;
   chunkId: string;
+  /** Id of the installed pack the hit comes from; absent for the site's own library. */
+  pack?: string;
 }
 
 export interface SearchFilters {
@@ -35,6 +37,8 @@ export interface SearchFilters {
   allRevisions?: boolean;
   /** Keep files whose relative path starts with this. */
   pathPrefix?: string;
+  /** Installed pack ids to search ("local" names the site's own library); default: all. */
+  packs?: string[];
 }
 
 export type SearchMode = 'hybrid' | 'keyword' | 'vector';
@@ -127,6 +131,8 @@ export interface CodeMatch {
   text: string;
   /** Language of the definition: a translated table gives a second match for the same key (EN + 中文). */
   lang?: Lang;
+  /** Id of the installed pack the definition comes from; absent for the site's own library. */
+  pack?: string;
 }
 
 export interface CodeLookupRequest {

@@ -13,6 +13,18 @@ export const ERROR_CODES = [
   'UNSUPPORTED_FORMAT',
   'NOT_FOUND',
   'CANCELLED',
+  /** A pack is malformed or hostile (paths, links, duplicates, sizes, truncation). */
+  'PACK_INVALID',
+  /** A file in a pack does not match the checksum its manifest lists (changed or damaged). */
+  'PACK_CHECKSUM',
+  /** A pack's signature does not match its manifest. */
+  'PACK_SIGNATURE',
+  /** A pack is unsigned or signed by a key the library does not trust. */
+  'PACK_UNTRUSTED',
+  /** A pack (or the library inside it) uses a format this version cannot read. */
+  'PACK_FORMAT',
+  /** Not enough free disk space for the operation (checked before copying). */
+  'DISK_FULL',
   'INTERNAL',
 ] as const;
 

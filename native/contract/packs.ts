@@ -1,4 +1,5 @@
 /** Manual packs and model packs (USB distribution). Types only. */
+import type { EngineErrorData } from './errors.js';
 
 export interface PackSigner {
   /** sha256 of the public key (hex), shown to the user to compare with the publisher's. */
@@ -41,6 +42,8 @@ export interface PackVerifyReport {
   /** Present when a library was given: whether its embedding model matches the pack's. */
   embedderCompatible: boolean | null;
   problems: string[];
+  /** The decisive problem as error data (code and message), when `ok` is false. */
+  error?: EngineErrorData;
 }
 
 export interface PackProgress {

@@ -1,0 +1,305 @@
+/**
+ * Builds a pack: a manual pack ingests a folder into a fresh library (with the chosen embedder, so
+ * sites never re-embed) and packs that library with the source documents; a model pack packs model
+ * folders. The manifest lists every file with its sha256 and size and is signed with ed25519.
+ *
+ * Work happens in a temporary folder; the payload is linked there (symlinks followed when archiving),
+ * so large documents are read once for hashing and once for the archive, never copied.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { create as tarCreate } from 'tar';
+import type { PackProgress } from '../contract/packs.js';
+import type { FileRecord } from '../contract/document.js';
+import { EngineError } from '../contract/errors.js';
+import type { EmbedderSpec } from '../embed/models.js';
+import { getModelEntry } from '../embed/models.js';
+import { writeJsonAtomic, readJson } from '../store/atomic-json.js';
+import type { LibraryMeta } from '../store/types.js';
+import { createEngine } from '../engine.js';
+import {
+  canonicalJson,
+  checkManifest,
+  DEFAULT_SPLIT_SIZE,
+  DOCUMENTS_PREFIX,
+  LIBRARY_PREFIX,
+  MANIFEST_FILE,
+  MODELS_PREFIX,
+  PACK_FORMAT_NAME,
+  PACK_FORMAT_VERSION,
+  PACK_ID_RE,
+  PACK_VERSION_RE,
+  SIGNATURE_FILE,
+  SIGNER_FILE,
+  unsafePathReason,
+  type PackFile,
+  type PackManifest,
+} from './format.js';
+import { loadPrivateKey, signBytes } from './keys.js';
+import { SplitWriter } from './parts.js';
+
+export interface BuildOptions {
+  /** Folder of manuals (kind manuals) or of model folders (kind models). */
+  source: string;
+  /** Output file; split packs become `<out>.001`, `<out>.002`, … */
+  out: string;
+  kind?: 'manuals' | 'models';
+  id: string;
+  name?: string;
+  version: string;
+  publisher?: string;
+  description?: string;
+  /** private.pem; without it the pack is unsigned (sites refuse it unless they allow unsigned packs). */
+  keyFile?: string;
+  /** Embedder for manual packs (default none: keyword search and fault codes only). */
+  embedder?: EmbedderSpec;
+  /** Part size in bytes (default just under 4 GB, for FAT32 sticks). */
+  splitSize?: number;
+  /** Where the temporary library is built (default the OS temp folder). */
+  workDir?: string;
+  signal?: AbortSignal;
+  onProgress?: (p: PackProgress) => void;
+}
+
+export interface BuildResult {
+  parts: string[];
+  bytes: number;
+  manifest: PackManifest;
+  signed: boolean;
+}
+
+/** Files of a built library that travel in a pack (never the lock, temp files or the embedding cache). */
+const LIBRARY_FILES = new Set(['library.json', 'files.json', 'code-schemes.json']);
+const LIBRARY_DIRS = ['lance'];
+
+export async function buildPack(opts: BuildOptions): Promise<BuildResult> {
+  const kind = opts.kind ?? 'manuals';
+  if (!PACK_ID_RE.test(opts.id) || opts.id === 'local') {
+    throw new EngineError('INVALID_INPUT', `Pack id "${opts.id}" is not allowed: use 1–64 lower-case letters, digits, ".", "-" or "_" (not "local").`);
+  }
+  if (!PACK_VERSION_RE.test(opts.version)) {
+    throw new EngineError('INVALID_INPUT', `Pack version "${opts.version}" is not allowed: use letters, digits, ".", "+", "-" or "_".`);
+  }
+  const st = await stat(opts.source).catch(() => null);
+  if (!st?.isDirectory()) throw new EngineError('NOT_FOUND', `${opts.source} is not a folder.`);
+  const key = opts.keyFile ? loadPrivateKey(opts.keyFile) : null;
+  const work = await mkdtemp(path.join(opts.workDir ?? os.tmpdir(), 'manualdesk-pack-'));
+  const progress = (p: Omit<PackProgress, 'phase'>) => opts.onProgress?.({ phase: 'build', ...p });
+  try {
+    const created = new Date().toISOString();
+    const payload: PackFile[] = [];
+    let library: PackManifest['library'] = null;
+    let manuals: PackManifest['manuals'] = [];
+    let models: PackManifest['models'] = [];
+    if (kind === 'manuals') {
+      ({ library, manuals } = await stageManuals(opts, work, payload));
+    } else {
+      models = await stageModels(opts.source, work, payload, opts.signal);
+    }
+    payload.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const manifest: PackManifest = {
+      format: PACK_FORMAT_NAME,
+      formatVersion: PACK_FORMAT_VERSION,
+      id: opts.id,
+      name: opts.name ?? opts.id,
+      version: opts.version,
+      publisher: opts.publisher ?? '',
+      created,
+      ...(opts.description ? { description: opts.description } : {}),
+      kind,
+      library,
+      manuals,
+      models,
+      files: payload,
+    };
+    checkManifest(JSON.parse(JSON.stringify(manifest))); // what we write must be what sites accept
+    const canonical = Buffer.from(canonicalJson(manifest), 'utf8');
+    await writeFile(path.join(work, MANIFEST_FILE), canonical);
+    const meta = [MANIFEST_FILE];
+    if (key) {
+      await writeFile(path.join(work, SIGNATURE_FILE), signBytes(canonical, key).toString('base64') + '\n');
+      const { createPublicKey } = await import('node:crypto');
+      await writeFile(path.join(work, SIGNER_FILE), createPublicKey(key).export({ type: 'spki', format: 'pem' }));
+      meta.push(SIGNATURE_FILE, SIGNER_FILE);
+    }
+    opts.signal?.throwIfAborted();
+
+    const total = payload.reduce((s, f) => s + f.size, 0);
+    const writer = new SplitWriter(opts.out, opts.splitSize ?? DEFAULT_SPLIT_SIZE);
+    const noLinks = new (class extends Map<string, string> {
+      override set(): this {
+        return this; // a file linked twice must be stored twice, never as a hard-link entry
+      }
+    })();
+    const archive = tarCreate(
+      { cwd: work, portable: true, follow: true, noDirRecurse: true, mtime: new Date(created), linkCache: noLinks as never },
+      [...meta, ...payload.map((f) => f.path)],
+    );
+    let filesDone = 0;
+    const tick = setInterval(() => progress({ bytesDone: writer.bytes, bytesTotal: total, filesDone, filesTotal: payload.length }), 500);
+    try {
+      await pipeline(archive as unknown as NodeJS.ReadableStream, writer, { signal: opts.signal });
+      filesDone = payload.length;
+    } catch (err) {
+      await writer.discard();
+      throw err;
+    } finally {
+      clearInterval(tick);
+    }
+    progress({ bytesDone: writer.bytes, bytesTotal: total, filesDone, filesTotal: payload.length });
+    let parts = writer.parts;
+    if (parts.length === 1 && parts[0] !== undefined) {
+      const { rename } = await import('node:fs/promises');
+      await rename(parts[0], opts.out);
+      parts = [opts.out];
+    }
+    return { parts, bytes: writer.bytes, manifest, signed: key !== null };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function stageManuals(
+  opts: BuildOptions,
+  work: string,
+  payload: PackFile[],
+): Promise<{ library: NonNullable<PackManifest['library']>; manuals: PackManifest['manuals'] }> {
+  const libDir = path.join(work, 'library');
+  const engine = await createEngine({ libraryDir: libDir, embedder: opts.embedder ?? { kind: 'none' }, create: true });
+  try {
+    const res = await engine.ingest(
+      { paths: [opts.source] },
+      { signal: opts.signal, onProgress: (p) => opts.onProgress?.({ phase: 'build', bytesDone: 0, bytesTotal: 0, filesDone: p.done, filesTotal: p.total }) },
+    );
+    if (!res.ok) throw new EngineError(res.error.code, res.error.message);
+    if (res.value.files === 0) {
+      const why = res.value.skipped.map((s) => `${s.file}: ${s.reason}`).slice(0, 5).join('; ');
+      throw new EngineError('INVALID_INPUT', `No manuals could be indexed in ${opts.source}${why ? ` (${why})` : ''}.`);
+    }
+  } finally {
+    await engine.close();
+  }
+  const filesJson = (await readJson(path.join(libDir, 'files.json'))) as { formatVersion: number; files: FileRecord[] };
+  const meta = (await readJson(path.join(libDir, 'library.json'))) as LibraryMeta;
+  // The pack names documents by their place in the pack, never by the publisher's own folders.
+  const docs = new Map<string, FileRecord>();
+  for (const rec of filesJson.files) {
+    const rel = `${DOCUMENTS_PREFIX}${rec.file}`;
+    const why = unsafePathReason(rel);
+    if (why) throw new EngineError('INVALID_INPUT', `${rec.file} cannot go into a pack: its name has ${why}. Rename it and build again.`);
+    docs.set(rel, rec);
+  }
+  await writeJsonAtomic(path.join(libDir, 'files.json'), {
+    ...filesJson,
+    files: filesJson.files.map((r) => ({ ...r, source: `${DOCUMENTS_PREFIX}${r.file}` })),
+  });
+
+  for (const [rel, rec] of docs) {
+    opts.signal?.throwIfAborted();
+    const link = path.join(work, ...rel.split('/'));
+    await mkdir(path.dirname(link), { recursive: true });
+    await symlink(rec.source, link);
+    const f = await hashFile(link, rel);
+    if (f.sha256 !== rec.sha256) throw new EngineError('INVALID_INPUT', `${rec.source} changed while the pack was being built; build again.`);
+    payload.push(f);
+  }
+  for (const rel of await walk(libDir)) {
+    const top = rel.split('/')[0] as string;
+    if (!(LIBRARY_FILES.has(rel) || LIBRARY_DIRS.includes(top))) continue;
+    if (rel.endsWith('.tmp')) continue;
+    payload.push(await hashFile(path.join(libDir, ...rel.split('/')), `${LIBRARY_PREFIX}${rel}`));
+  }
+
+  const groups = new Map<string, PackManifest['manuals'][number]>();
+  const byRel = new Map(payload.map((f) => [f.path, f]));
+  for (const [rel, rec] of docs) {
+    const key = `${rec.manualKey}\u0000${rec.meta.revision ?? ''}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { title: rec.meta.title, revision: rec.meta.revision, language: rec.meta.language, equipment: [...rec.meta.equipment], files: [] };
+      groups.set(key, g);
+    }
+    g.files.push(byRel.get(rel) as PackFile);
+  }
+  let modelFiles: { name: string; sha256: string; size: number }[] = [];
+  if (meta.embedder && opts.embedder?.kind === 'onnx') {
+    const dir = opts.embedder.dir;
+    modelFiles = await Promise.all((await walk(dir)).map(async (rel) => {
+      const f = await hashFile(path.join(dir, ...rel.split('/')), rel);
+      return { name: rel, sha256: f.sha256, size: f.size };
+    }));
+  }
+  return {
+    library: {
+      formatVersion: meta.formatVersion,
+      chunkerVersion: meta.chunkerVersion,
+      analyzerVersion: meta.analyzerVersion,
+      embedder: meta.embedder ? { id: meta.embedder.id, dims: meta.embedder.dims, files: modelFiles } : null,
+    },
+    manuals: [...groups.values()],
+  };
+}
+
+/** Every folder that directly holds files is one model; its id is its path under the source folder. */
+async function stageModels(source: string, work: string, payload: PackFile[], signal?: AbortSignal): Promise<PackManifest['models']> {
+  const byModel = new Map<string, PackFile[]>();
+  const files = await walk(source);
+  const dirs = new Set(files.map((f) => path.posix.dirname(f)));
+  for (const rel of files) {
+    signal?.throwIfAborted();
+    const dir = path.posix.dirname(rel);
+    // A model's own subfolders (e.g. onnx/) belong to the nearest ancestor that holds files.
+    let id = dir;
+    for (let d = dir; d !== '.'; d = path.posix.dirname(d)) if (dirs.has(d)) id = d;
+    if (id === '.') throw new EngineError('INVALID_INPUT', `Put each model in its own folder (e.g. <source>/Xenova/bge-m3/); ${rel} is loose.`);
+    const packPath = `${MODELS_PREFIX}${rel}`;
+    const why = unsafePathReason(packPath);
+    if (why) throw new EngineError('INVALID_INPUT', `${rel} cannot go into a pack: its name has ${why}.`);
+    const link = path.join(work, ...packPath.split('/'));
+    await mkdir(path.dirname(link), { recursive: true });
+    await symlink(path.join(source, ...rel.split('/')), link);
+    const f = await hashFile(link, packPath);
+    payload.push(f);
+    const list = byModel.get(id) ?? [];
+    list.push(f);
+    byModel.set(id, list);
+  }
+  if (byModel.size === 0) throw new EngineError('INVALID_INPUT', `No model files in ${source}.`);
+  return [...byModel].map(([id, list]) => ({ id, role: getModelEntry(id)?.role ?? null, files: list }));
+}
+
+async function walk(root: string, rel = ''): Promise<string[]> {
+  const out: string[] = [];
+  const entries = await readdir(path.join(root, rel), { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    const r = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...(await walk(root, r)));
+    else if (e.isFile()) out.push(r);
+  }
+  return out;
+}
+
+export async function hashFile(file: string, packPath: string): Promise<PackFile> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const c of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    hash.update(c as Buffer);
+    size += (c as Buffer).length;
+  }
+  return { path: packPath, size, sha256: hash.digest('hex') };
+}
+
+/** Reads a library's recorded embedder id (to build packs with the same model as a site's library). */
+export async function recordedEmbedder(libraryDir: string): Promise<string | null> {
+  try {
+    const meta = JSON.parse(await readFile(path.join(libraryDir, 'library.json'), 'utf8')) as LibraryMeta;
+    return meta.embedder?.id ?? null;
+  } catch {
+    return null;
+  }
+}
