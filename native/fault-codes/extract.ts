@@ -331,7 +331,8 @@ function tableRow(b: Block, row: Row, layout: TableLayout, sink: RecordSink): vo
     title: (layout.roles.get('title') ?? []).map((c) => cleanCell(row.get(c) ?? '')).find(Boolean),
     description: get('description'),
     cause: get('cause'),
-    remedy: remedyCell ? splitList(remedyCell).join(', ') : '',
+    // A bracketed list of actions (`[Unload, Retry]`) reads as "Unload, Retry"; prose stays as written.
+    remedy: remedyCell ? (/^\s*\[.*\]\s*$/s.test(remedyCell) ? splitList(remedyCell).join(', ') : remedyCell) : '',
   });
   const scopeCell = get('scope');
   const scope = scopeCell ? splitList(scopeCell) : [];

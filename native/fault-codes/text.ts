@@ -102,7 +102,7 @@ export function langOf(text: string, fallback: Lang = 'en'): Lang {
 /** Splits a list cell (`[MK4, XL]`, `MK4; XL`, `MK4 / XL`) into trimmed items. */
 export function splitList(cell: string): string[] {
   return cell
-    .replace(/^\s*[[({]|[\])}]\s*$/g, '')
+    .replace(/^\s*\[([\s\S]*)\]\s*$|^\s*\(([\s\S]*)\)\s*$/, '$1$2')
     .split(/\s*[,;|、，；\n]\s*|\s+\/\s+/u)
     .map((s) => s.trim().replace(/^["'`]+|["'`]+$/g, ''))
     .filter(Boolean);

@@ -296,6 +296,21 @@ describe('incremental re-ingest and true deletes', () => {
     expect(after.files).toBe(before.files);
   });
 
+  it('answers a code from the new definition after its table changed (the lookup cache is invalidated)', async () => {
+    const warm = value(await engine.lookupCode({ text: 'AL-03' }));
+    expect(warm.matches[0]?.remedy).toContain('relief valve setting (210 bar)');
+    const csv = fs.readdirSync(path.join(corpus, 'alarms')).find((f) => f.endsWith('.csv')) as string;
+    const file = path.join(corpus, 'alarms', csv);
+    rewrite(file, fs.readFileSync(file, 'utf8').replace('relief valve setting (210 bar)', 'relief valve setting (190 bar)'));
+    expect(value(await engine.ingest({ paths: [corpus] })).files).toBe(1);
+    const fresh = value(await engine.lookupCode({ text: 'AL-03' }));
+    expect(fresh.matches).toHaveLength(1);
+    expect(fresh.matches[0]?.remedy).toContain('(190 bar)');
+    const hit = value(await engine.search({ query: 'AL-03', k: 3 })).hits[0];
+    expect(hit?.kind).toBe('code');
+    expect(hit?.text).toContain('(190 bar)');
+  });
+
   it('re-ingests a manual when only its sidecar changed', async () => {
     const side = path.join(corpus, 'press-brake', 'hpb-200-rev-b.meta.yaml');
     rewrite(side, fs.readFileSync(side, 'utf8').replace('equipment: [HPB-200]', 'equipment: [HPB-200, HPB-250]'));

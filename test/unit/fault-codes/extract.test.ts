@@ -24,6 +24,16 @@ describe('extractCodes: tables', () => {
     expect(recs[0]?.remedy).toBe('Re-homing is highly recommended.');
   });
 
+  it('keeps a prose remedy cell as written (brackets, semicolons), and reads a bracketed action list', () => {
+    const cols = ['Alarm', 'Message', 'Remedy'];
+    const d = doc([
+      row('alarms', cols, ['AL-03', 'Pressure low', 'Check the relief valve setting (210 bar); then restart']),
+      row('alarms', cols, ['AL-04', 'Filament stuck', '[Unload, Retry]']),
+    ]);
+    const recs = extractCodes(d, ctx);
+    expect(recs.map((r) => r.remedy)).toEqual(['Check the relief valve setting (210 bar); then restart', 'Unload, Retry']);
+  });
+
   it('leaves settings tables out', () => {
     expect(extractCodes(settingsCsv, ctx)).toEqual([]);
   });
