@@ -17,6 +17,9 @@ import type { SearchMode } from '../native/contract/api.js';
 import { loadQuestions, percentile } from './eval-lib.js';
 import { benchSyntheticStore } from './bench-store.js';
 import { benchCodes } from './bench-codes.js';
+import { scanPaths } from '../native/pipelines/scan.js';
+import { isSupportedFile, parseFile } from '../native/parse/index.js';
+import { extractCodes } from '../native/fault-codes/extract.js';
 
 const { values } = parseArgs({
   options: {
@@ -90,12 +93,33 @@ async function corpusBench(corpus: string, spec: EmbedderSpec | undefined, label
         add(`search ${mode} corpus ${label} p95`, percentile(ms, 0.95), 'ms');
       }
       add(`engine RSS after corpus ${label}`, rssMb(), 'MB');
+      if (!spec || spec.kind === 'none') await extractionShare(corpus, s);
     } finally {
       await engine.close();
     }
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Fault-code extraction time over the corpus's parsed documents, as a share of the measured ingest. */
+async function extractionShare(corpus: string, ingestSeconds: number): Promise<void> {
+  const { files } = await scanPaths([corpus], isSupportedFile);
+  let extractMs = 0;
+  let records = 0;
+  for (const f of files) {
+    let doc;
+    try {
+      doc = await parseFile(f.abs);
+    } catch {
+      continue;
+    }
+    const t = performance.now();
+    records += extractCodes(doc, { file: f.rel, manual: f.rel, equipment: [] }).length;
+    extractMs += performance.now() - t;
+  }
+  add('fault-code extraction over corpus', extractMs, 'ms', `${records} records`);
+  add('fault-code extraction share of ingest', (100 * extractMs) / 1000 / ingestSeconds, '%');
 }
 
 async function folderBytes(dir: string): Promise<number> {
