@@ -44,6 +44,17 @@ export interface Block {
   stepNumber?: number;
   /** For definition blocks: the term being defined (text holds the definition). */
   term?: string;
+  /** Set when the block's text was read by OCR from a scanned page: the page's mean word confidence, 0–100. */
+  ocr?: { confidence: number };
+}
+
+/** A PDF page whose text was read by OCR. */
+export interface OcrPageInfo {
+  page: number;
+  /** Tesseract's mean word confidence for the page, 0–100. */
+  confidence: number;
+  /** Below the low-confidence threshold: show "OCR text, check the page" with results from it. */
+  lowConfidence: boolean;
 }
 
 export interface ManualMeta {
@@ -60,9 +71,14 @@ export interface ParsedDocument {
   /** Metadata found inside the document (PDF info, first heading, YAML title…). */
   meta: Partial<ManualMeta>;
   blocks: Block[];
-  /** PDF only: page count, and pages that have no text layer (need OCR). */
+  /**
+   * PDF only: page count, and pages left without searchable text: no text layer and nothing read
+   * by OCR (blank pages, OCR off or failed; the warnings say which).
+   */
   pageCount?: number;
   pagesWithoutText?: number[];
+  /** PDF only: pages whose text was read by OCR, with their confidence. */
+  ocrPages?: OcrPageInfo[];
   /** Non-fatal problems worth telling the user (encoding guessed, pages skipped…). */
   warnings: string[];
 }
@@ -132,6 +148,8 @@ export interface FileRecord {
   chunks: number;
   codes: number;
   pagesWithoutText: number[];
+  /** PDF pages read by OCR (with confidence); low-confidence ones are flagged in the library view. */
+  ocrPages?: OcrPageInfo[];
   /** Incremented on every re-ingest of the file; rows of other generations are garbage. */
   generation: number;
   ingestedAt: string;

@@ -21,7 +21,7 @@ import { parseCsv } from './formats/csv.js';
 import { parseDocx } from './formats/docx.js';
 import { parseHtml } from './formats/html.js';
 import { parseMarkdown } from './formats/markdown.js';
-import { parsePdf } from './formats/pdf.js';
+import { parsePdf, type PdfOcrOptions } from './formats/pdf.js';
 import { parseProperties } from './formats/properties.js';
 import { parseRst } from './formats/rst.js';
 import { parseJsonDoc, parseYamlDoc } from './formats/structured.js';
@@ -34,6 +34,7 @@ import { titleFromFileName } from './text-utils.js';
 export { decodeText } from './encoding.js';
 export { readSidecar, validateSidecar, sidecarPaths, type Sidecar } from './sidecar.js';
 export { titleFromFileName } from './text-utils.js';
+export type { PdfOcrOptions } from './formats/pdf.js';
 
 type Format =
   | 'markdown' | 'asciidoc' | 'rst' | 'html' | 'text' | 'docx' | 'pdf' | 'csv' | 'tsv' | 'yaml' | 'json' | 'properties' | 'xlsx';
@@ -91,7 +92,7 @@ export function isSupportedFile(path: string): boolean {
  * .txt is read as PDF). Throws EngineError UNSUPPORTED_FORMAT for unknown types and
  * FILE_UNREADABLE for missing, damaged or undecodable files; an AbortError when cancelled.
  */
-export async function parseFile(absPath: string, opts: { signal?: AbortSignal } = {}): Promise<ParsedDocument> {
+export async function parseFile(absPath: string, opts: { signal?: AbortSignal; ocr?: PdfOcrOptions } = {}): Promise<ParsedDocument> {
   const { signal } = opts;
   const name = basename(absPath);
   const ext = extname(name).toLowerCase();
@@ -111,7 +112,7 @@ export async function parseFile(absPath: string, opts: { signal?: AbortSignal } 
   const fileStem = name.slice(0, name.length - extname(name).length) || name;
   let doc: ParsedDocument;
   try {
-    if (format === 'pdf') doc = await parsePdf({ data, fileStem, signal });
+    if (format === 'pdf') doc = await parsePdf({ data, fileStem, signal, ...(opts.ocr ? { ocr: opts.ocr } : {}) });
     else if (format === 'docx') doc = await parseDocx({ data, fileStem, signal });
     else if (format === 'xlsx') doc = await parseXlsx({ data, fileStem, signal });
     else {

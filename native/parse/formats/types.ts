@@ -1,3 +1,5 @@
+import type { PdfOcrOptions } from '../pdf/ocr-page.js';
+
 /** What text-based adapters receive: the decoded text and a name for tables without a caption. */
 export interface TextAdapterInput {
   text: string;
@@ -11,4 +13,6 @@ export interface BinaryAdapterInput {
   data: Buffer;
   fileStem: string;
   signal?: AbortSignal;
+  /** PDF: OCR of pages without a text layer (on by default). */
+  ocr?: PdfOcrOptions;
 }
