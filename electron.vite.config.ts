@@ -23,7 +23,13 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      rollupOptions: { input: { index: resolve(import.meta.dirname, 'electron/main/index.ts') } },
+      rollupOptions: {
+        input: {
+          index: resolve(import.meta.dirname, 'electron/main/index.ts'),
+          // The engine host, started as a utility process (electron/main/engine-host.ts).
+          worker: resolve(import.meta.dirname, 'native/worker/entry.ts'),
+        },
+      },
     },
   },
   preload: {

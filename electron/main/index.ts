@@ -1,13 +1,17 @@
 /**
- * Desktop app lifecycle: one hardened window, the engine in this process behind IPC.
- * Everything with a decision in it lives in security.ts / ipc.ts and is unit-tested without Electron.
+ * Desktop app lifecycle: one hardened window; the engine in a utility process (engine-host.ts) behind
+ * IPC, so ingest, embedding and generation never block this process.
+ * Everything with a decision in it lives in security.ts / ipc.ts / native/worker and is unit-tested
+ * without Electron.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, ipcMain, session, type Session } from 'electron';
-import { toErrorData, type EngineApi } from '../../native/contract/index.js';
-import { configureNativeThreads, defaultLibraryDir } from '../../native/config.js';
-import { createEngine } from '../../native/engine.js';
+import { toErrorData } from '../../native/contract/index.js';
+import { defaultLibraryDir } from '../../native/config.js';
+import type { WorkerClient } from '../../native/worker/client.js';
+import { localCaller, type EngineCaller } from '../../native/worker/streaming.js';
+import { startEngineHost } from './engine-host.js';
 import { registerIpc } from './ipc.js';
 import { contentSecurityPolicy, isAllowedUrl, isAppUrl, windowOptions, type AppLocation } from './security.js';
 import { unavailableEngine } from './unavailable-engine.js';
@@ -18,9 +22,10 @@ const location: AppLocation = {
   devServerUrl: !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined,
 };
 const preloadPath = path.join(here, '../preload/index.cjs');
+const workerPath = path.join(here, 'worker.js');
 
 let mainWindow: BrowserWindow | null = null;
-let engine: EngineApi | null = null;
+let engine: WorkerClient | null = null;
 let engineClosed = false;
 
 app.enableSandbox();
@@ -53,13 +58,16 @@ function createWindow(): BrowserWindow {
   return win;
 }
 
-async function startEngine(): Promise<EngineApi> {
-  configureNativeThreads();
+function startEngine(): EngineCaller {
   try {
-    return await createEngine({ libraryDir: defaultLibraryDir() });
+    engine = startEngineHost(workerPath, defaultLibraryDir());
+    void engine.ready.then((r) => {
+      if (r.error) console.error('ManualDesk library:', r.error.message);
+    });
+    return engine.call;
   } catch (err) {
     console.error('ManualDesk engine failed to start:', err);
-    return unavailableEngine(toErrorData(err));
+    return localCaller(unavailableEngine(toErrorData(err)));
   }
 }
 
@@ -76,8 +84,7 @@ if (!app.requestSingleInstanceLock()) {
 
   void app.whenReady().then(async () => {
     hardenSession(session.defaultSession);
-    engine = await startEngine();
-    registerIpc(ipcMain, engine, (url) => isAppUrl(url, location));
+    registerIpc(ipcMain, startEngine(), (url) => isAppUrl(url, location));
     mainWindow = createWindow();
   });
 

@@ -10,6 +10,7 @@ export function unavailableEngine(error: EngineErrorData): EngineApi {
     lookupCode: failed,
     listManuals: failed,
     removeFiles: failed,
+    openSource: failed,
     close: async () => {},
   };
 }

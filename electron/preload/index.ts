@@ -1,21 +1,53 @@
 /**
  * Exposes exactly the contract's methods as window.manualdesk, each bound to its own IPC channel.
  * Nothing generic: no ipcRenderer, no send/on, no channel names chosen by the page.
+ *
+ * Long calls stream: given TransportHooks, a call gets an operation id; its events come back on
+ * EVENT_CHANNEL and the cancel function handed to onCancelable sends CANCEL_CHANNEL. (An AbortSignal
+ * cannot cross the context bridge; functions can.)
  */
-import { contextBridge, ipcRenderer } from 'electron';
-import type { CodeLookupRequest, EngineApi, IngestRequest, SearchRequest } from '../../native/contract/index.js';
-import { channelFor } from '../../native/server/methods.js';
+import { ipcRenderer, contextBridge } from 'electron';
+import type {
+  CodeLookupRequest,
+  EngineEvent,
+  IngestRequest,
+  RemoteApi,
+  Result,
+  SearchRequest,
+  SourceRequest,
+  TransportHooks,
+} from '../../native/contract/index.js';
+import { channelFor, type RemoteMethod } from '../../native/server/methods.js';
+import { CANCEL_CHANNEL, EVENT_CHANNEL } from '../channels.js';
+
+const listeners = new Map<string, (event: EngineEvent) => void>();
+let nextOp = 0;
+
+ipcRenderer.on(EVENT_CHANNEL, (_event, op: unknown, engineEvent: unknown) => {
+  if (typeof op === 'string') listeners.get(op)?.(engineEvent as EngineEvent);
+});
+
+function invoke<T>(method: RemoteMethod, arg?: unknown, hooks?: TransportHooks): Promise<Result<T>> {
+  const channel = channelFor(method);
+  if (!hooks?.onEvent && !hooks?.onCancelable) {
+    return arg === undefined ? ipcRenderer.invoke(channel) : ipcRenderer.invoke(channel, arg);
+  }
+  const op = `op${++nextOp}`;
+  const onEvent = hooks.onEvent;
+  if (onEvent) listeners.set(op, (e) => onEvent(e));
+  hooks.onCancelable?.(() => void ipcRenderer.invoke(CANCEL_CHANNEL, op));
+  return (ipcRenderer.invoke(channel, arg, { op }) as Promise<Result<T>>).finally(() => listeners.delete(op));
+}
 
 const manualdesk = {
-  info: () => ipcRenderer.invoke(channelFor('info')),
-  listManuals: () => ipcRenderer.invoke(channelFor('listManuals')),
-  search: (req: SearchRequest) => ipcRenderer.invoke(channelFor('search'), req),
-  lookupCode: (req: CodeLookupRequest) => ipcRenderer.invoke(channelFor('lookupCode'), req),
-  // Hooks (progress, abort) cannot cross the bridge; ingest takes its paths only.
-  ingest: (req: IngestRequest) => ipcRenderer.invoke(channelFor('ingest'), req),
-  removeFiles: (files: string[]) => ipcRenderer.invoke(channelFor('removeFiles'), files),
-  // The engine belongs to the main process and closes when the app quits.
-  close: async () => {},
-} satisfies EngineApi;
+  info: () => invoke('info'),
+  listManuals: () => invoke('listManuals'),
+  search: (req: SearchRequest) => invoke('search', req),
+  lookupCode: (req: CodeLookupRequest) => invoke('lookupCode', req),
+  ingest: (req: IngestRequest, hooks?: TransportHooks) => invoke('ingest', req, hooks),
+  removeFiles: (files: string[]) => invoke('removeFiles', files),
+  openSource: (req: SourceRequest) => invoke('openSource', req),
+  // Generated text streams as 'token' events; the cancel function stops generation.
+} satisfies RemoteApi;
 
 contextBridge.exposeInMainWorld('manualdesk', manualdesk);

@@ -3,7 +3,7 @@
  * expose exactly these methods. Everything here must be plain, serialisable data.
  */
 import type { Result } from './errors.js';
-import type { Lang } from './document.js';
+import type { Block, Lang } from './document.js';
 import type { AskHooks, AskRequest, AskResponse, ModelStatus } from './answer.js';
 import type { PackImportRequest, PackInfo, PackProgress, PackVerifyReport } from './packs.js';
 
@@ -101,6 +101,10 @@ export interface ManualInfo {
   chunks: number;
   /** False when a newer revision of the same manual is in the library. */
   current: boolean;
+  /** Absolute path the file was read from (for re-indexing it). */
+  source?: string;
+  /** PDF pages with no text layer (they need OCR to be searchable). */
+  pagesNeedingOcr?: number[];
 }
 
 export interface LibraryInfo {
@@ -155,7 +159,30 @@ export interface EngineHooks {
   onProgress?: (p: IngestProgress) => void;
 }
 
-export interface EngineApi {
+/** A library file for the source viewer: only files recorded in the library can be opened. */
+export interface SourceRequest {
+  /** Relative path as listed (SearchHit.file, Citation.file, ManualInfo.file). */
+  file: string;
+}
+
+export type SourceDocument =
+  | { kind: 'pdf'; file: string; manual: string; format: string; /** The PDF itself, base64. */ base64: string; changed: boolean }
+  | {
+      kind: 'blocks';
+      file: string;
+      manual: string;
+      format: string;
+      /** The document as parsed (headings, paragraphs, rows), in reading order. */
+      blocks: Block[];
+      /** True when the file on disk differs from the indexed one (re-index it). */
+      changed: boolean;
+    };
+
+export interface SourceMethods {
+  openSource(req: SourceRequest): Promise<Result<SourceDocument>>;
+}
+
+export interface EngineApi extends SourceMethods {
   info(): Promise<Result<LibraryInfo>>;
   ingest(req: IngestRequest, hooks?: EngineHooks): Promise<Result<IngestReport>>;
   search(req: SearchRequest): Promise<Result<SearchResponse>>;

@@ -3,3 +3,4 @@ export type * from './document.js';
 export type * from './api.js';
 export type * from './answer.js';
 export type * from './packs.js';
+export type * from './events.js';

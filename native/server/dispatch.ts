@@ -12,6 +12,7 @@ import {
   noArgumentSchema,
   removeFilesSchema,
   searchRequestSchema,
+  sourceRequestSchema,
 } from './schemas.js';
 
 type Caller = (engine: EngineApi, arg: unknown) => Promise<Result<unknown>>;
@@ -37,6 +38,7 @@ const CALLERS = {
   lookupCode: withSchema('lookupCode', codeLookupRequestSchema, (e, req) => e.lookupCode(req)),
   ingest: withSchema('ingest', ingestRequestSchema, (e, req) => e.ingest(req)),
   removeFiles: withSchema('removeFiles', removeFilesSchema, (e, files) => e.removeFiles(files)),
+  openSource: withSchema('openSource', sourceRequestSchema, (e, req) => e.openSource(req)),
 } satisfies Record<RemoteMethod, Caller>;
 
 /** Validates `arg` for `method` and calls the engine; never throws. */

@@ -5,6 +5,12 @@
  *                        reply: the Result JSON. 400 for INVALID_INPUT (bad JSON, schema failure, or the
  *                        engine refusing the input), 404 unknown method, 413 body over 1 MB, 200 for every
  *                        other Result (errors are data), 500 for INTERNAL (the engine threw or failed).
+ *   POST /api/<method>/stream
+ *                        the same call, answered as NDJSON (application/x-ndjson): one StreamMessage per
+ *                        line, events (ingest progress, pack progress, answer tokens) then one
+ *                        {"type":"result"} line. Closing the connection cancels the call.
+ *   GET  /api/methods    the methods this engine has ({ok:true, value:[…]}), so the UI can tell a feature
+ *                        that is not in this build from one that failed.
  *   GET  /…              files from staticDir, with a strict CSP.
  *
  * Every request must name a loopback Host (DNS-rebinding guard) and, when it carries an Origin, come
@@ -14,9 +20,9 @@ import http from 'node:http';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { fail, type EngineApi, type Result } from '../contract/index.js';
+import { fail, type EngineApi, type Result, type StreamMessage } from '../contract/index.js';
+import { availableMethods, localCaller } from '../worker/streaming.js';
 import { CONTENT_SECURITY_POLICY } from './csp.js';
-import { callEngine } from './dispatch.js';
 import { isRemoteMethod, REMOTE_METHODS } from './methods.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -68,6 +74,7 @@ export async function startServer(engine: EngineApi, opts: ServerOptions = {}): 
   const staticRoot = opts.staticDir ? await fs.realpath(path.resolve(opts.staticDir)) : null;
 
   let port = 0;
+  const call = localCaller(engine);
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) sendJson(res, 500, fail('INTERNAL', `Server error: ${String(err)}`));
@@ -102,7 +109,12 @@ export async function startServer(engine: EngineApi, opts: ServerOptions = {}): 
     return serveStatic(req, res, staticRoot, pathname);
   }
 
-  async function handleApi(req: http.IncomingMessage, res: http.ServerResponse, method: string): Promise<void> {
+  async function handleApi(req: http.IncomingMessage, res: http.ServerResponse, route: string): Promise<void> {
+    if (route === 'methods' && (req.method === 'GET' || req.method === 'HEAD')) {
+      return sendJson(res, 200, { ok: true, value: availableMethods(engine) });
+    }
+    const stream = route.endsWith('/stream');
+    const method = stream ? route.slice(0, -'/stream'.length) : route;
     if (!isRemoteMethod(method)) {
       return sendJson(
         res,
@@ -138,8 +150,28 @@ export async function startServer(engine: EngineApi, opts: ServerOptions = {}): 
       }
     }
 
-    const result = await callEngine(engine, method, arg);
-    return sendJson(res, statusFor(result), result);
+    if (!stream) {
+      const result = await call(method, arg);
+      return sendJson(res, statusFor(result), result);
+    }
+
+    // Streaming: events as they happen, then the result; a closed connection cancels the call.
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    res.writeHead(200, {
+      ...COMMON_HEADERS,
+      'Content-Type': 'application/x-ndjson; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Accel-Buffering': 'no',
+    });
+    const write = (m: StreamMessage) => {
+      if (!res.destroyed) res.write(`${JSON.stringify(m)}\n`);
+    };
+    const result = await call(method, arg, { signal: controller.signal, onEvent: write });
+    write({ type: 'result', result });
+    res.end();
   }
 
   await new Promise<void>((resolve, reject) => {

@@ -5,7 +5,15 @@
  */
 import type { EngineApi } from '../contract/index.js';
 
-export const REMOTE_METHODS = ['info', 'ingest', 'search', 'lookupCode', 'listManuals', 'removeFiles'] as const;
+export const REMOTE_METHODS = [
+  'info',
+  'ingest',
+  'search',
+  'lookupCode',
+  'listManuals',
+  'removeFiles',
+  'openSource',
+] as const;
 
 export type RemoteMethod = (typeof REMOTE_METHODS)[number];
 

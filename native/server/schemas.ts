@@ -11,6 +11,7 @@ import type {
   SearchFilters,
   SearchMode,
   SearchRequest,
+  SourceRequest,
 } from '../contract/index.js';
 
 const MAX_TEXT = 2_000;
@@ -30,6 +31,7 @@ export const searchFiltersSchema = z.strictObject({
   revision: z.string().max(200).optional(),
   allRevisions: z.boolean().optional(),
   pathPrefix: z.string().max(MAX_PATH).optional(),
+  packs: z.array(z.string().max(200)).max(MAX_LIST).optional(),
 }) satisfies z.ZodType<SearchFilters>;
 
 export const searchRequestSchema = z.strictObject({
@@ -50,6 +52,11 @@ export const ingestRequestSchema = z.strictObject({
   force: z.boolean().optional(),
 }) satisfies z.ZodType<IngestRequest>;
 
+/** A library file as listed; the engine opens only files it has recorded, so no path is trusted here. */
+export const sourceRequestSchema = z.strictObject({
+  file: pathText,
+}) satisfies z.ZodType<SourceRequest>;
+
 export const removeFilesSchema = z.array(pathText).min(1, 'must list at least one file').max(MAX_LIST) satisfies z.ZodType<
   string[]
 >;
@@ -65,6 +72,7 @@ export type SchemaChecks = [
   Assert<Equal<z.output<typeof searchRequestSchema>, SearchRequest>>,
   Assert<Equal<z.output<typeof codeLookupRequestSchema>, CodeLookupRequest>>,
   Assert<Equal<z.output<typeof ingestRequestSchema>, IngestRequest>>,
+  Assert<Equal<z.output<typeof sourceRequestSchema>, SourceRequest>>,
 ];
 
 /** One line naming each offending field, e.g. `field "k": expected an integer`. */

@@ -1,41 +1,193 @@
-import { useEffect, useState } from 'react';
-import type { EngineApi, LibraryInfo } from '../../native/contract/index.js';
+/**
+ * The app shell: header, screen tabs, keyboard shortcuts (Ctrl/Cmd+K search, Esc back) and the source
+ * viewer on top of whichever screen opened it. Screens stay mounted once visited, so going back keeps
+ * their state (results, answers, progress).
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { LibraryInfo, ManualInfo } from '../../native/contract/index.js';
+import type { Connection } from './engine/types.js';
+import { addHistory } from './local/history.js';
+import { applySettings, readSettings, saveSettings, type Settings } from './local/settings.js';
+import { SCREENS, type Screen, type SourceTarget } from './routes.js';
 import { SearchPage } from './features/search/SearchPage.js';
+import { AnswerPage } from './features/answer/AnswerPage.js';
+import { SourceViewer } from './features/source/SourceViewer.js';
+import { LibraryPage } from './features/library/LibraryPage.js';
+import { PacksPage } from './features/packs/PacksPage.js';
+import { SettingsPage } from './features/settings/SettingsPage.js';
+import { HistoryPage } from './features/history/HistoryPage.js';
+import { plural } from './ui/notices.js';
 
 type LibraryState = { kind: 'loading' } | { kind: 'ready'; info: LibraryInfo } | { kind: 'error'; message: string };
 
-export function App({ engine }: { engine: EngineApi }) {
+export function App({ conn }: { conn: Connection }) {
+  const { engine } = conn;
+  const [screen, setScreen] = useState<Screen>('search');
+  const [visited, setVisited] = useState<ReadonlySet<Screen>>(() => new Set(['search']));
+  const [source, setSource] = useState<SourceTarget | null>(null);
   const [library, setLibrary] = useState<LibraryState>({ kind: 'loading' });
+  const [manuals, setManuals] = useState<ManualInfo[]>([]);
+  const [libraryVersion, setLibraryVersion] = useState(0);
+  const [question, setQuestion] = useState<{ text: string; seq: number } | null>(null);
+  const [searchRequest, setSearchRequest] = useState<{ text: string; seq: number } | null>(null);
+  const [settings, setSettings] = useState<Settings>(readSettings);
+  const [historyVersion, setHistoryVersion] = useState(0);
+  const searchFocus = useRef<(() => void) | null>(null);
+
+  useEffect(() => applySettings(settings), [settings]);
 
   useEffect(() => {
     let live = true;
-    void engine.info().then((res) => {
+    void Promise.all([engine.info(), engine.listManuals()]).then(([info, list]) => {
       if (!live) return;
-      setLibrary(res.ok ? { kind: 'ready', info: res.value } : { kind: 'error', message: res.error.message });
+      setLibrary(info.ok ? { kind: 'ready', info: info.value } : { kind: 'error', message: info.error.message });
+      setManuals(list.ok ? list.value : []);
+      if (info.ok && !performance.getEntriesByName('md:usable').length) performance.mark('md:usable');
     });
     return () => {
       live = false;
     };
-  }, [engine]);
+  }, [engine, libraryVersion]);
+
+  const go = useCallback((next: Screen) => {
+    setSource(null);
+    setScreen(next);
+    setVisited((v) => (v.has(next) ? v : new Set([...v, next])));
+  }, []);
+
+  const focusSearch = useCallback(() => {
+    go('search');
+    // After the search screen is shown again.
+    requestAnimationFrame(() => searchFocus.current?.());
+  }, [go]);
+
+  const record = useCallback((entry: Parameters<typeof addHistory>[0]) => {
+    addHistory(entry);
+    setHistoryVersion((v) => v + 1);
+  }, []);
+
+  const openSource = useCallback(
+    (target: SourceTarget) => {
+      const manual = manuals.find((m) => m.file === target.file);
+      record({ action: 'open', manual: target.manual, file: target.file, revision: manual?.revision ?? null, page: target.page, section: target.section });
+      setSource(target);
+    },
+    [manuals, record],
+  );
+
+  const ask = useCallback(
+    (text: string) => {
+      setQuestion((q) => ({ text, seq: (q?.seq ?? 0) + 1 }));
+      go('answer');
+    },
+    [go],
+  );
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        focusSearch();
+      } else if (e.key === 'Escape' && !e.defaultPrevented) {
+        e.preventDefault();
+        if (source) {
+          setSource(null);
+          if (screen === 'search') requestAnimationFrame(() => searchFocus.current?.());
+        } else focusSearch();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [focusSearch, source, screen]);
+
+  const searchFor = useCallback(
+    (text: string) => {
+      setSearchRequest((r) => ({ text, seq: (r?.seq ?? 0) + 1 }));
+      focusSearch();
+    },
+    [focusSearch],
+  );
+
+  const libraryChanged = useCallback(() => setLibraryVersion((v) => v + 1), []);
+  const changeSettings = useCallback((s: Settings) => {
+    saveSettings(s);
+    setSettings(s);
+  }, []);
+
+  const summary = useMemo(() => {
+    if (library.kind === 'loading') return 'Opening the library…';
+    if (library.kind === 'error') return null;
+    const i = library.info;
+    return `${plural(i.files, 'manual file')} · ${plural(i.chunks, 'passage')} · ${plural(i.codes, 'fault code')}`;
+  }, [library]);
+
+  const show = (s: Screen) => !source && screen === s;
 
   return (
     <div className="app">
       <header className="app-header">
         <h1 className="app-title">ManualDesk</h1>
+        <nav className="tabs" aria-label="Screens">
+          {SCREENS.map((s) => (
+            <button
+              key={s.id}
+              type="button"
+              className="tab"
+              aria-current={!source && screen === s.id ? 'page' : undefined}
+              onClick={() => (s.id === 'search' ? focusSearch() : go(s.id))}
+            >
+              {s.label}
+            </button>
+          ))}
+        </nav>
         <p className="library-summary" aria-live="polite">
-          {library.kind === 'loading' && 'Opening the library…'}
-          {library.kind === 'ready' &&
-            `${library.info.files} ${plural(library.info.files, 'file')} · ${library.info.chunks} ${plural(library.info.chunks, 'passage')} · ${library.info.codes} fault ${plural(library.info.codes, 'code')}`}
+          {summary}
           {library.kind === 'error' && <span className="library-error">{library.message}</span>}
+          {conn.mode === 'browser' && <span className="mode-badge">Browser mode</span>}
         </p>
       </header>
+
       <main>
-        <SearchPage engine={engine} />
+        {source && <SourceViewer engine={conn.engine} has={conn.has} target={source} onBack={() => setSource(null)} />}
+        <div hidden={!show('search')}>
+          <SearchPage
+            engine={engine}
+            has={conn.has}
+            manuals={manuals}
+            onOpen={openSource}
+            onAsk={ask}
+            onRecord={record}
+            focusRef={searchFocus}
+            active={show('search')}
+            request={searchRequest}
+          />
+        </div>
+        {visited.has('answer') && (
+          <div hidden={!show('answer')}>
+            <AnswerPage engine={engine} has={conn.has} question={question} onOpen={openSource} onRecord={record} onSearch={searchFor} />
+          </div>
+        )}
+        {visited.has('library') && (
+          <div hidden={!show('library')}>
+            <LibraryPage engine={engine} has={conn.has} mode={conn.mode} manuals={manuals} onChanged={libraryChanged} />
+          </div>
+        )}
+        {visited.has('packs') && (
+          <div hidden={!show('packs')}>
+            <PacksPage engine={engine} has={conn.has} onChanged={libraryChanged} />
+          </div>
+        )}
+        {visited.has('settings') && (
+          <div hidden={!show('settings')}>
+            <SettingsPage engine={engine} has={conn.has} library={library.kind === 'ready' ? library.info : null} settings={settings} onChange={changeSettings} />
+          </div>
+        )}
+        {visited.has('history') && (
+          <div hidden={!show('history')}>
+            <HistoryPage version={historyVersion} active={show('history')} onCleared={() => setHistoryVersion((v) => v + 1)} />
+          </div>
+        )}
       </main>
     </div>
   );
-}
-
-function plural(n: number, word: string): string {
-  return n === 1 ? word : `${word}s`;
 }

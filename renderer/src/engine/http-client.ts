@@ -1,66 +1,137 @@
 /**
  * EngineApi over HTTP (browser mode): the counterpart of native/server/http.ts. Browser-safe: no Node
  * imports, types only from the contract. Transport failures come back as Result errors, never throws.
+ * Calls with hooks use POST /api/<method>/stream (NDJSON events, then the result); aborting the fetch
+ * closes the connection, which cancels the call on the server.
  */
-import type {
-  CodeLookupRequest,
-  EngineApi,
-  EngineErrorData,
-  EngineHooks,
-  IngestRequest,
-  Result,
-  SearchRequest,
-} from '../../../native/contract/index.js';
+import type { EngineErrorData, Result, StreamMessage, TransportHooks } from '../../../native/contract/index.js';
+import { engineOver, type Call } from './adapter.js';
+import type { UiEngine, UiMethod } from './types.js';
 
 type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
-export function createHttpClient(baseUrl: string, fetchImpl?: FetchLike): EngineApi {
+const CANCELLED: EngineErrorData = { code: 'CANCELLED', message: 'Cancelled. Nothing more was changed; start it again when you are ready.' };
+
+export interface HttpTransport {
+  call: Call;
+  /** The methods the server's engine has (GET /api/methods); null when it cannot be asked. */
+  methods(): Promise<UiMethod[] | null>;
+}
+
+export function createHttpTransport(baseUrl: string, fetchImpl?: FetchLike): HttpTransport {
   // Bound here: calling window.fetch as a method of another object throws "Illegal invocation".
   const doFetch: FetchLike = fetchImpl ?? ((input, init) => fetch(input, init));
   const base = baseUrl.replace(/\/+$/, '');
+  const unreachable = (err: unknown): EngineErrorData => ({
+    code: 'INTERNAL',
+    message: `Cannot reach the ManualDesk engine at ${base}. Check that "npm start" is still running, then reload this page. (${String(err)})`,
+  });
 
-  async function call<T>(method: string, arg?: unknown, signal?: AbortSignal): Promise<Result<T>> {
-    let response: Response;
+  async function post(method: string, arg: unknown, signal?: AbortSignal): Promise<Response | EngineErrorData> {
     try {
-      response = await doFetch(`${base}/api/${method}`, {
+      return await doFetch(`${base}/api/${method}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: arg === undefined ? '' : JSON.stringify(arg),
         signal,
       });
     } catch (err) {
-      if (err instanceof Error && err.name === 'AbortError') {
-        return failure({ code: 'CANCELLED', message: 'The operation was cancelled.' });
-      }
-      return failure({
-        code: 'INTERNAL',
-        message: `Cannot reach the ManualDesk engine at ${base}. Is "npm start" still running? (${String(err)})`,
-      });
+      return isAbort(err) ? CANCELLED : unreachable(err);
     }
+  }
+
+  async function plain(method: UiMethod, arg: unknown): Promise<Result<unknown>> {
+    const response = await post(method, arg);
+    if (!(response instanceof Response)) return { ok: false, error: response };
     let body: unknown;
     try {
       body = await response.json();
     } catch {
-      return failure({
-        code: 'INTERNAL',
-        message: `The engine answered ${method} with HTTP ${response.status} and no readable result.`,
-      });
+      return failure({ code: 'INTERNAL', message: `The engine answered ${method} with HTTP ${response.status} and no readable result. Reload the page; if it repeats, restart "npm start".` });
     }
-    if (isResult(body)) return body as Result<T>;
-    return failure({ code: 'INTERNAL', message: `The engine answered ${method} with an unexpected reply.` });
+    if (isResult(body)) return body;
+    return failure({ code: 'INTERNAL', message: `The engine answered ${method} with an unexpected reply. Reload the page.` });
+  }
+
+  async function streamed(method: UiMethod, arg: unknown, hooks: TransportHooks): Promise<Result<unknown>> {
+    const controller = new AbortController();
+    hooks.onCancelable?.(() => controller.abort());
+    const response = await post(`${method}/stream`, arg, controller.signal);
+    if (!(response instanceof Response)) return { ok: false, error: response };
+    const type = response.headers.get('content-type') ?? '';
+    if (!type.startsWith('application/x-ndjson')) {
+      // Refused before the call started (bad JSON, unknown method…): an ordinary Result reply.
+      try {
+        const body: unknown = await response.json();
+        if (isResult(body)) return body;
+      } catch {
+        /* fall through */
+      }
+      return failure({ code: 'INTERNAL', message: `The engine answered ${method} with HTTP ${response.status}. Reload the page and try again.` });
+    }
+    let result: Result<unknown> | null = null;
+    try {
+      await readLines(response, (line) => {
+        const msg = JSON.parse(line) as StreamMessage;
+        if (msg.type === 'result') result = msg.result;
+        else hooks.onEvent?.(msg);
+      });
+    } catch (err) {
+      if (isAbort(err) || controller.signal.aborted) return failure(CANCELLED);
+      return failure(unreachable(err));
+    }
+    if (controller.signal.aborted && result === null) return failure(CANCELLED);
+    return result ?? failure({ code: 'INTERNAL', message: `The engine stopped answering ${method} before it finished. Check that "npm start" is still running, then try again.` });
   }
 
   return {
-    info: () => call('info'),
-    listManuals: () => call('listManuals'),
-    search: (req: SearchRequest) => call('search', req),
-    lookupCode: (req: CodeLookupRequest) => call('lookupCode', req),
-    // Progress is not streamed over HTTP; cancelling aborts the wait, not necessarily the ingest.
-    ingest: (req: IngestRequest, hooks?: EngineHooks) => call('ingest', req, hooks?.signal),
-    removeFiles: (files: string[]) => call('removeFiles', files),
-    // The engine belongs to the server process; nothing to release on this side.
-    close: async () => {},
+    call: (method, arg, hooks) => (hooks ? streamed(method, arg, hooks) : plain(method, arg)),
+    async methods() {
+      try {
+        const response = await doFetch(`${base}/api/methods`, { method: 'GET' });
+        const body: unknown = await response.json();
+        return isResult(body) && body.ok && Array.isArray(body.value) ? (body.value as UiMethod[]) : null;
+      } catch {
+        return null;
+      }
+    },
   };
+}
+
+/**
+ * The full UI engine over HTTP. `methods` (from GET /api/methods) says which methods the server has;
+ * without it every method is tried and the server's "Unknown method" answer comes back as data.
+ */
+export function createHttpClient(baseUrl: string, fetchImpl?: FetchLike, methods?: readonly UiMethod[]): UiEngine {
+  const transport = createHttpTransport(baseUrl, fetchImpl);
+  return engineOver(transport.call, (m) => !methods || methods.includes(m));
+}
+
+async function readLines(response: Response, onLine: (line: string) => void): Promise<void> {
+  if (!response.body) {
+    for (const line of (await response.text()).split('\n')) if (line.trim()) onLine(line);
+    return;
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffered += decoder.decode(value, { stream: true });
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      if (line.trim()) onLine(line);
+    }
+  }
+  buffered += decoder.decode();
+  if (buffered.trim()) onLine(buffered);
+}
+
+function isAbort(err: unknown): boolean {
+  return err instanceof Error && err.name === 'AbortError';
 }
 
 function failure<T>(error: EngineErrorData): Result<T> {

@@ -1,6 +1,7 @@
 /**
  * The main-process wiring (electron/main/index.ts) with a fake Electron and the real engine on an
- * empty temp library: hardened session, secure window, IPC reaching the engine, engine closed on quit.
+ * empty temp library: hardened session, secure window, the engine started as a utility process (here
+ * the real worker host in memory), IPC reaching it, the engine closed on quit.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,11 +22,13 @@ const fake = vi.hoisted(() => {
     quits: 0,
     sandboxEnabled: false,
     resolveReady: null as (() => void) | null,
+    forks: [] as { modulePath: string; env: Record<string, string | undefined> }[],
+    exited: false,
   };
   return state;
 });
 
-vi.mock('electron', () => {
+vi.mock('electron', async () => {
   const ready = new Promise<void>((resolve) => (fake.resolveReady = resolve));
   class BrowserWindow {
     record: { options: { webPreferences?: Record<string, unknown> }; loaded?: string };
@@ -42,7 +45,38 @@ vi.mock('electron', () => {
       this.record.loaded = u;
     }
   }
+  const { EventEmitter } = await import('node:events');
+  const { createEngine } = await import('../../../native/engine.js');
+  const { serveEngine } = await import('../../../native/worker/host.js');
+  const { availableMethods, localCaller } = await import('../../../native/worker/streaming.js');
+  /** utilityProcess.fork: the real worker host and engine, in memory, with structured-clone messages. */
+  function fork(modulePath: string, _args: string[], opts: { env: Record<string, string | undefined> }) {
+    fake.forks.push({ modulePath, env: opts.env });
+    const child = new EventEmitter() as InstanceType<typeof EventEmitter> & { postMessage(m: unknown): void; kill(): void };
+    let toHost: ((m: unknown) => void) | null = null;
+    child.postMessage = (m) => queueMicrotask(() => toHost?.(structuredClone(m)));
+    child.kill = () => child.emit('exit', 1);
+    void createEngine({ libraryDir: opts.env.MANUALDESK_LIBRARY! }).then(async (engine) => {
+      serveEngine(
+        localCaller(engine),
+        {
+          post: (m) => {
+            queueMicrotask(() => child.emit('message', structuredClone(m)));
+            if (m.type === 'closed') queueMicrotask(() => {
+              fake.exited = true;
+              child.emit('exit', 0);
+            });
+          },
+          onMessage: (fn) => (toHost = fn),
+        },
+        { close: () => engine.close() },
+      );
+      child.emit('message', { type: 'ready', methods: availableMethods(engine) });
+    });
+    return child;
+  }
   return {
+    utilityProcess: { fork },
     app: {
       isPackaged: true,
       enableSandbox: () => (fake.sandboxEnabled = true),
@@ -75,6 +109,8 @@ process.env.MANUALDESK_LIBRARY = path.join(tmp, 'library');
 await import('../../../electron/main/index.js');
 fake.resolveReady!();
 await vi.waitFor(() => expect(fake.windows.length).toBe(1), { timeout: 20_000 });
+
+const sender = { id: 1, send: () => {} };
 
 afterAll(() => {
   delete process.env.MANUALDESK_LIBRARY;
@@ -118,25 +154,46 @@ describe('electron main wiring', () => {
     expect(openHandler!({ url: 'https://example.com' })).toEqual({ action: 'deny' });
   });
 
+  it('starts the engine in a utility process on the configured library', () => {
+    expect(fake.forks).toHaveLength(1);
+    expect(fake.forks[0]!.modulePath).toMatch(/[\\/]worker\.js$/);
+    expect(fake.forks[0]!.env.MANUALDESK_LIBRARY).toBe(path.join(tmp, 'library'));
+  });
+
   it('routes IPC from the app page to the real engine and refuses other senders', async () => {
     const page = pathToFileURL(fake.windows[0]!.loaded!).href;
     const search = fake.handlers.get('manualdesk:search')!;
-    const fromApp = await search({ senderFrame: { url: page } }, { query: 'spindle' });
+    const fromApp = await search({ senderFrame: { url: page }, sender }, { query: 'spindle' });
     // An empty library answers with a Result (hits or a clear error), never a throw.
     expect(typeof fromApp.ok).toBe('boolean');
     if (!fromApp.ok) expect(fromApp.error.message.length).toBeGreaterThan(0);
-    const foreign = await search({ senderFrame: { url: 'https://evil.example/' } }, { query: 'spindle' });
+    const foreign = await search({ senderFrame: { url: 'https://evil.example/' }, sender }, { query: 'spindle' });
     expect(foreign).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
-    const bad = await search({ senderFrame: { url: page } }, { query: '' });
+    const bad = await search({ senderFrame: { url: page }, sender }, { query: '' });
     expect(bad).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
+  });
+
+  it('streams ingest progress from the engine process back to the page', async () => {
+    const page = pathToFileURL(fake.windows[0]!.loaded!).href;
+    const sent: unknown[][] = [];
+    const ingest = fake.handlers.get('manualdesk:ingest')!;
+    const samples = path.resolve(import.meta.dirname, '../../../samples/library/acme-vmc-500-fault-codes.csv');
+    const res = await ingest({ senderFrame: { url: page }, sender: { id: 1, send: (...a: unknown[]) => sent.push(a) } }, { paths: [samples] }, { op: 'op1' });
+    expect(res).toMatchObject({ ok: true, value: { files: 1 } });
+    expect(sent.length).toBeGreaterThan(1);
+    expect(sent[0]).toEqual(['manualdesk:event', 'op1', { type: 'ingest-progress', progress: expect.objectContaining({ phase: 'scan' }) }]);
+    expect(sent.at(-1)).toEqual(['manualdesk:event', 'op1', { type: 'ingest-progress', progress: expect.objectContaining({ phase: 'done' }) }]);
+    const codes = await fake.handlers.get('manualdesk:lookupCode')!({ senderFrame: { url: page }, sender }, { text: 'E-101' });
+    expect(codes).toMatchObject({ ok: true, value: { matches: [expect.objectContaining({ code: 'E-101' })] } });
   });
 
   it('closes the engine before quitting', async () => {
     fake.appListeners.get('window-all-closed')![0]!();
     // First quit is held back while the engine closes, then quit runs again.
     await vi.waitFor(() => expect(fake.quits).toBe(2));
+    expect(fake.exited).toBe(true);
     const page = pathToFileURL(fake.windows[0]!.loaded!).href;
-    const after = await fake.handlers.get('manualdesk:info')!({ senderFrame: { url: page } });
+    const after = await fake.handlers.get('manualdesk:info')!({ senderFrame: { url: page }, sender });
     expect(after.ok).toBe(false);
   });
 });

@@ -16,8 +16,11 @@ export function fakeEngine(overrides: Partial<EngineApi> = {}): FakeEngine {
         value: { dir: '/lib', formatVersion: 1, chunkerVersion: 1, embedder: null, files: 2, chunks: 10, codes: 3 },
       };
     },
-    ingest: async (req) => {
+    ingest: async (req, hooks) => {
       calls.push({ method: 'ingest', arg: req });
+      hooks?.onProgress?.({ phase: 'scan', done: 0, total: 1 });
+      hooks?.onProgress?.({ phase: 'parse', file: 'vmc.md', done: 0, total: 1 });
+      if (hooks?.signal?.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'The operation was cancelled.' } };
       return {
         ok: true,
         value: { files: 1, chunks: 4, unchanged: 0, removed: 0, skipped: [], pagesNeedingOcr: [], seconds: 0.1 },
@@ -56,6 +59,10 @@ export function fakeEngine(overrides: Partial<EngineApi> = {}): FakeEngine {
     removeFiles: async (files) => {
       calls.push({ method: 'removeFiles', arg: files });
       return { ok: true, value: { removed: files.length } };
+    },
+    openSource: async (req) => {
+      calls.push({ method: 'openSource', arg: req });
+      return { ok: true, value: { kind: 'blocks', file: req.file, manual: 'Acme VMC-500', format: 'markdown', blocks: [], changed: false } };
     },
     close: async () => {
       calls.push({ method: 'close', arg: undefined });

@@ -1,86 +1,142 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import type {
-  CodeLookupResponse,
-  CodeMatch,
-  EngineApi,
-  HitKind,
-  SearchHit,
-  SearchResponse,
-} from '../../../../native/contract/index.js';
+/**
+ * Search: one box, results as you type. A fault code shows its record at once (cause, remedy, page);
+ * other text shows ranked passages with manual, section, page and the query's words marked. Enter
+ * opens the top result in the source viewer; Ctrl+Enter asks the question instead.
+ */
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent, type MutableRefObject } from 'react';
+import type { CodeLookupResponse, CodeMatch, HitKind, ManualInfo, PackInfo, Result, SearchFilters, SearchHit, SearchResponse } from '../../../../native/contract/index.js';
+import type { UiEngine, UiMethod } from '../../engine/types.js';
+import type { HistoryEntry } from '../../local/history.js';
+import type { OpenSource, SourceTarget } from '../../routes.js';
+import { Busy, ErrorNote, plural } from '../../ui/notices.js';
+import { Filters, NO_FILTERS, toSearchFilters, type FilterState } from './Filters.js';
 import { Highlighted } from './highlight.js';
 
-type State =
-  | { kind: 'idle' }
-  | { kind: 'searching'; query: string }
-  | {
-      kind: 'done';
-      query: string;
-      search: SearchResponse | null;
-      codes: CodeLookupResponse | null;
-      errors: string[];
-    };
-
 const KIND_LABEL: Record<HitKind, string> = { passage: 'Passage', 'table-row': 'Table row', code: 'Fault code' };
+/** A query left alone this long is written to the history. */
+const RECORD_AFTER_MS = 1500;
 
-export function SearchPage({ engine }: { engine: EngineApi }) {
+interface Outcome {
+  query: string;
+  codes: Result<CodeLookupResponse>;
+  search: Result<SearchResponse>;
+}
+
+export interface SearchPageProps {
+  engine: UiEngine;
+  has: (m: UiMethod) => boolean;
+  manuals: ManualInfo[];
+  onOpen: OpenSource;
+  onAsk: (question: string) => void;
+  onRecord: (entry: Omit<HistoryEntry, 'at'>) => void;
+  focusRef: MutableRefObject<(() => void) | null>;
+  active: boolean;
+  /** Text to search for, set from another screen ("search instead"). */
+  request?: { text: string; seq: number } | null;
+}
+
+export function SearchPage({ engine, has, manuals, onOpen, onAsk, onRecord, focusRef, request }: SearchPageProps) {
   const [query, setQuery] = useState('');
-  const [state, setState] = useState<State>({ kind: 'idle' });
+  const [filters, setFilters] = useState<FilterState>(NO_FILTERS);
+  const [codes, setCodes] = useState<{ query: string; res: Result<CodeLookupResponse> } | null>(null);
+  const [search, setSearch] = useState<{ query: string; res: Result<SearchResponse> } | null>(null);
+  const [packs, setPacks] = useState<PackInfo[] | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
-  const latest = useRef(0);
+  const ticket = useRef(0);
+  const pending = useRef<Promise<Outcome | null> | null>(null);
+  const keyAt = useRef<{ query: string; t: number } | null>(null);
 
-  const clear = useCallback(() => {
-    latest.current++;
-    setQuery('');
-    setState({ kind: 'idle' });
+  focusRef.current = () => {
     inputRef.current?.focus();
-  }, []);
+    inputRef.current?.select();
+  };
 
-  // Ctrl/Cmd+K focuses the search box from anywhere; Esc clears it.
   useEffect(() => {
-    const onKey = (e: globalThis.KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
-        e.preventDefault();
-        inputRef.current?.focus();
-        inputRef.current?.select();
-      } else if (e.key === 'Escape' && document.activeElement !== inputRef.current) {
-        clear();
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [clear]);
+    if (!has('listPacks')) return;
+    void engine.listPacks().then((r) => setPacks(r.ok ? r.value : []));
+  }, [engine, has]);
 
-  async function run(text: string) {
-    const q = text.trim();
+  const searchFilters: SearchFilters | undefined = useMemo(() => toSearchFilters(filters), [filters]);
+
+  const run = useCallback(
+    (text: string): Promise<Outcome | null> => {
+      const q = text.trim();
+      const mine = ++ticket.current;
+      if (!q) {
+        setCodes(null);
+        setSearch(null);
+        return Promise.resolve(null);
+      }
+      // Codes and passages arrive separately: the code card must not wait for the passage search.
+      const codesP = engine.lookupCode({ text: q, filters: searchFilters }).then((res) => {
+        if (mine === ticket.current) setCodes({ query: q, res });
+        return res;
+      });
+      const searchP = engine.search({ query: q, filters: searchFilters }).then((res) => {
+        if (mine === ticket.current) setSearch({ query: q, res });
+        return res;
+      });
+      return Promise.all([codesP, searchP]).then(([c, s]) => (mine === ticket.current ? { query: q, codes: c, search: s } : null));
+    },
+    [engine, searchFilters],
+  );
+
+  useEffect(() => {
+    pending.current = run(query);
+  }, [query, run]);
+
+  useEffect(() => {
+    if (!request) return;
+    setQuery(request.text);
+    inputRef.current?.focus();
+  }, [request]);
+
+  // Keystroke → code card on screen, measured for the e2e run (performance entries "md:key-to-code").
+  useLayoutEffect(() => {
+    const k = keyAt.current;
+    if (!k || !codes || codes.query !== k.query.trim() || !codes.res.ok || codes.res.value.matches.length === 0) return;
+    performance.measure('md:key-to-code', { start: k.t, end: performance.now() });
+    keyAt.current = null;
+  }, [codes]);
+
+  useEffect(() => {
+    const q = query.trim();
     if (!q) return;
-    const ticket = ++latest.current;
-    setState({ kind: 'searching', query: q });
-    const [search, codes] = await Promise.all([engine.search({ query: q }), engine.lookupCode({ text: q })]);
-    if (ticket !== latest.current) return; // a newer search or a clear superseded this one
-    const errors = [search, codes].flatMap((r) => (r.ok ? [] : [r.error.message]));
-    setState({
-      kind: 'done',
-      query: q,
-      search: search.ok ? search.value : null,
-      codes: codes.ok ? codes.value : null,
-      errors: [...new Set(errors)],
-    });
+    const timer = setTimeout(() => onRecord({ action: 'search', query: q }), RECORD_AFTER_MS);
+    return () => clearTimeout(timer);
+  }, [query, onRecord]);
+
+  async function openTop() {
+    const outcome = await pending.current;
+    if (!outcome) return;
+    const top = topTarget(outcome);
+    if (!top) return;
+    onRecord({ action: 'search', query: outcome.query });
+    onOpen(top);
   }
 
   function onSubmit(e: FormEvent) {
     e.preventDefault();
-    void run(query);
+    void openTop();
   }
 
   function onInputKey(e: KeyboardEvent<HTMLInputElement>) {
-    if (e.key === 'Escape') {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey || e.altKey)) {
       e.preventDefault();
-      clear();
+      if (query.trim()) onAsk(query.trim());
+    } else if (e.key === 'Escape' && query) {
+      // Esc clears the box first; the next Esc is the app's "back".
+      e.preventDefault();
+      setQuery('');
     }
   }
 
+  const current = query.trim();
+  const codesNow = codes && codes.query === current ? codes.res : null;
+  const searchNow = search && search.query === current ? search.res : null;
+
   return (
-    <section className="search-page">
+    <section className="search-page" aria-label="Search">
       <form role="search" className="search-form" onSubmit={onSubmit}>
         <label htmlFor="search-input" className="visually-hidden">
           Search the manuals
@@ -95,77 +151,127 @@ export function SearchPage({ engine }: { engine: EngineApi }) {
           spellCheck={false}
           placeholder="Fault code or a few words, e.g. E-101 or spindle lubrication"
           value={query}
-          onChange={(e) => setQuery(e.target.value)}
+          onChange={(e) => {
+            keyAt.current = { query: e.target.value, t: performance.now() };
+            setQuery(e.target.value);
+          }}
           onKeyDown={onInputKey}
         />
-        <button type="submit" className="search-button" disabled={!query.trim()}>
-          Search
+        <button type="submit" className="button primary" disabled={!current}>
+          Open top result
+        </button>
+        <button type="button" className="button" disabled={!current} onClick={() => onAsk(current)}>
+          Ask
         </button>
       </form>
-      <p className="shortcuts">Enter searches · Esc clears · Ctrl+K (⌘K) jumps back here</p>
+      <p className="shortcuts">Results appear as you type · Enter opens the top result · Ctrl+Enter asks · Esc clears · Ctrl+K (⌘K) comes back here</p>
 
-      <div aria-live="polite">
-        {state.kind === 'idle' && (
-          <p className="status">Type a fault code or describe the problem, then press Enter.</p>
+      <Filters manuals={manuals} packs={packs} packsAvailable={has('listPacks')} value={filters} onChange={setFilters} />
+
+      <div aria-live="polite" className="results">
+        {!current && <p className="status">Type a fault code or describe the problem.</p>}
+        {current && !codesNow && !searchNow && <Busy message={`Searching the manuals for “${current}”…`} />}
+        {current && (codesNow || searchNow) && (
+          <Results query={current} codes={codesNow} search={searchNow} onOpen={(t) => onOpen({ ...t, query: current })} />
         )}
-        {state.kind === 'searching' && <p className="status">Searching the manuals for “{state.query}”…</p>}
-        {state.kind === 'done' && <Results state={state} />}
       </div>
     </section>
   );
 }
 
-function Results({ state }: { state: Extract<State, { kind: 'done' }> }) {
-  const matches = state.codes?.matches ?? [];
+/** What Enter opens: the first fault-code definition, else the best passage. */
+export function topTarget(o: Outcome): SourceTarget | null {
+  const code = o.codes.ok ? o.codes.value.matches[0] : undefined;
+  if (code) return codeTarget(code, o.query);
+  const hit = o.search.ok ? o.search.value.hits[0] : undefined;
+  return hit ? hitTarget(hit, o.query) : null;
+}
+
+function codeTarget(m: CodeMatch, query?: string): SourceTarget {
+  return { file: m.file, manual: m.manual, page: m.page, section: m.section, text: m.text, query };
+}
+
+function hitTarget(h: SearchHit, query?: string): SourceTarget {
+  return { file: h.file, manual: h.manual, page: h.page, section: h.section, text: h.text, query };
+}
+
+function Results({
+  query,
+  codes,
+  search,
+  onOpen,
+}: {
+  query: string;
+  codes: Result<CodeLookupResponse> | null;
+  search: Result<SearchResponse> | null;
+  onOpen: OpenSource;
+}) {
+  const matches = codes?.ok ? codes.value.matches : [];
   // Code hits repeat what the fault-code cards already show.
-  const hits = (state.search?.hits ?? []).filter((h) => !(matches.length > 0 && h.kind === 'code'));
-  const undefinedCodes =
-    state.codes && state.codes.detected.length > 0 && matches.length === 0 ? state.codes.detected : [];
+  const hits = search?.ok ? search.value.hits.filter((h) => !(matches.length > 0 && h.kind === 'code')) : [];
+  const detected = codes?.ok ? codes.value.detected : [];
+  const undefinedCodes = detected.length > 0 && matches.length === 0 ? detected : [];
+  const errors = [...new Set([codes, search].flatMap((r) => (r && !r.ok ? [r.error.message] : [])))];
 
   return (
     <>
-      {state.errors.map((message) => (
-        <p key={message} className="error" role="alert">
-          {message}
-        </p>
+      {errors.map((message) => (
+        <ErrorNote key={message} message={message} />
       ))}
 
       {matches.length > 0 && (
         <section aria-label="Fault codes" className="codes">
           {matches.map((m, i) => (
-            <CodeCard key={`${m.file}:${m.code}:${i}`} match={m} />
+            <CodeCard key={`${m.file}:${m.code}:${i}`} match={m} onOpen={() => onOpen(codeTarget(m))} />
           ))}
         </section>
       )}
 
-      {undefinedCodes.length > 0 && state.codes && (
+      {undefinedCodes.length > 0 && codes?.ok && (
         <p className="notice">
-          {undefinedCodes.join(', ')} {undefinedCodes.length === 1 ? 'is' : 'are'} not defined in these manuals.
-          {state.codes.nearest.length > 0 &&
-            ` Nearest: ${state.codes.nearest.map((n) => `${n.code} (${n.title}, ${n.manual})`).join('; ')}.`}
+          {undefinedCodes.join(', ')} {undefinedCodes.length === 1 ? 'is' : 'are'} not defined in these manuals. Check the code on the display
+          {codes.value.nearest.length > 0
+            ? `; nearest: ${codes.value.nearest.map((n) => `${n.code} (${n.title}, ${n.manual})`).join('; ')}.`
+            : ', or add the manual that lists it in the Library screen.'}
         </p>
       )}
 
-      {state.search && (
+      {search?.ok && (
         <p className="status">
           {hits.length === 0
-            ? `No passages match “${state.query}”. Try fewer or different words.`
-            : `${hits.length} ${hits.length === 1 ? 'passage' : 'passages'} in ${state.search.ms} ms`}
+            ? matches.length > 0
+              ? 'No further passages.'
+              : `No passages match “${query}”. Try fewer or different words, or clear the filters.`
+            : `${plural(hits.length, 'passage')} in ${search.value.ms} ms`}
         </p>
       )}
+      {!search && <Busy message="Searching the passages…" />}
 
       <ol className="hits">
         {hits.map((hit) => (
-          <HitItem key={hit.chunkId} hit={hit} query={state.query} />
+          <li key={hit.chunkId}>
+            <button type="button" className="hit" onClick={() => onOpen(hitTarget(hit))}>
+              <span className="hit-head">
+                <span className={`badge badge-${hit.kind}`}>{KIND_LABEL[hit.kind]}</span>
+                <span className="hit-manual">{hit.manual}</span>
+                {hit.section && <span className="hit-section">{hit.section}</span>}
+                {hit.page !== null && <span className="hit-page">p. {hit.page}</span>}
+              </span>
+              <span className="hit-text" lang={hit.lang}>
+                <Highlighted text={hit.text} query={query} />
+              </span>
+              <span className="hit-file">{hit.file}</span>
+            </button>
+          </li>
         ))}
       </ol>
     </>
   );
 }
 
-function CodeCard({ match }: { match: CodeMatch }) {
+function CodeCard({ match, onOpen }: { match: CodeMatch; onOpen: () => void }) {
   return (
-    <article className="code-card">
+    <article className="code-card" lang={match.lang}>
       <header className="code-card-head">
         <span className="code">{match.code}</span>
         <span className="code-title">{match.title}</span>
@@ -183,26 +289,11 @@ function CodeCard({ match }: { match: CodeMatch }) {
         </p>
       )}
       <p className="source">
-        {match.manual}
-        {match.page !== null ? `, p. ${match.page}` : match.section ? ` — ${match.section}` : ''}
+        <button type="button" className="link" onClick={onOpen}>
+          {match.manual}
+          {match.page !== null ? `, p. ${match.page}` : match.section ? ` — ${match.section}` : ''}
+        </button>
       </p>
     </article>
-  );
-}
-
-function HitItem({ hit, query }: { hit: SearchHit; query: string }) {
-  return (
-    <li className="hit">
-      <div className="hit-head">
-        <span className={`badge badge-${hit.kind}`}>{KIND_LABEL[hit.kind]}</span>
-        <span className="hit-manual">{hit.manual}</span>
-        {hit.section && <span className="hit-section">{hit.section}</span>}
-        {hit.page !== null && <span className="hit-page">p. {hit.page}</span>}
-      </div>
-      <p className="hit-text" lang={hit.lang}>
-        <Highlighted text={hit.text} query={query} />
-      </p>
-      <p className="hit-file">{hit.file}</p>
-    </li>
   );
 }

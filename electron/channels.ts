@@ -1,0 +1,11 @@
+/**
+ * IPC channel names shared by the main process and the preload (no runtime imports: the preload
+ * bundles this file). Each remote method has its own channel, `manualdesk:<method>` (methods.ts).
+ */
+
+/** main → page: ('manualdesk:event', op, StreamMessage-less EngineEvent) for a streaming call. */
+export const EVENT_CHANNEL = 'manualdesk:event';
+/** page → main: ('manualdesk:cancel', op) cancels a streaming call. */
+export const CANCEL_CHANNEL = 'manualdesk:cancel';
+/** What a page-chosen operation id may look like. */
+export const OP_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,0 +1,318 @@
+/**
+ * Ask: a grounded answer with [n] citations, its mode (code / extractive / generative), the manuals'
+ * safety text boxed first and verbatim, a clear refusal when the manuals do not cover the question,
+ * and useful / wrong feedback kept on this computer. Generative answers stream as they are written.
+ */
+import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import type { AnswerMode, AskResponse, Citation, ConversationTurn } from '../../../../native/contract/index.js';
+import type { UiEngine, UiMethod } from '../../engine/types.js';
+import { notAvailableMessage } from '../../engine/adapter.js';
+import { addFeedback } from '../../local/feedback.js';
+import type { HistoryEntry } from '../../local/history.js';
+import type { OpenSource } from '../../routes.js';
+import { Busy, ErrorNote, Unavailable } from '../../ui/notices.js';
+import { AnswerText } from './AnswerText.js';
+
+const MODE_LABEL: Record<AnswerMode, { badge: string; note: string }> = {
+  code: { badge: 'Code', note: 'From the fault-code table' },
+  extractive: { badge: 'Extractive', note: 'Quoted from the manuals' },
+  generative: { badge: 'Generative', note: 'Written by the local model from the cited passages; check them' },
+};
+
+type State =
+  | { kind: 'idle' }
+  | { kind: 'asking'; question: string; streamed: string }
+  | { kind: 'done'; res: AskResponse }
+  | { kind: 'error'; question: string; message: string };
+
+export interface AnswerPageProps {
+  engine: UiEngine;
+  has: (m: UiMethod) => boolean;
+  question: { text: string; seq: number } | null;
+  onOpen: OpenSource;
+  onRecord: (entry: Omit<HistoryEntry, 'at'>) => void;
+  onSearch: (text: string) => void;
+}
+
+export function AnswerPage({ engine, has, question, onOpen, onRecord, onSearch }: AnswerPageProps) {
+  const available = has('ask');
+  const [text, setText] = useState('');
+  const [state, setState] = useState<State>({ kind: 'idle' });
+  const [turns, setTurns] = useState<ConversationTurn[]>([]);
+  const [feedback, setFeedback] = useState<string | null>(null);
+  const controller = useRef<AbortController | null>(null);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+
+  const ask = useCallback(
+    async (q: string, conversation: ConversationTurn[]) => {
+      const question = q.trim();
+      if (!question || !available) return;
+      controller.current?.abort();
+      const ac = new AbortController();
+      controller.current = ac;
+      setFeedback(null);
+      setState({ kind: 'asking', question, streamed: '' });
+      onRecord({ action: 'ask', query: question });
+      const res = await engine.ask(
+        { question, conversation: conversation.length > 0 ? conversation.slice(-3) : undefined },
+        {
+          signal: ac.signal,
+          onToken: (t) => setState((s) => (s.kind === 'asking' && controller.current === ac ? { ...s, streamed: s.streamed + t } : s)),
+        },
+      );
+      if (controller.current !== ac) return;
+      controller.current = null;
+      if (res.ok) {
+        setState({ kind: 'done', res: res.value });
+        if (!res.value.refused) setTurns((t) => [...t, { question, answer: res.value.answer }]);
+      } else {
+        setState({ kind: 'error', question, message: res.error.message });
+      }
+    },
+    [engine, available, onRecord],
+  );
+
+  useEffect(() => {
+    if (!question) return;
+    setText(question.text);
+    void ask(question.text, []);
+    setTurns([]);
+    inputRef.current?.focus();
+  }, [question, ask]);
+
+  function cancel() {
+    controller.current?.abort();
+    controller.current = null;
+    setState({ kind: 'error', question: state.kind === 'asking' ? state.question : text, message: 'Cancelled. Ask again when you are ready.' });
+  }
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    void ask(text, turns);
+  }
+
+  function onKey(e: KeyboardEvent<HTMLTextAreaElement>) {
+    if (e.key === 'Enter' && !e.shiftKey) {
+      e.preventDefault();
+      void ask(text, turns);
+    } else if (e.key === 'Escape' && state.kind === 'asking') {
+      e.preventDefault();
+      cancel();
+    }
+  }
+
+  const openCitation = (c: Citation) => onOpen({ file: c.file, manual: c.manual, page: c.page, section: c.section, text: c.text });
+
+  if (!available) {
+    return (
+      <section className="answer-page" aria-label="Ask">
+        <h2>Ask the manuals</h2>
+        <Unavailable message={notAvailableMessage('ask')}>
+          {question && (
+            <button type="button" className="button primary" onClick={() => onSearch(question.text)}>
+              Search for “{question.text}” instead
+            </button>
+          )}
+        </Unavailable>
+      </section>
+    );
+  }
+
+  return (
+    <section className="answer-page" aria-label="Ask">
+      <form className="ask-form" onSubmit={onSubmit}>
+        <label htmlFor="ask-input" className="visually-hidden">
+          Your question
+        </label>
+        <textarea
+          id="ask-input"
+          ref={inputRef}
+          className="ask-input"
+          rows={2}
+          placeholder="Ask in a sentence, e.g. How do I clean the chiller filter?"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={onKey}
+        />
+        <div className="ask-actions">
+          <button type="submit" className="button primary" disabled={!text.trim() || state.kind === 'asking'}>
+            {turns.length > 0 ? 'Ask follow-up' : 'Ask'}
+          </button>
+          {turns.length > 0 && (
+            <button
+              type="button"
+              className="button"
+              onClick={() => {
+                setTurns([]);
+                setState({ kind: 'idle' });
+                setText('');
+                inputRef.current?.focus();
+              }}
+            >
+              New question
+            </button>
+          )}
+        </div>
+      </form>
+      <p className="shortcuts">Enter asks · Shift+Enter new line · Esc cancels or goes back to search</p>
+
+      {state.kind === 'idle' && <p className="status">Answers quote your manuals and show where each sentence comes from.</p>}
+      {state.kind === 'asking' && (
+        <div className="asking">
+          <Busy message={state.streamed ? 'Writing the answer from the manuals…' : `Looking through the manuals for “${state.question}”…`} />
+          {state.streamed && (
+            <p className="answer-text streaming" aria-live="polite">
+              {state.streamed}
+            </p>
+          )}
+          <button type="button" className="button" onClick={cancel}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {state.kind === 'error' && (
+        <ErrorNote
+          message={state.message}
+          action={
+            <button type="button" className="button" onClick={() => onSearch(state.question)}>
+              Search for it instead
+            </button>
+          }
+        />
+      )}
+      {state.kind === 'done' && (
+        <AnswerView
+          res={state.res}
+          onCite={openCitation}
+          onOpen={onOpen}
+          feedback={feedback}
+          onFeedback={(verdict) => {
+            const r = state.res;
+            const saved = addFeedback({
+              question: r.question,
+              answer: r.answer,
+              mode: r.mode,
+              verdict,
+              citations: r.citations.map((c) => ({ n: c.n, file: c.file, page: c.page })),
+            });
+            setFeedback(saved ? `Saved on this computer: marked ${verdict}.` : 'Could not save the feedback: this browser blocks local storage.');
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function AnswerView({
+  res,
+  onCite,
+  onOpen,
+  feedback,
+  onFeedback,
+}: {
+  res: AskResponse;
+  onCite: (c: Citation) => void;
+  onOpen: OpenSource;
+  feedback: string | null;
+  onFeedback: (v: 'useful' | 'wrong') => void;
+}) {
+  const byN = new Map(res.citations.map((c) => [c.n, c] as const));
+  const cite = (n: number) => {
+    const c = byN.get(n);
+    if (c) onCite(c);
+  };
+  const mode = MODE_LABEL[res.mode];
+
+  return (
+    <article className="answer" aria-label="Answer">
+      {res.safety.length > 0 && (
+        <section className="safety-list" aria-label="Safety">
+          {res.safety.map((s, i) => (
+            <div key={i} className={`safety safety-${s.kind.toLowerCase()}`} role="note">
+              <span className="safety-kind">{s.kind === 'LOCKOUT' ? 'LOCKOUT / TAGOUT' : s.kind}</span>
+              <p className="safety-text">{s.text}</p>
+              {byN.has(s.n) && (
+                <button type="button" className="cite" onClick={() => cite(s.n)} aria-label={`Open source ${s.n}`}>
+                  [{s.n}]
+                </button>
+              )}
+            </div>
+          ))}
+        </section>
+      )}
+
+      <p className="answer-meta">
+        <span className={`badge mode-badge-${res.mode}`} data-mode={res.mode}>
+          {mode.badge}
+        </span>
+        <span className="status">{mode.note}</span>
+        <span className="status">{res.ms} ms</span>
+      </p>
+      {res.standaloneQuery !== res.question && <p className="status">Searched as: “{res.standaloneQuery}”</p>}
+
+      {res.refused ? (
+        <div className="refusal" role="note">
+          <h3>These manuals do not cover this</h3>
+          <p>{res.refusal?.reason ?? res.answer}</p>
+          {res.refusal && res.refusal.closest.length > 0 && (
+            <>
+              <p>The closest sections found for “{res.refusal.searched}” — check them, or add the manual that covers it:</p>
+              <ul className="closest">
+                {res.refusal.closest.map((c, i) => (
+                  <li key={i}>
+                    <button
+                      type="button"
+                      className="link"
+                      onClick={() => onOpen({ file: c.file, manual: c.manual, page: c.page, section: c.section, text: c.section })}
+                    >
+                      {c.manual} — {c.section || c.file}
+                      {c.page !== null ? `, p. ${c.page}` : ''}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </div>
+      ) : (
+        <p className="answer-text">
+          <AnswerText text={res.answer} known={new Set(byN.keys())} onCite={cite} />
+        </p>
+      )}
+      {res.fallbackReason && <p className="notice">{res.fallbackReason}</p>}
+      {res.invalidCitations && res.invalidCitations.length > 0 && (
+        <p className="notice">Removed citation marks that pointed to no passage: {res.invalidCitations.map((n) => `[${n}]`).join(' ')}.</p>
+      )}
+
+      {res.citations.length > 0 && (
+        <section aria-label="Sources">
+          <h3 className="sources-title">Sources</h3>
+          <ol className="citations">
+            {res.citations.map((c) => (
+              <li key={c.n}>
+                <button type="button" className="citation" onClick={() => onCite(c)}>
+                  <span className="citation-n">[{c.n}]</span>
+                  <span className="hit-manual">{c.manual}</span>
+                  {c.section && <span className="hit-section">{c.section}</span>}
+                  {c.page !== null && <span className="hit-page">p. {c.page}</span>}
+                  <span className="citation-text">{c.text}</span>
+                </button>
+              </li>
+            ))}
+          </ol>
+        </section>
+      )}
+
+      <div className="feedback" role="group" aria-label="Feedback">
+        <span>Was this answer right?</span>
+        <button type="button" className="button" onClick={() => onFeedback('useful')}>
+          Useful
+        </button>
+        <button type="button" className="button" onClick={() => onFeedback('wrong')}>
+          Wrong
+        </button>
+        {feedback && <span className="status" role="status">{feedback}</span>}
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,73 @@
+/** History: the local audit trail of lookups and opened manual pages, exportable as CSV. */
+import { useMemo, useState } from 'react';
+import { clearHistory, historyCsv, readHistory, type HistoryEntry } from '../../local/history.js';
+
+const ACTION: Record<HistoryEntry['action'], string> = { search: 'Searched', ask: 'Asked', open: 'Opened' };
+
+export function HistoryPage({ version, active, onCleared }: { version: number; active: boolean; onCleared: () => void }) {
+  const [confirm, setConfirm] = useState(false);
+  // Re-read when something was recorded or the screen is shown again.
+  const entries = useMemo(() => (active ? readHistory() : []), [version, active]);
+  const csvHref = useMemo(() => `data:text/csv;charset=utf-8,${encodeURIComponent(historyCsv(entries))}`, [entries]);
+
+  return (
+    <section className="history-page" aria-label="History">
+      <div className="history-actions">
+        <h2>History on this computer</h2>
+        <a className="button" href={csvHref} download={`manualdesk-history-${new Date().toISOString().slice(0, 10)}.csv`}>
+          Export CSV
+        </a>
+        {confirm ? (
+          <>
+            <button
+              type="button"
+              className="button danger"
+              onClick={() => {
+                clearHistory();
+                setConfirm(false);
+                onCleared();
+              }}
+            >
+              Confirm: clear all
+            </button>
+            <button type="button" className="button" onClick={() => setConfirm(false)}>
+              Keep
+            </button>
+          </>
+        ) : (
+          <button type="button" className="button" disabled={entries.length === 0} onClick={() => setConfirm(true)}>
+            Clear history
+          </button>
+        )}
+      </div>
+      {entries.length === 0 ? (
+        <p className="status">Nothing yet. Searches, questions and opened pages are listed here (they never leave this computer).</p>
+      ) : (
+        <table className="history">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">What</th>
+              <th scope="col">Manual</th>
+              <th scope="col">Revision</th>
+              <th scope="col">Page / section</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((e, i) => (
+              <tr key={`${e.at}:${i}`}>
+                <td className="num">{new Date(e.at).toLocaleString()}</td>
+                <td>
+                  {ACTION[e.action]} {e.query ? `“${e.query}”` : ''}
+                </td>
+                <td>{e.manual ?? ''}</td>
+                <td>{e.revision ?? ''}</td>
+                <td>{e.page !== undefined && e.page !== null ? `p. ${e.page}` : (e.section ?? '')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

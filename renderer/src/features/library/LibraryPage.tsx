@@ -1,0 +1,259 @@
+/**
+ * Library: add files or folders (progress bar, cancel), each manual's status (indexed, pages that need
+ * OCR, failed with the reason), remove, re-index. In browser mode files are named by path on this
+ * computer (the server reads them itself).
+ */
+import { useRef, useState, type FormEvent } from 'react';
+import type { IngestProgress, IngestReport, ManualInfo, SkippedFile } from '../../../../native/contract/index.js';
+import type { UiEngine, UiMethod } from '../../engine/types.js';
+import { load, save } from '../../local/storage.js';
+import { ErrorNote, ProgressBar, plural } from '../../ui/notices.js';
+
+const FAILED_KEY = 'manualdesk.failed.v1';
+const isSkipped = (v: unknown): v is SkippedFile[] => Array.isArray(v);
+
+type Job =
+  | { kind: 'idle' }
+  | { kind: 'running'; label: string; progress: IngestProgress | null }
+  | { kind: 'done'; label: string; report: IngestReport }
+  | { kind: 'error'; label: string; message: string };
+
+const PHASE: Record<IngestProgress['phase'], string> = {
+  scan: 'Looking for manuals',
+  parse: 'Reading',
+  embed: 'Indexing meaning of',
+  store: 'Saving the library',
+  done: 'Finished',
+};
+
+export function progressLabel(p: IngestProgress | null): string {
+  if (!p) return 'Starting…';
+  const count = p.total > 0 && p.phase !== 'scan' ? ` (${Math.min(p.done + (p.phase === 'done' ? 0 : 1), p.total)} of ${p.total})` : '';
+  return `${PHASE[p.phase]}${p.file ? ` ${p.file}` : ''}${count}…`.replace('Finished…', 'Finished.');
+}
+
+/** The folder a file was ingested from: re-indexing a nested file re-reads its root so its name stays the same. */
+export function ingestRootFor(m: Pick<ManualInfo, 'file' | 'source'>): string | null {
+  if (!m.source) return null;
+  if (!m.file.includes('/')) return m.source;
+  const suffix = m.file.split('/').length;
+  const parts = m.source.split(/[\\/]/);
+  return parts.slice(0, parts.length - suffix).join(m.source.includes('\\') ? '\\' : '/') || null;
+}
+
+export function LibraryPage({
+  engine,
+  mode,
+  manuals,
+  onChanged,
+}: {
+  engine: UiEngine;
+  has: (m: UiMethod) => boolean;
+  mode: 'desktop' | 'browser';
+  manuals: ManualInfo[];
+  onChanged: () => void;
+}) {
+  const [paths, setPaths] = useState('');
+  const [force, setForce] = useState(false);
+  const [job, setJob] = useState<Job>({ kind: 'idle' });
+  const [failed, setFailed] = useState<SkippedFile[]>(() => load(FAILED_KEY, [], isSkipped));
+  const [confirmRemove, setConfirmRemove] = useState<string | null>(null);
+  const [removeError, setRemoveError] = useState<string | null>(null);
+  const controller = useRef<AbortController | null>(null);
+
+  async function runIngest(list: string[], forceRead: boolean, label: string) {
+    const ac = new AbortController();
+    controller.current = ac;
+    setJob({ kind: 'running', label, progress: null });
+    const res = await engine.ingest(
+      { paths: list, ...(forceRead ? { force: true } : {}) },
+      { signal: ac.signal, onProgress: (p) => setJob((j) => (j.kind === 'running' ? { ...j, progress: p } : j)) },
+    );
+    controller.current = null;
+    if (res.ok) {
+      setJob({ kind: 'done', label, report: res.value });
+      const nowFailed = [...failed.filter((f) => !res.value.skipped.some((s) => s.file === f.file)), ...res.value.skipped];
+      setFailed(nowFailed);
+      save(FAILED_KEY, nowFailed);
+    } else {
+      setJob({ kind: 'error', label, message: res.error.message });
+    }
+    onChanged();
+  }
+
+  function onAdd(e: FormEvent) {
+    e.preventDefault();
+    const list = paths
+      .split(/\r?\n/)
+      .map((p) => p.trim())
+      .filter(Boolean);
+    if (list.length === 0) return;
+    void runIngest(list, force, `Adding ${list.length === 1 ? list[0] : plural(list.length, 'path')}`);
+  }
+
+  async function remove(file: string) {
+    setConfirmRemove(null);
+    setRemoveError(null);
+    const res = await engine.removeFiles([file]);
+    if (!res.ok) setRemoveError(res.error.message);
+    onChanged();
+  }
+
+  const running = job.kind === 'running';
+  const sorted = [...manuals].sort((a, b) => a.title.localeCompare(b.title) || a.file.localeCompare(b.file));
+
+  return (
+    <section className="library-page" aria-label="Library">
+      <h2>Add manuals</h2>
+      <form className="add-form" onSubmit={onAdd}>
+        <label htmlFor="add-paths">
+          {mode === 'browser' ? 'Files or folders on this computer, one path per line' : 'Files or folders, one path per line'}
+        </label>
+        <textarea
+          id="add-paths"
+          rows={2}
+          className="path-input"
+          placeholder="/media/usb/manuals   or   C:\Manuals\VMC-500"
+          value={paths}
+          onChange={(e) => setPaths(e.target.value)}
+          disabled={running}
+        />
+        <div className="add-actions">
+          <label className="check">
+            <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} disabled={running} /> Read unchanged files again
+          </label>
+          <button type="submit" className="button primary" disabled={running || !paths.trim()}>
+            Add to library
+          </button>
+        </div>
+      </form>
+
+      {job.kind === 'running' && (
+        <div className="job">
+          <p className="job-label">{job.label}</p>
+          <ProgressBar label={progressLabel(job.progress)} done={job.progress?.done ?? 0} total={job.progress?.total ?? 0} />
+          <button type="button" className="button" onClick={() => controller.current?.abort()}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {job.kind === 'done' && <IngestSummary report={job.report} />}
+      {job.kind === 'error' && <ErrorNote message={job.message} />}
+
+      {failed.length > 0 && (
+        <section aria-label="Files that could not be added" className="failed">
+          <h3>Could not be added</h3>
+          <ul>
+            {failed.map((f) => (
+              <li key={f.file}>
+                <span className="status-failed">Failed</span> <strong>{f.file}</strong>: {f.reason}
+              </li>
+            ))}
+          </ul>
+          <button
+            type="button"
+            className="button small"
+            onClick={() => {
+              setFailed([]);
+              save(FAILED_KEY, []);
+            }}
+          >
+            Clear this list
+          </button>
+        </section>
+      )}
+
+      <h2>In the library</h2>
+      {removeError && <ErrorNote message={removeError} />}
+      {sorted.length === 0 ? (
+        <p className="status">No manuals yet. Add a file or a folder above.</p>
+      ) : (
+        <table className="manuals">
+          <thead>
+            <tr>
+              <th scope="col">Manual</th>
+              <th scope="col">File</th>
+              <th scope="col">Passages</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {sorted.map((m) => {
+              const root = ingestRootFor(m);
+              const ocr = m.pagesNeedingOcr ?? [];
+              return (
+                <tr key={m.file} data-file={m.file}>
+                  <td>
+                    <strong>{m.title}</strong>
+                    <span className="manual-meta">
+                      {[m.revision && `rev. ${m.revision}`, m.language, m.format, m.equipment.join(', ')].filter(Boolean).join(' · ')}
+                    </span>
+                  </td>
+                  <td className="file-cell">{m.file}</td>
+                  <td className="num">{m.chunks}</td>
+                  <td>
+                    {ocr.length > 0 ? (
+                      <span className="status-ocr">
+                        Indexed; {plural(ocr.length, 'page')} need OCR (p. {ocr.slice(0, 8).join(', ')}
+                        {ocr.length > 8 ? '…' : ''}): scan them with text recognition and re-index
+                      </span>
+                    ) : (
+                      <span className="status-ok">Indexed</span>
+                    )}
+                    {!m.current && <span className="status-old"> · older revision</span>}
+                  </td>
+                  <td className="actions">
+                    <button
+                      type="button"
+                      className="button small"
+                      disabled={running || !root}
+                      title={root ? `Read ${root} again` : 'The file’s location is not recorded; add it again.'}
+                      onClick={() => root && void runIngest([root], true, `Re-indexing ${m.title}`)}
+                    >
+                      Re-index
+                    </button>
+                    {confirmRemove === m.file ? (
+                      <>
+                        <button type="button" className="button small danger" onClick={() => void remove(m.file)}>
+                          Confirm remove
+                        </button>
+                        <button type="button" className="button small" onClick={() => setConfirmRemove(null)}>
+                          Keep
+                        </button>
+                      </>
+                    ) : (
+                      <button type="button" className="button small" disabled={running} onClick={() => setConfirmRemove(m.file)}>
+                        Remove
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function IngestSummary({ report: r }: { report: IngestReport }) {
+  return (
+    <div className="summary" role="status">
+      <p>
+        <strong>Done in {r.seconds.toFixed(1)} s:</strong> {plural(r.files, 'file')} added or updated ({plural(r.chunks, 'passage')}), {r.unchanged} unchanged
+        {r.removed > 0 ? `, ${r.removed} removed (no longer in the folder)` : ''}.
+      </p>
+      {r.skipped.length > 0 && <p className="status-failed">{plural(r.skipped.length, 'file')} could not be added — see the reasons below.</p>}
+      {r.pagesNeedingOcr.length > 0 && (
+        <p className="status-ocr">
+          {r.pagesNeedingOcr.map((o) => `${o.file}: ${plural(o.pages.length, 'page')}`).join('; ')} have no text layer and cannot be searched until they are
+          scanned with text recognition (OCR).
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,96 @@
+/** Search filters: machine, manual, language and pack, from the library's own lists. */
+import type { Lang, ManualInfo, PackInfo, SearchFilters } from '../../../../native/contract/index.js';
+
+export interface FilterState {
+  equipment: string;
+  manual: string;
+  lang: '' | Lang;
+  pack: string;
+}
+
+export const NO_FILTERS: FilterState = { equipment: '', manual: '', lang: '', pack: '' };
+
+export function toSearchFilters(f: FilterState): SearchFilters | undefined {
+  const out: SearchFilters = {};
+  if (f.equipment) out.equipment = [f.equipment];
+  if (f.manual) out.manuals = [f.manual];
+  if (f.lang) out.lang = [f.lang];
+  if (f.pack) out.packs = [f.pack];
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+export function Filters({
+  manuals,
+  packs,
+  packsAvailable,
+  value,
+  onChange,
+}: {
+  manuals: ManualInfo[];
+  packs: PackInfo[] | null;
+  packsAvailable: boolean;
+  value: FilterState;
+  onChange: (f: FilterState) => void;
+}) {
+  const titles = [...new Set(manuals.filter((m) => m.current).map((m) => m.title))].sort();
+  const equipment = [...new Set(manuals.flatMap((m) => m.equipment))].sort();
+  const langs = [...new Set(manuals.map((m) => m.language).filter((l): l is Lang => l !== null))].sort();
+  const set = (patch: Partial<FilterState>) => onChange({ ...value, ...patch });
+  const active = value.equipment || value.manual || value.lang || value.pack;
+
+  return (
+    <fieldset className="filters">
+      <legend className="visually-hidden">Filters</legend>
+      <label>
+        Machine
+        <select value={value.equipment} onChange={(e) => set({ equipment: e.target.value })}>
+          <option value="">All machines</option>
+          {equipment.map((e) => (
+            <option key={e} value={e}>
+              {e}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Manual
+        <select value={value.manual} onChange={(e) => set({ manual: e.target.value })}>
+          <option value="">All manuals</option>
+          {titles.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Language
+        <select value={value.lang} onChange={(e) => set({ lang: e.target.value as FilterState['lang'] })}>
+          <option value="">All languages</option>
+          {langs.map((l) => (
+            <option key={l} value={l}>
+              {l === 'zh' ? '中文' : l === 'en' ? 'English' : l}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label title={packsAvailable ? undefined : 'Packs are not available in this build of ManualDesk.'}>
+        Pack
+        <select value={value.pack} disabled={!packsAvailable || !packs || packs.length === 0} onChange={(e) => set({ pack: e.target.value })}>
+          <option value="">{packsAvailable ? (packs && packs.length === 0 ? 'No packs installed' : 'All packs') : 'Packs: not in this build'}</option>
+          {packsAvailable && <option value="local">This library only</option>}
+          {(packs ?? []).map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name} {p.active}
+            </option>
+          ))}
+        </select>
+      </label>
+      {active && (
+        <button type="button" className="button small" onClick={() => onChange(NO_FILTERS)}>
+          Clear filters
+        </button>
+      )}
+    </fieldset>
+  );
+}

@@ -1,0 +1,126 @@
+/** Settings: installed models and their status, threads, theme and text size. */
+import { useEffect, useState } from 'react';
+import type { LibraryInfo, ModelRole, ModelStatus, Result } from '../../../../native/contract/index.js';
+import { notAvailableMessage } from '../../engine/adapter.js';
+import type { UiEngine, UiMethod } from '../../engine/types.js';
+import type { Settings, TextSize, Theme } from '../../local/settings.js';
+import { Busy, ErrorNote, Unavailable } from '../../ui/notices.js';
+
+const ROLE: Record<ModelRole, string> = { embed: 'Search model (embedder)', llm: 'Answer model (LLM)', rerank: 'Reranker' };
+const THEMES: { id: Theme; label: string }[] = [
+  { id: 'light', label: 'Light' },
+  { id: 'dark', label: 'Dark' },
+  { id: 'contrast', label: 'High contrast' },
+];
+const SIZES: { id: TextSize; label: string }[] = [
+  { id: 'normal', label: 'Normal' },
+  { id: 'large', label: 'Large' },
+  { id: 'larger', label: 'Larger' },
+];
+
+export function SettingsPage({
+  engine,
+  has,
+  library,
+  settings,
+  onChange,
+}: {
+  engine: UiEngine;
+  has: (m: UiMethod) => boolean;
+  library: LibraryInfo | null;
+  settings: Settings;
+  onChange: (s: Settings) => void;
+}) {
+  const [models, setModels] = useState<Result<ModelStatus[]> | null>(null);
+  useEffect(() => {
+    if (has('listModels')) void engine.listModels().then(setModels);
+  }, [engine, has]);
+  const cores = navigator.hardwareConcurrency || 2;
+
+  return (
+    <section className="settings-page" aria-label="Settings">
+      <h2>Display</h2>
+      <fieldset className="choice">
+        <legend>Theme</legend>
+        {THEMES.map((t) => (
+          <label key={t.id} className="check">
+            <input type="radio" name="theme" value={t.id} checked={settings.theme === t.id} onChange={() => onChange({ ...settings, theme: t.id })} /> {t.label}
+          </label>
+        ))}
+      </fieldset>
+      <fieldset className="choice">
+        <legend>Text size</legend>
+        {SIZES.map((t) => (
+          <label key={t.id} className="check">
+            <input type="radio" name="text-size" value={t.id} checked={settings.textSize === t.id} onChange={() => onChange({ ...settings, textSize: t.id })} />{' '}
+            {t.label}
+          </label>
+        ))}
+      </fieldset>
+
+      <h2>Performance</h2>
+      <label className="field">
+        Threads for indexing and answers (0 = one per CPU core; this computer has {cores})
+        <input
+          type="number"
+          min={0}
+          max={64}
+          value={settings.threads}
+          onChange={(e) => {
+            const n = Math.max(0, Math.min(64, Math.trunc(Number(e.target.value) || 0)));
+            onChange({ ...settings, threads: n });
+          }}
+        />
+      </label>
+      <p className="status">Saved on this computer. This build’s engine picks its thread count at start (one per core); the setting takes effect once the engine accepts it.</p>
+
+      <h2>Models</h2>
+      <p>
+        This library searches with{' '}
+        <strong>{library ? (library.embedder ? `${library.embedder.id} (${library.embedder.dims} dimensions)` : 'keywords and fault codes only (no search model)') : '…'}</strong>.
+      </p>
+      {!has('listModels') && <Unavailable message={notAvailableMessage('listModels')} />}
+      {has('listModels') && !models && <Busy message="Checking the installed models…" />}
+      {models && !models.ok && <ErrorNote message={models.error.message} />}
+      {models?.ok && models.value.length === 0 && <p className="status">No models are installed. Keyword search and fault codes work without them; install a model pack to add more.</p>}
+      {models?.ok && models.value.length > 0 && (
+        <table className="models">
+          <thead>
+            <tr>
+              <th scope="col">Model</th>
+              <th scope="col">Role</th>
+              <th scope="col">Status</th>
+              <th scope="col">Size</th>
+              <th scope="col">Licence</th>
+            </tr>
+          </thead>
+          <tbody>
+            {models.value.map((m) => (
+              <tr key={`${m.role}:${m.id}`}>
+                <td>
+                  <strong>{m.id}</strong>
+                  {m.path && <span className="manual-meta">{m.path}</span>}
+                </td>
+                <td>{ROLE[m.role]}</td>
+                <td>
+                  {!m.installed ? (
+                    <span className="status-old">Not installed — import its model pack</span>
+                  ) : m.verified === false ? (
+                    <span className="status-failed">Checksum mismatch — reinstall it from its model pack</span>
+                  ) : (
+                    <span className="status-ok">
+                      Installed{m.verified ? ', verified' : ''}
+                      {m.inUse ? ', in use' : ''}
+                    </span>
+                  )}
+                </td>
+                <td className="num">{m.sizeBytes !== null ? `${(m.sizeBytes / 1048576).toFixed(0)} MB` : '—'}</td>
+                <td>{m.license}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
