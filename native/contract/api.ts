@@ -78,8 +78,16 @@ export interface IngestReport {
   unchanged: number;
   removed: number;
   skipped: SkippedFile[];
-  /** PDF pages with no text layer, per file (OCR is not done yet). */
+  /**
+   * PDF pages left without searchable text, per file: no text layer and OCR found nothing on them,
+   * failed or was off (the parse warnings say which).
+   */
   pagesNeedingOcr: { file: string; pages: number[] }[];
+  /**
+   * PDF pages read by OCR in this run, per file; `lowConfidence` lists the pages whose OCR is
+   * uncertain ("OCR text, check the page"). Absent when no page was OCR'd.
+   */
+  ocrPages?: { file: string; pages: number[]; lowConfidence: number[] }[];
   seconds: number;
 }
 
@@ -88,6 +96,9 @@ export interface IngestProgress {
   file?: string;
   done: number;
   total: number;
+  /** While a scanned PDF is OCR'd (phase 'parse'): the page just read and the file's page count. */
+  page?: number;
+  pageCount?: number;
 }
 
 export interface ManualInfo {

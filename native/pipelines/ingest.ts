@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { IngestProgress, IngestReport, IngestRequest, SkippedFile } from '../contract/api.js';
-import type { CodeRecord, FileRecord } from '../contract/document.js';
+import type { CodeRecord, FileRecord, OcrPageInfo } from '../contract/document.js';
 import { EngineError, toErrorData } from '../contract/errors.js';
 import { isSupportedFile, parseFile, readSidecar, resolveManualMeta, sidecarPaths } from '../parse/index.js';
 import { chunkDocument, CHUNKER_VERSION } from '../chunk/index.js';
@@ -23,6 +23,7 @@ import type { EmbeddingCache } from '../embed/cache.js';
 import { embedWithCache } from '../embed/cache.js';
 import type { LibraryStore } from '../store/library-store.js';
 import { scanPaths, describeFsError } from './scan.js';
+import { OcrSession, type OcrOptions } from '../ocr/tesseract.js';
 
 export interface IngestDeps {
   store: LibraryStore;
@@ -30,6 +31,8 @@ export interface IngestDeps {
   vectors: { embedder: Embedder; cache: EmbeddingCache } | null;
   /** Versions the library's text was indexed with; different ones mean every file is re-indexed. */
   libraryVersions: { chunkerVersion: number; analyzerVersion: number };
+  /** OCR of scanned PDF pages: on by default (eng + chi_sim from npm); false switches it off. */
+  ocr?: false | OcrOptions;
 }
 
 export interface IngestHooks {
@@ -43,6 +46,16 @@ export interface IngestOutcome extends IngestReport {
 }
 
 export async function ingest(deps: IngestDeps, req: IngestRequest, hooks: IngestHooks = {}): Promise<IngestOutcome> {
+  // One OCR worker for the whole run, started by the first scanned page, ended with the run.
+  const ocr = deps.ocr === false ? null : new OcrSession(deps.ocr ?? {});
+  try {
+    return await ingestRun(deps, req, hooks, ocr);
+  } finally {
+    await ocr?.dispose();
+  }
+}
+
+async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHooks, ocr: OcrSession | null): Promise<IngestOutcome> {
   const t0 = performance.now();
   const { store } = deps;
   const signal = hooks.signal;
@@ -87,11 +100,18 @@ export async function ingest(deps: IngestDeps, req: IngestRequest, hooks: Ingest
         if (same && prev.sha256 === sha256) {
           report.unchanged++;
         } else {
-          const written = await ingestFile(deps, { ...f, companions }, sha256, prev, signal, progress, { done, total });
+          const written = await ingestFile(deps, { ...f, companions }, sha256, prev, signal, progress, { done, total }, ocr);
           report.files++;
           report.chunks += written.chunks;
           if (written.pagesWithoutText.length > 0) {
             report.pagesNeedingOcr.push({ file: f.rel, pages: written.pagesWithoutText });
+          }
+          if (written.ocrPages.length > 0) {
+            (report.ocrPages ??= []).push({
+              file: f.rel,
+              pages: written.ocrPages.map((p) => p.page),
+              lowConfidence: written.ocrPages.filter((p) => p.lowConfidence).map((p) => p.page),
+            });
           }
           if (written.schemes.length > 0) report.schemes.set(f.rel, written.schemes);
         }
@@ -134,8 +154,14 @@ async function ingestFile(
   signal: AbortSignal | undefined,
   progress: (p: IngestProgress) => void,
   counts: { done: number; total: number },
-): Promise<{ chunks: number; pagesWithoutText: number[]; schemes: CodeScheme[] }> {
-  const doc = await parseFile(f.abs, { signal });
+  ocr: OcrSession | null,
+): Promise<{ chunks: number; pagesWithoutText: number[]; ocrPages: OcrPageInfo[]; schemes: CodeScheme[] }> {
+  const doc = await parseFile(f.abs, {
+    signal,
+    ocr: ocr
+      ? { session: ocr, onPage: (p) => progress({ phase: 'parse', file: f.rel, ...counts, page: p.page, pageCount: p.pageCount }) }
+      : { enabled: false },
+  });
   const sidecar = await readSidecar(f.abs);
   const meta = resolveManualMeta(doc, sidecar, f.abs);
   // Files are revisions of one manual only when they say so (sidecar id, or a title with a revision);
@@ -177,12 +203,13 @@ async function ingestFile(
     chunks: chunks.length,
     codes: codes.length,
     pagesWithoutText: doc.pagesWithoutText ?? [],
+    ...(doc.ocrPages?.length ? { ocrPages: doc.ocrPages } : {}),
     generation: (prev?.generation ?? 0) + 1,
     ingestedAt: new Date().toISOString(),
     companions: f.companions,
   };
   await deps.store.replaceFile(rec, chunks, vectors, codes);
-  return { chunks: chunks.length, pagesWithoutText: rec.pagesWithoutText, schemes };
+  return { chunks: chunks.length, pagesWithoutText: rec.pagesWithoutText, ocrPages: doc.ocrPages ?? [], schemes };
 }
 
 function normaliseTitle(title: string): string {

@@ -26,6 +26,8 @@ const STEP_RE = /^(\d{1,3})[.)]\s+(?=\S)/;
 const STEP_WORD_RE = /^(?:Step|STEP|步骤|第)\s*(\d{1,3})\s*(?:步)?\s*[:.：)]/;
 const BULLET_RE = /^(?:[•●▪■◦‣∙·○►➢✓✔]\s*|[-–]\s+)/;
 
+const FIGURE_LABELS = 'Figure labels: ';
+
 const lineOf = (f: Flow): Line | null => ('line' in f ? f.line : null);
 
 /** Normalised form of a header/footer candidate: digits (page numbers, dates) do not matter. */
@@ -85,7 +87,15 @@ export class PdfEmitter {
   ) {
     // Body size = the size most characters are set in; larger sizes are heading levels.
     const sizeChars = new Map<number, number>();
-    for (const p of pages) for (const f of p.flow) if ('line' in f) sizeChars.set(f.line.size, (sizeChars.get(f.line.size) ?? 0) + f.line.text.length);
+    const count = (size: number, chars: number): void => {
+      sizeChars.set(size, (sizeChars.get(size) ?? 0) + chars);
+    };
+    for (const p of pages) {
+      for (const f of p.flow) {
+        if ('line' in f) count(f.line.size, f.line.text.length);
+        else if ('table' in f) count(Math.round(f.table.size * 2) / 2, f.table.rows.flat().join('').length);
+      }
+    }
     let body = 0;
     let best = -1;
     for (const [s, n] of sizeChars) if (n > best) [body, best] = [s, n];
@@ -195,6 +205,12 @@ export class PdfEmitter {
         b.add('list-item', text.slice(bullet[0].length));
         continue;
       }
+      const last = b.blocks.at(-1);
+      if (FIGURE_CAPTION_RE.test(text) && last && last.page === b.page && last.kind === 'paragraph' && last.text.startsWith(FIGURE_LABELS)) {
+        // Labels printed on the figure, then its caption below it: one block, caption first.
+        last.text = `${text} — labels: ${last.text.slice(FIGURE_LABELS.length)}`;
+        continue;
+      }
       b.add('paragraph', text);
     }
   }
@@ -208,7 +224,7 @@ export class PdfEmitter {
       last.text = `${last.text} — labels: ${labels.join(' · ')}`;
       return;
     }
-    this.b.add('paragraph', `Figure labels: ${labels.join(' · ')}`);
+    this.b.add('paragraph', `${FIGURE_LABELS}${labels.join(' · ')}`);
   }
 
   private emitTable(t: Table, firstOnPage: boolean, caption: string | undefined): void {

@@ -28,12 +28,16 @@ export function takeCallouts(lines: Line[], images: Rect[], pageArea: number): {
     return area > 400 && area < pageArea * 0.6;
   });
   if (boxes.length === 0) return { lines, callouts: [] };
+  // Labels are set small; a large word over a picture (a cover title, "DRAFT") is not a callout.
+  const sizes = lines.map((l) => l.size).sort((a, b) => a - b);
+  const maxSize = Math.min(14, (sizes[Math.floor(sizes.length / 2)] ?? 10) * 1.1);
   const found = new Map<Rect, string[]>();
   const rest: Line[] = [];
   for (const l of lines) {
     const cx = (l.x0 + l.x1) / 2;
     const cy = l.y + l.size * 0.3;
-    const box = l.text.length <= MAX_LABEL_CHARS && !FIGURE_CAPTION_RE.test(l.text) ? boxes.find((r) => cx >= r.x0 - 2 && cx <= r.x1 + 2 && cy >= r.y0 - 2 && cy <= r.y1 + 2) : undefined;
+    const label = l.text.length <= MAX_LABEL_CHARS && l.size <= maxSize && !FIGURE_CAPTION_RE.test(l.text);
+    const box = label ? boxes.find((r) => cx >= r.x0 - 2 && cx <= r.x1 + 2 && cy >= r.y0 - 2 && cy <= r.y1 + 2) : undefined;
     if (!box) {
       rest.push(l);
       continue;

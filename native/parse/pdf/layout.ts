@@ -75,6 +75,8 @@ export function splitSegments(line: Line): Line[] {
   let cur: Item[] = [];
   let end = -Infinity;
   for (const it of line.items) {
+    // pdf.js reports the space between two runs as a run of its own, as wide as the gap.
+    if (!it.str.trim()) continue;
     if (cur.length && it.x - end > Math.max(6, it.size * SEGMENT_GAP_EM)) {
       parts.push(cur);
       cur = [];

@@ -8,7 +8,7 @@
  * A table keeps its column positions so a table continued on the next page can be recognised.
  */
 import type { Rule } from './graphics.js';
-import { groupLines, splitSegments, type Item, type Line } from './layout.js';
+import { groupLines, makeLine, splitSegments, type Item, type Line } from './layout.js';
 
 export interface Table {
   x0: number;
@@ -195,7 +195,12 @@ function tableAt(lines: Line[], segs: Line[][], start: number): { table: Table; 
     const line = lines[j] as Line;
     const gap = prev.y - line.y;
     if (gap < 0 || gap > maxGap || Math.abs(line.size - size) > 1.5) break;
-    const s = segs[j] as Line[];
+    let s = segs[j] as Line[];
+    // A narrower gap still separates cells when the text after it starts exactly at a column.
+    if (s.length === 1) {
+      s = splitAtAnchors(line, anchors, tol);
+      segs[j] = s;
+    }
     if (s.length >= 2) {
       // A row shares at least one column with the rows above; new columns may appear (a header
       // with fewer cells than its rows).
@@ -210,7 +215,10 @@ function tableAt(lines: Line[], segs: Line[][], start: number): { table: Table; 
     rows.push(s);
     end = j + 1;
   }
-  if (multi < 3 || anchors.length < 2) return null;
+  // Three rows make a table; two do when the first is plainly a header ("Code  Description").
+  const headerish = first.filter((seg) => isHeaderWord(seg.text)).length >= 2;
+  const minRows = headerish ? 2 : 3;
+  if (multi < minRows || anchors.length < 2) return null;
   // The first column of a list of steps or bullets is its markers: that is a list, not a table.
   const firstCol = rows.map((r) => r.find((s) => anchorOf(anchors, s, tol) === 0)?.text ?? '').filter(Boolean);
   if (firstCol.filter((t) => LIST_MARK.test(t)).length >= firstCol.length * 0.5) return null;
@@ -230,7 +238,7 @@ function tableAt(lines: Line[], segs: Line[][], start: number): { table: Table; 
       });
     } else grid.push(cells);
   }
-  if (grid.length < 3) return null;
+  if (grid.length < minRows) return null;
   const firstLine = lines[start] as Line;
   const header = looksLikeHeader(grid, firstLine, lines.slice(start + 1, end));
   const x0 = Math.min(...rows.flat().map((s) => s.x0));
@@ -247,6 +255,25 @@ function tableAt(lines: Line[], segs: Line[][], start: number): { table: Table; 
     size,
   };
   return { table, end };
+}
+
+/** Splits a line where a run starts at a column anchor after a gap of at least half an em. */
+function splitAtAnchors(line: Line, anchors: number[], tol: number): Line[] {
+  const parts: Item[][] = [];
+  let cur: Item[] = [];
+  let end = -Infinity;
+  for (const it of line.items) {
+    if (!it.str.trim()) continue;
+    const atAnchor = anchors.some((a, k) => k > 0 && Math.abs(a - it.x) <= tol);
+    if (cur.length && atAnchor && it.x - end >= it.size * 0.5) {
+      parts.push(cur);
+      cur = [];
+    }
+    cur.push(it);
+    end = Math.max(end, it.x + it.w);
+  }
+  if (cur.length) parts.push(cur);
+  return parts.length > 1 ? parts.map((p) => makeLine(p)) : [line];
 }
 
 function joinCell(a: string, b: string): string {
