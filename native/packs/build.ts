@@ -59,6 +59,11 @@ export interface BuildOptions {
   embedder?: EmbedderSpec;
   /** Part size in bytes (default just under 4 GB, for FAT32 sticks). */
   splitSize?: number;
+  /**
+   * A folder of files carried under documents/ without being indexed (drawings, scans, videos):
+   * listed, hashed and verified like every other file. Names must not collide with the manuals'.
+   */
+  attachments?: string;
   /** Where the temporary library is built (default the OS temp folder). */
   workDir?: string;
   signal?: AbortSignal;
@@ -206,6 +211,19 @@ async function stageManuals(
     const f = await hashFile(link, rel);
     if (f.sha256 !== rec.sha256) throw new EngineError('INVALID_INPUT', `${rec.source} changed while the pack was being built; build again.`);
     payload.push(f);
+  }
+  if (opts.attachments) {
+    for (const rel of await walk(opts.attachments)) {
+      opts.signal?.throwIfAborted();
+      const packPath = `${DOCUMENTS_PREFIX}${rel}`;
+      const why = unsafePathReason(packPath);
+      if (why) throw new EngineError('INVALID_INPUT', `${rel} cannot go into a pack: its name has ${why}.`);
+      if (docs.has(packPath)) throw new EngineError('INVALID_INPUT', `${rel} is both a manual and an attachment; rename one.`);
+      const link = path.join(work, ...packPath.split('/'));
+      await mkdir(path.dirname(link), { recursive: true });
+      await symlink(path.join(opts.attachments, ...rel.split('/')), link);
+      payload.push(await hashFile(link, packPath));
+    }
   }
   for (const rel of await walk(libDir)) {
     const top = rel.split('/')[0] as string;
