@@ -39,6 +39,9 @@ import { ingest } from './pipelines/ingest.js';
 import { parseFile } from './parse/index.js';
 import { allowedFiles, newestRevisions } from './store/filters.js';
 import { CHUNKER_VERSION } from './chunk/index.js';
+import type { AskHooks, AskRequest, AskResponse, ModelStatus } from './contract/answer.js';
+import { ask } from './answer/ask.js';
+import { AnswerModels } from './llm/holder.js';
 import type { PackHooks, PackMethods } from './contract/api.js';
 import type { PackImportRequest, PackInfo, PackVerifyReport } from './contract/packs.js';
 import { cleanupPacks, installPack, readRegistry, removePack, rollbackPack, toPackInfo, verifyPack, type SiteState } from './packs/install.js';
@@ -72,6 +75,8 @@ class LocalEngine implements Engine {
   private closed = false;
   /** Serialises writes (ingest, remove) inside this process. */
   private writeChain: Promise<unknown> = Promise.resolve();
+  /** The language model and reranker for answers: loaded on first use, disposed on close. */
+  private answerModels = new AnswerModels(() => modelSearchDirs());
 
   constructor(private readonly config: EngineConfig) {}
 
@@ -149,6 +154,7 @@ class LocalEngine implements Engine {
     this.store = null;
     this.codes = null;
     await closePackSources(this.packs);
+    await this.answerModels.dispose();
   }
 
   private async reloadPacks(): Promise<void> {
@@ -250,6 +256,30 @@ class LocalEngine implements Engine {
       const hits = [...codeHits, ...fuseSourceHits(lists, k)].slice(0, k);
       return { query, hits, ms: round2(performance.now() - t0), mode: mode ?? 'keyword' };
     });
+  }
+
+  ask(req: AskRequest, hooks: AskHooks = {}): Promise<Result<AskResponse>> {
+    return guard(async () => {
+      await this.ensureOpen(false);
+      const unwrap = <T>(r: Result<T>): T => {
+        if (!r.ok) throw new EngineError(r.error.code, r.error.message);
+        return r.value;
+      };
+      return ask(
+        {
+          search: async (r) => unwrap(await this.search(r)),
+          lookupCode: async (text, filters) => unwrap(await this.lookupCode({ text, filters })),
+          generator: () => this.answerModels.llm(),
+          reranker: () => this.answerModels.reranker(),
+        },
+        req,
+        hooks,
+      );
+    });
+  }
+
+  listModels(): Promise<Result<ModelStatus[]>> {
+    return guard(() => this.answerModels.list(this.embedderId));
   }
 
   lookupCode(req: CodeLookupRequest): Promise<Result<CodeLookupResponse>> {

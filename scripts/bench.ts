@@ -17,6 +17,7 @@ import type { SearchMode } from '../native/contract/api.js';
 import { loadQuestions, percentile } from './eval-lib.js';
 import { benchSyntheticStore } from './bench-store.js';
 import { benchCodes } from './bench-codes.js';
+import { benchAnswers } from './bench-answers.js';
 import { scanPaths } from '../native/pipelines/scan.js';
 import { isSupportedFile, parseFile } from '../native/parse/index.js';
 import { extractCodes } from '../native/fault-codes/extract.js';
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     synthetic: { type: 'string', default: '100000' },
     codes: { type: 'string', default: '100000' },
     json: { type: 'string' },
+    answers: { type: 'string', default: 'on' },
   },
 });
 
@@ -149,6 +151,10 @@ if (nSynthetic > 0) {
 const nCodes = Number(values.codes);
 if (nCodes > 0) {
   for (const r of await benchCodes({ codes: nCodes })) add(r.bench, r.value, r.unit, r.note);
+}
+// Answer overhead and the fixture LLM's first-token time and speed (--answers off to skip).
+if (values.answers !== 'off') {
+  for (const r of await benchAnswers()) add(r.bench, r.value, r.unit, r.note);
 }
 add('process RSS at end', rssMb(), 'MB');
 

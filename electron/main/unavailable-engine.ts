@@ -11,6 +11,14 @@ export function unavailableEngine(error: EngineErrorData): EngineApi {
     listManuals: failed,
     removeFiles: failed,
     openSource: failed,
+    ask: failed,
+    listModels: failed,
+    listPacks: failed,
+    verifyPack: failed,
+    importPack: failed,
+    updatePack: failed,
+    rollbackPack: failed,
+    removePack: failed,
     close: async () => {},
   };
 }

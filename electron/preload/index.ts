@@ -8,9 +8,11 @@
  */
 import { ipcRenderer, contextBridge } from 'electron';
 import type {
+  AskRequest,
   CodeLookupRequest,
   EngineEvent,
   IngestRequest,
+  PackImportRequest,
   RemoteApi,
   Result,
   SearchRequest,
@@ -48,6 +50,15 @@ const manualdesk = {
   removeFiles: (files: string[]) => invoke('removeFiles', files),
   openSource: (req: SourceRequest) => invoke('openSource', req),
   // Generated text streams as 'token' events; the cancel function stops generation.
+  ask: (req: AskRequest, hooks?: TransportHooks) => invoke('ask', req, hooks),
+  listModels: () => invoke('listModels'),
+  // Pack progress streams as 'pack-progress' events; the cancel function stops the verify/import.
+  listPacks: () => invoke('listPacks'),
+  verifyPack: (req: { file: string }, hooks?: TransportHooks) => invoke('verifyPack', req, hooks),
+  importPack: (req: PackImportRequest, hooks?: TransportHooks) => invoke('importPack', req, hooks),
+  updatePack: (req: PackImportRequest, hooks?: TransportHooks) => invoke('updatePack', req, hooks),
+  rollbackPack: (req: { id: string }) => invoke('rollbackPack', req),
+  removePack: (req: { id: string }) => invoke('removePack', req),
 } satisfies RemoteApi;
 
 contextBridge.exposeInMainWorld('manualdesk', manualdesk);

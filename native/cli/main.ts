@@ -7,8 +7,10 @@ import readline from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import type { EngineApi, IngestProgress, SearchRequest } from '../contract/api.js';
-import type { EngineErrorData, Result } from '../contract/errors.js';
-import { createEngine } from '../engine.js';
+import { ok, toErrorData, type EngineErrorData, type Result } from '../contract/errors.js';
+import type { AskResponse, ConversationTurn, ModelStatus } from '../contract/answer.js';
+import { addModel, listModelStatus, type AddResult } from '../llm/models.js';
+import { createEngine, modelSearchDirs } from '../engine.js';
 import { defaultLibraryDir } from '../config.js';
 import type { EmbedderSpec } from '../embed/models.js';
 import { registerPackCommands } from '../packs/cli.js';
@@ -218,6 +220,76 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     parseEmbedder,
   });
 
+  program
+    .command('ask')
+    .description('answer a question from the manuals, citing them (refuses when they do not cover it)')
+    .argument('[question]', 'the question, e.g. "how do I reset alarm 9"')
+    .addOption(libraryOption())
+    .option('--k <n>', 'passages to answer from', '8')
+    .option('--batch <file>', 'JSON lines {"id","query"}; one answer per line')
+    .option('--conversation <file>', 'JSON file with earlier turns [{"question","answer"}] (the question is a follow-up)')
+    .addOption(new Option('--prefer <mode>', 'answer mode').choices(['auto', 'extractive', 'generative']).default('auto'))
+    .option('--manual <title...>', 'only these manuals')
+    .option('--json', 'print JSON')
+    .action(async (question: string | undefined, opts: AskCliOptions) => {
+      const k = parsePositiveInt(opts.k, '--k');
+      if (!opts.batch && (question === undefined || question.trim() === '')) {
+        throw new UsageError('Give a question, e.g. manualdesk ask "what does alarm 9 mean", or --batch <file>.');
+      }
+      const conversation = opts.conversation ? readConversation(opts.conversation) : undefined;
+      const engine = await createEngine({ libraryDir: opts.library, readOnly: true });
+      try {
+        const base = { k, prefer: opts.prefer, conversation, filters: opts.manual ? { manuals: opts.manual } : undefined };
+        if (opts.batch) {
+          exitCode = await runBatch(engine, opts.batch, io, (q) => engine.ask({ ...base, question: q }));
+        } else {
+          // Streamed tokens go to stderr on a terminal, so stdout keeps the final, checked answer.
+          const stream = !opts.json && io.stderr.isTTY ? (t: string) => io.stderr.write(t) : undefined;
+          const res = await engine.ask({ ...base, question: question as string }, { onToken: stream });
+          if (stream) io.stderr.write('\n');
+          exitCode = emit(io, res, opts.json, formatAnswer);
+        }
+      } finally {
+        await engine.close();
+      }
+    });
+
+  const models = program.command('models').description('language, embedding and reranking models (never downloaded)');
+  models
+    .command('list')
+    .description('known models and where they are installed')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const list = await listModelStatus({ dirs: modelSearchDirs() });
+      exitCode = emit(io, ok(list), opts.json, formatModels);
+    });
+  models
+    .command('verify')
+    .description('check installed models against the sha256 in the manifest')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const list = await listModelStatus({ dirs: modelSearchDirs(), verify: true });
+      exitCode = emit(io, ok(list), opts.json, formatModels);
+      if (list.some((m) => m.verified === false)) exitCode = 1;
+    });
+  models
+    .command('add')
+    .description('copy a model file (.gguf) or model folder into the user models folder, checking its sha256')
+    .argument('<path>', 'the model file or folder')
+    .option('--json', 'print JSON')
+    .action(async (source: string, opts: { json?: boolean }) => {
+      const dest = modelSearchDirs()[0] as string;
+      let res: Result<AddResult>;
+      try {
+        res = ok(await addModel(source, dest));
+      } catch (err) {
+        res = { ok: false, error: toErrorData(err) };
+      }
+      exitCode = emit(io, res, opts.json, (r) =>
+        `Installed ${r.id} (${r.role}) at ${r.path}; ${r.verified === true ? 'sha256 verified' : 'no known checksum (unverified)'}.`,
+      );
+    });
+
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
@@ -245,6 +317,59 @@ interface SearchCliOptions {
   allRevisions?: boolean;
   embedder?: string;
   json?: boolean;
+}
+
+interface AskCliOptions {
+  library: string;
+  k: string;
+  batch?: string;
+  conversation?: string;
+  prefer: 'auto' | 'extractive' | 'generative';
+  manual?: string[];
+  json?: boolean;
+}
+
+function readConversation(file: string): ConversationTurn[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--conversation ${file}: ${(err as Error).message}`);
+  }
+  const turns = Array.isArray(raw) ? raw : (raw as { conversation?: unknown })?.conversation;
+  if (!Array.isArray(turns) || !turns.every((t) => typeof t?.question === 'string' && typeof t?.answer === 'string')) {
+    throw new UsageError(`--conversation ${file}: expected [{"question": "...", "answer": "..."}, ...].`);
+  }
+  return turns as ConversationTurn[];
+}
+
+function formatAnswer(a: AskResponse): string {
+  const lines: string[] = [];
+  for (const s of a.safety) lines.push(`⚠ ${s.kind === 'LOCKOUT' ? 'LOCKOUT/TAGOUT' : s.kind} [${s.n}]: ${s.text}`);
+  if (lines.length > 0) lines.push('');
+  lines.push(a.answer);
+  if (a.refused && a.refusal && a.refusal.closest.length > 0) {
+    lines.push('', 'Closest sections searched:');
+    for (const c of a.refusal.closest) lines.push(`  ${c.manual} — ${c.section || c.file}${c.page ? ` p.${c.page}` : ''} (${c.file})`);
+  }
+  if (a.citations.length > 0) {
+    lines.push('', 'Sources:');
+    for (const c of a.citations) lines.push(`  [${c.n}] ${c.manual} — ${c.section || '(top)'}${c.page ? `, p.${c.page}` : ''} (${c.file})`);
+  }
+  if (a.fallbackReason) lines.push('', `(${a.fallbackReason})`);
+  if (a.invalidCitations?.length) lines.push(`(removed citations that pointed nowhere: ${a.invalidCitations.join(', ')})`);
+  lines.push(`(${a.mode}${a.standaloneQuery !== a.question ? `, searched as "${a.standaloneQuery}"` : ''}, ${a.ms} ms)`);
+  return lines.join('\n');
+}
+
+function formatModels(list: ModelStatus[]): string {
+  return list
+    .map(
+      (m) =>
+        `${m.installed ? '●' : '○'} ${m.id} [${m.role}] ${m.installed ? (m.path ?? 'bundled') : 'not installed'}` +
+        `${m.verified === true ? ' (sha256 ok)' : m.verified === false ? ' (SHA256 MISMATCH)' : ''}${m.inUse ? ' (in use)' : ''} — ${m.license}`,
+    )
+    .join('\n');
 }
 
 function emit<T>(io: CliIo, res: Result<T>, json: boolean | undefined, human: (v: T) => string): number {

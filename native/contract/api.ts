@@ -193,7 +193,7 @@ export interface SourceMethods {
   openSource(req: SourceRequest): Promise<Result<SourceDocument>>;
 }
 
-export interface EngineApi extends SourceMethods {
+export interface EngineApi extends SourceMethods, AnswerMethods, PackMethods {
   info(): Promise<Result<LibraryInfo>>;
   ingest(req: IngestRequest, hooks?: EngineHooks): Promise<Result<IngestReport>>;
   search(req: SearchRequest): Promise<Result<SearchResponse>>;

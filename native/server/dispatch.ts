@@ -6,10 +6,14 @@ import type { z } from 'zod';
 import { fail, toErrorData, type EngineApi, type Result } from '../contract/index.js';
 import type { RemoteMethod } from './methods.js';
 import {
+  askRequestSchema,
   codeLookupRequestSchema,
   describeIssues,
   ingestRequestSchema,
   noArgumentSchema,
+  packFileSchema,
+  packIdSchema,
+  packImportRequestSchema,
   removeFilesSchema,
   searchRequestSchema,
   sourceRequestSchema,
@@ -39,6 +43,14 @@ const CALLERS = {
   ingest: withSchema('ingest', ingestRequestSchema, (e, req) => e.ingest(req)),
   removeFiles: withSchema('removeFiles', removeFilesSchema, (e, files) => e.removeFiles(files)),
   openSource: withSchema('openSource', sourceRequestSchema, (e, req) => e.openSource(req)),
+  ask: withSchema('ask', askRequestSchema, (e, req) => e.ask(req)),
+  listModels: withSchema('listModels', noArgumentSchema, (e) => e.listModels()),
+  listPacks: withSchema('listPacks', noArgumentSchema, (e) => e.listPacks()),
+  verifyPack: withSchema('verifyPack', packFileSchema, (e, req) => e.verifyPack(req)),
+  importPack: withSchema('importPack', packImportRequestSchema, (e, req) => e.importPack(req)),
+  updatePack: withSchema('updatePack', packImportRequestSchema, (e, req) => e.updatePack(req)),
+  rollbackPack: withSchema('rollbackPack', packIdSchema, (e, req) => e.rollbackPack(req)),
+  removePack: withSchema('removePack', packIdSchema, (e, req) => e.removePack(req)),
 } satisfies Record<RemoteMethod, Caller>;
 
 /** Validates `arg` for `method` and calls the engine; never throws. */

@@ -13,6 +13,14 @@ export const REMOTE_METHODS = [
   'listManuals',
   'removeFiles',
   'openSource',
+  'ask',
+  'listModels',
+  'listPacks',
+  'verifyPack',
+  'importPack',
+  'updatePack',
+  'rollbackPack',
+  'removePack',
 ] as const;
 
 export type RemoteMethod = (typeof REMOTE_METHODS)[number];

@@ -5,9 +5,11 @@
  */
 import { z } from 'zod';
 import type {
+  AskRequest,
   CodeLookupRequest,
   IngestRequest,
   Lang,
+  PackImportRequest,
   SearchFilters,
   SearchMode,
   SearchRequest,
@@ -52,6 +54,18 @@ export const ingestRequestSchema = z.strictObject({
   force: z.boolean().optional(),
 }) satisfies z.ZodType<IngestRequest>;
 
+/** A question; earlier turns travel with it (the engine keeps no conversation state). */
+export const askRequestSchema = z.strictObject({
+  question: nonEmptyText,
+  conversation: z
+    .array(z.strictObject({ question: z.string().max(MAX_TEXT), answer: z.string().max(20_000) }))
+    .max(50)
+    .optional(),
+  filters: searchFiltersSchema.optional(),
+  k: z.int().min(1).max(50).optional(),
+  prefer: z.enum(['auto', 'extractive', 'generative']).optional(),
+}) satisfies z.ZodType<AskRequest>;
+
 /** A library file as listed; the engine opens only files it has recorded, so no path is trusted here. */
 export const sourceRequestSchema = z.strictObject({
   file: pathText,
@@ -60,6 +74,16 @@ export const sourceRequestSchema = z.strictObject({
 export const removeFilesSchema = z.array(pathText).min(1, 'must list at least one file').max(MAX_LIST) satisfies z.ZodType<
   string[]
 >;
+
+/** A pack file on the engine's machine (a stick, a download folder); the engine checks everything in it. */
+export const packFileSchema = z.strictObject({ file: pathText }) satisfies z.ZodType<{ file: string }>;
+
+export const packImportRequestSchema = z.strictObject({
+  file: pathText,
+  allowUnsigned: z.boolean().optional(),
+}) satisfies z.ZodType<PackImportRequest>;
+
+export const packIdSchema = z.strictObject({ id: z.string().min(1).max(64) }) satisfies z.ZodType<{ id: string }>;
 
 /** Methods without an argument accept nothing, null or {} (what a JSON client naturally sends). */
 export const noArgumentSchema = z.union([z.undefined(), z.null(), z.strictObject({})]).transform(() => undefined);
@@ -73,6 +97,8 @@ export type SchemaChecks = [
   Assert<Equal<z.output<typeof codeLookupRequestSchema>, CodeLookupRequest>>,
   Assert<Equal<z.output<typeof ingestRequestSchema>, IngestRequest>>,
   Assert<Equal<z.output<typeof sourceRequestSchema>, SourceRequest>>,
+  Assert<Equal<z.output<typeof askRequestSchema>, AskRequest>>,
+  Assert<Equal<z.output<typeof packImportRequestSchema>, PackImportRequest>>,
 ];
 
 /** One line naming each offending field, e.g. `field "k": expected an integer`. */

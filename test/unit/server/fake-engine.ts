@@ -60,9 +60,44 @@ export function fakeEngine(overrides: Partial<EngineApi> = {}): FakeEngine {
       calls.push({ method: 'removeFiles', arg: files });
       return { ok: true, value: { removed: files.length } };
     },
+    ask: async (req) => {
+      calls.push({ method: 'ask', arg: req });
+      return {
+        ok: true,
+        value: { question: req.question, standaloneQuery: req.question, answer: 'Check the spindle oil level daily. [1]', mode: 'extractive', refused: false, safety: [], citations: [], ms: 1 },
+      };
+    },
+    listModels: async () => {
+      calls.push({ method: 'listModels', arg: undefined });
+      return { ok: true, value: [] };
+    },
     openSource: async (req) => {
       calls.push({ method: 'openSource', arg: req });
       return { ok: true, value: { kind: 'blocks', file: req.file, manual: 'Acme VMC-500', format: 'markdown', blocks: [], changed: false } };
+    },
+    listPacks: async () => {
+      calls.push({ method: 'listPacks', arg: undefined });
+      return { ok: true, value: [] };
+    },
+    verifyPack: async (req) => {
+      calls.push({ method: 'verifyPack', arg: req });
+      return { ok: false, error: { code: 'NOT_FOUND', message: `No pack at ${req.file}.` } };
+    },
+    importPack: async (req) => {
+      calls.push({ method: 'importPack', arg: req });
+      return { ok: false, error: { code: 'NOT_FOUND', message: `No pack at ${req.file}.` } };
+    },
+    updatePack: async (req) => {
+      calls.push({ method: 'updatePack', arg: req });
+      return { ok: false, error: { code: 'NOT_FOUND', message: `No pack at ${req.file}.` } };
+    },
+    rollbackPack: async (req) => {
+      calls.push({ method: 'rollbackPack', arg: req });
+      return { ok: false, error: { code: 'NOT_FOUND', message: `Pack "${req.id}" is not installed.` } };
+    },
+    removePack: async (req) => {
+      calls.push({ method: 'removePack', arg: req });
+      return { ok: true, value: { removed: req.id } };
     },
     close: async () => {
       calls.push({ method: 'close', arg: undefined });

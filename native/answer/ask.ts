@@ -1,0 +1,291 @@
+/**
+ * The answer pipeline: follow-up rewrite → fault codes → retrieval (→ rerank) → evidence gate →
+ * a code answer, an extractive answer, or a generative one with checked citations → safety text.
+ * Retrieval and the models come in as adapters, so the pipeline is the same for the engine, the
+ * tests and the benchmarks.
+ */
+import type { CodeLookupResponse, CodeMatch, SearchFilters, SearchHit, SearchRequest, SearchResponse } from '../contract/api.js';
+import type { AskHooks, AskRequest, AskResponse, Citation, Refusal } from '../contract/answer.js';
+import { EngineError } from '../contract/errors.js';
+import type { Reranker } from '../rerank/index.js';
+import { rerank } from '../rerank/index.js';
+import { checkCitations } from './citations.js';
+import { collectEvidence, contentTerms, gate, type Evidence } from './evidence.js';
+import { codeAnswerLines, extractParts, renderParts, toCitation } from './extract.js';
+import { recentTurns, rewriteFollowUp } from './followup.js';
+import { budgetPrompt, REFUSAL_SENTENCE } from './prompt.js';
+import { findSafety } from './safety.js';
+import { analyze } from '../text/analyze.js';
+
+/** What the pipeline needs from a language model (LocalLlm implements it). */
+export interface AnswerGenerator {
+  readonly contextSize: number;
+  countTokens(text: string): number;
+  generate(req: {
+    system: string;
+    user: string;
+    maxTokens?: number;
+    signal?: AbortSignal;
+    onToken?: (text: string) => void;
+  }): Promise<{ text: string; aborted: boolean; firstTokenMs: number | null; chunks: number }>;
+}
+
+export interface AnswerDeps {
+  search(req: SearchRequest): Promise<SearchResponse>;
+  lookupCode(text: string, filters?: SearchFilters): Promise<CodeLookupResponse | null>;
+  /** The language model, loaded once by the owner (null: none installed). */
+  generator?: () => Promise<AnswerGenerator | null>;
+  reranker?: () => Promise<Reranker | null>;
+}
+
+/** Passages retrieved by default. */
+export const DEFAULT_ANSWER_K = 8;
+/** Tokens kept free for a generated answer. */
+export const ANSWER_TOKENS = 400;
+/** Code records shown at most. */
+const MAX_CODES = 3;
+
+export interface AskTimings {
+  /** ms spent in the language model (rewrite + generation), excluded from the answer overhead. */
+  llmMs: number;
+  firstTokenMs: number | null;
+  tokens: number;
+}
+
+export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {}, timings?: AskTimings): Promise<AskResponse> {
+  const t0 = performance.now();
+  const question = validateQuestion(req.question);
+  const k = req.k ?? DEFAULT_ANSWER_K;
+  if (!Number.isInteger(k) || k < 1 || k > 50) throw new EngineError('INVALID_INPUT', `k must be a whole number from 1 to 50 (got ${k}).`);
+  const prefer = req.prefer ?? 'auto';
+  const t = timings ?? { llmMs: 0, firstTokenMs: null, tokens: 0 };
+
+  let generator: AnswerGenerator | null = null;
+  let generatorError: string | null = null;
+  if (prefer !== 'extractive' && deps.generator) {
+    try {
+      generator = await deps.generator();
+    } catch (err) {
+      generatorError = err instanceof Error ? err.message : String(err);
+    }
+  }
+
+  // 1. Follow-up → standalone query.
+  let standaloneQuery = rewriteFollowUp(question, req.conversation).standalone;
+  if (generator && standaloneQuery !== question) {
+    const tl = performance.now();
+    standaloneQuery = await llmRewrite(generator, question, req.conversation ?? [], standaloneQuery, hooks.signal);
+    t.llmMs += performance.now() - tl;
+  }
+  throwIfAborted(hooks.signal);
+
+  // 2. Codes and passages.
+  const codes = await deps.lookupCode(standaloneQuery, req.filters);
+  const res = await deps.search({ query: standaloneQuery, k: Math.max(k, 10), filters: req.filters });
+  let passages = res.hits.filter((h) => h.kind !== 'code');
+  let keywordTop: string[] | undefined;
+  let vectorTop: string[] | undefined;
+  if (res.mode === 'hybrid') {
+    const [kw, vec] = await Promise.all([
+      deps.search({ query: standaloneQuery, k: 5, filters: req.filters, mode: 'keyword' }),
+      deps.search({ query: standaloneQuery, k: 5, filters: req.filters, mode: 'vector' }),
+    ]);
+    keywordTop = kw.hits.filter((h) => h.kind !== 'code').map((h) => h.chunkId);
+    vectorTop = vec.hits.filter((h) => h.kind !== 'code').map((h) => h.chunkId);
+  }
+  const reranker = deps.reranker ? await deps.reranker() : null;
+  if (reranker) passages = await rerank(reranker, standaloneQuery, passages, (h) => h.text);
+  throwIfAborted(hooks.signal);
+
+  // 3. Evidence gate.
+  const evidence = collectEvidence({ question: standaloneQuery, hits: passages, codes, keywordTop, vectorTop });
+  const decision = gate(evidence, passages.length);
+  const base = { question, standaloneQuery, safety: [], citations: [] };
+  if (!decision.answer) {
+    return {
+      ...base,
+      answer: refusalText(decision.reason),
+      mode: 'extractive',
+      refused: true,
+      refusal: refusal(decision.reason, standaloneQuery, res.hits, codes),
+      ms: round2(performance.now() - t0 - t.llmMs),
+    };
+  }
+
+  // 4. The answer.
+  let out: Omit<AskResponse, 'safety' | 'ms'>;
+  const matches = pickCodes(codes, evidence);
+  if (matches.length > 0) {
+    out = { ...codeAnswer(standaloneQuery, matches, passages), question, standaloneQuery, refused: false };
+  } else if (generator) {
+    const tl = performance.now();
+    const gen = await generativeAnswer(generator, standaloneQuery, passages.slice(0, k), hooks, t);
+    t.llmMs += performance.now() - tl;
+    out = { ...gen, question, standaloneQuery };
+    if (out.refused) out.refusal = refusal(out.refusal?.reason ?? '', standaloneQuery, res.hits, codes);
+  } else {
+    out = { ...extractiveAnswer(standaloneQuery, passages.slice(0, k)), question, standaloneQuery, refused: false };
+    if (generatorError && prefer !== 'extractive') out.fallbackReason = `The language model could not be used: ${generatorError}`;
+    else if (prefer === 'generative') out.fallbackReason = 'No language model is installed; the answer quotes the manuals instead.';
+  }
+  return { ...out, safety: findSafety(out.citations), ms: round2(performance.now() - t0 - t.llmMs) };
+}
+
+function validateQuestion(q: unknown): string {
+  if (typeof q !== 'string') throw new EngineError('INVALID_INPUT', 'The question must be text.');
+  // eslint-disable-next-line no-control-regex
+  const clean = q.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  if (!clean) throw new EngineError('INVALID_INPUT', 'The question is empty. Type a fault code or a few words about the problem.');
+  if (clean.length > 2000) throw new EngineError('INVALID_INPUT', `The question is ${clean.length} characters long; keep it under 2,000.`);
+  return clean;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new EngineError('CANCELLED', 'The question was cancelled.');
+}
+
+/** The defined codes the question names, one record per code and manual, at most MAX_CODES. */
+function pickCodes(codes: CodeLookupResponse | null, ev: Evidence): CodeMatch[] {
+  if (!codes || ev.definedCodes.length === 0) return [];
+  const seen = new Set<string>();
+  const out: CodeMatch[] = [];
+  for (const m of codes.matches) {
+    const key = `${m.key}|${m.manual}|${m.lang ?? 'en'}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(m);
+    if (out.length >= MAX_CODES) break;
+  }
+  return out;
+}
+
+type PartialAnswer = Pick<AskResponse, 'answer' | 'mode' | 'citations'> & Pick<AskResponse, 'invalidCitations' | 'fallbackReason' | 'refusal'> & { refused: boolean };
+
+/** A code question: the code's record first (meaning, cause, remedy, page), then passages that add to it. */
+function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[]): PartialAnswer {
+  const citations: Citation[] = [];
+  const lines: string[] = [];
+  for (const m of matches) {
+    const n = citations.length + 1;
+    citations.push(toCitation(n, { ...m, chunkId: `code:${m.key}:${m.file}` }));
+    const body = codeAnswerLines(m);
+    lines.push(`${body.join('\n')} [${n}]`);
+  }
+  // Passages that explain the code further (the setting to change, what to check), only when the
+  // question asks more than the code's meaning; never other rows of a code table.
+  const recordTokens = new Set(analyze(matches.map((m) => `${m.code} ${m.key} ${m.title} ${m.description} ${m.cause} ${m.remedy} ${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')}`).join('\n')));
+  const rest = contentTerms(question).filter((t) => !recordTokens.has(t) && !/^\d+$/.test(t));
+  const codeTexts = matches.map((m) => m.text.trim());
+  const extra = passages.filter((p) => p.kind === 'passage' && !codeTexts.some((c) => p.text.includes(c)));
+  const extraTerms = [...new Set(analyze(matches.map((m) => `${m.title} ${m.remedy || m.description}`).join(' ')))];
+  const parts = rest.length >= 1 ? extractParts(question, extra, { maxPassages: 2, maxUnits: 4, maxChars: 700, keepShare: 0.6, extraTerms }) : [];
+  const numbers = new Map<number, number>();
+  for (const p of parts) {
+    if (!numbers.has(p.passage)) {
+      const n = citations.length + 1;
+      numbers.set(p.passage, n);
+      citations.push(toCitation(n, extra[p.passage] as SearchHit));
+    }
+  }
+  const more = renderParts(parts, (i) => numbers.get(i) as number);
+  return { answer: more ? `${lines.join('\n\n')}\n\n${more}` : lines.join('\n\n'), mode: 'code', citations, refused: false };
+}
+
+/** The best sentences / steps / rows of the top passages, cited. */
+export function extractiveAnswer(question: string, passages: SearchHit[]): PartialAnswer {
+  const parts = extractParts(question, passages);
+  const chosen = parts.length > 0 ? parts : passages.slice(0, 1).map((p) => ({ text: p.text.trim(), passage: 0 }));
+  const numbers = new Map<number, number>();
+  const citations: Citation[] = [];
+  for (const p of chosen) {
+    if (!numbers.has(p.passage)) {
+      const n = citations.length + 1;
+      numbers.set(p.passage, n);
+      citations.push(toCitation(n, passages[p.passage] as SearchHit));
+    }
+  }
+  return { answer: renderParts(chosen, (i) => numbers.get(i) as number), mode: 'extractive', citations, refused: false };
+}
+
+async function generativeAnswer(gen: AnswerGenerator, question: string, passages: SearchHit[], hooks: AskHooks, t: AskTimings): Promise<PartialAnswer> {
+  const sources = passages.map((p, i) => toCitation(i + 1, p));
+  const answerTokens = Math.min(ANSWER_TOKENS, Math.floor(gen.contextSize / 4));
+  const prompt = budgetPrompt({ question, sources, countTokens: (s) => gen.countTokens(s), contextSize: gen.contextSize, answerTokens });
+  const r = await gen.generate({ system: prompt.system, user: prompt.user, maxTokens: answerTokens, signal: hooks.signal, onToken: hooks.onToken });
+  t.firstTokenMs = r.firstTokenMs;
+  t.tokens += r.chunks;
+  if (r.aborted) throw new EngineError('CANCELLED', 'The answer was cancelled.');
+  const text = r.text.trim();
+  if (text.startsWith(REFUSAL_SENTENCE) || text === REFUSAL_SENTENCE.replace(/\.$/, '')) {
+    return {
+      answer: REFUSAL_SENTENCE,
+      mode: 'generative',
+      citations: [],
+      refused: true,
+      refusal: { reason: 'The language model found no answer in the passages retrieved.', searched: question, closest: [] },
+    };
+  }
+  const checked = checkCitations(text, prompt.included.length);
+  if (checked.valid.length === 0) {
+    const fb = extractiveAnswer(question, passages);
+    return {
+      ...fb,
+      invalidCitations: checked.invalid.length > 0 ? checked.invalid : undefined,
+      fallbackReason: 'The generated answer cited none of the sources, so the manuals are quoted instead.',
+    };
+  }
+  return {
+    answer: checked.text,
+    mode: 'generative',
+    citations: sources.filter((s) => checked.valid.includes(s.n)),
+    invalidCitations: checked.invalid.length > 0 ? checked.invalid : undefined,
+    refused: false,
+  };
+}
+
+/** Asks the model to rewrite a follow-up; keeps the rule-based rewrite when the model's is not usable. */
+async function llmRewrite(gen: AnswerGenerator, question: string, conversation: AskRequest['conversation'] & object, byRules: string, signal?: AbortSignal): Promise<string> {
+  const turns = recentTurns(conversation)
+    .map((c) => `Technician: ${c.question}\nAssistant: ${c.answer.slice(0, 300)}`)
+    .join('\n');
+  try {
+    const r = await gen.generate({
+      system: 'Rewrite the technician\'s last question so that it can be understood without the conversation. Keep fault codes, machine names and settings exactly. Reply with the rewritten question only.',
+      user: `${turns}\nLast question: ${question}\nRewritten question:`,
+      maxTokens: 60,
+      signal,
+    });
+    const out = r.text.trim().split('\n')[0]?.trim() ?? '';
+    // Usable only if it keeps the follow-up's own words and brings what the rules carried over.
+    const have = new Set(analyze(out));
+    const needed = analyze(byRules);
+    const kept = needed.filter((x) => have.has(x)).length;
+    if (out.length > 0 && out.length <= 400 && needed.length > 0 && kept / needed.length >= 0.6) return out;
+  } catch {
+    // fall back to the rules
+  }
+  return byRules;
+}
+
+function refusalText(reason: string): string {
+  return `The installed manuals do not answer this. ${reason}`;
+}
+
+function refusal(reason: string, searched: string, hits: SearchHit[], codes: CodeLookupResponse | null): Refusal {
+  const closest: Refusal['closest'] = [];
+  const seen = new Set<string>();
+  for (const h of hits) {
+    const key = `${h.file}|${h.section}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    closest.push({ manual: h.manual, file: h.file, section: h.section, page: h.page });
+    if (closest.length >= 3) break;
+  }
+  const near = codes?.nearest ?? [];
+  const hint = near.length > 0 ? ` Codes that are defined nearby: ${near.slice(0, 3).map((n) => `${n.code} (${n.title}, ${n.manual})`).join('; ')}.` : '';
+  return { reason: `${reason}${hint}`, searched, closest };
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}

@@ -1,0 +1,187 @@
+/**
+ * Extractive answers: the sentences, steps and table rows of the best passages that answer the
+ * question, in the manual's order and wording, each cited `[n]`. Pure.
+ *
+ * A passage is cut into units: each line that is a step, list item, table row, heading or code
+ * line stays whole; a prose line is cut into sentences. A unit scores the question's content terms
+ * it contains (a thesaurus alternative of a term counts), each weighted by how few of the candidate
+ * passages contain it. Units scoring at least half of the best unit are kept; a kept step brings
+ * the rest of its numbered run (a procedure is not useful cut short).
+ */
+import type { CodeMatch, SearchHit } from '../contract/api.js';
+import type { Citation } from '../contract/answer.js';
+import { sentenceRanges } from '../chunk/sentences.js';
+import { analyze } from '../text/analyze.js';
+import { termAlternatives } from './evidence.js';
+
+export interface Unit {
+  text: string;
+  /** Index of the passage it comes from (in the candidates given). */
+  passage: number;
+  /** Order inside the passage. */
+  order: number;
+  kind: 'step' | 'item' | 'row' | 'heading' | 'sentence';
+  score: number;
+}
+
+export interface ExtractOptions {
+  /** Passages considered (best first). Default 3. */
+  maxPassages?: number;
+  /** Units kept in all. Default 8. */
+  maxUnits?: number;
+  /** Characters of answer text at most (whole units). Default 1400. */
+  maxChars?: number;
+  /** Keep units scoring at least this share of the best one. Default 0.5. */
+  keepShare?: number;
+  /** Extra terms that count like the question's (a named code's definition words). */
+  extraTerms?: string[];
+}
+
+export interface ExtractedPart {
+  text: string;
+  /** Index into the candidates. */
+  passage: number;
+}
+
+const STEP = /^\s*(?:\d{1,3}[.)]|step\s+\d+[:.)]?|第\s*\d+\s*步)\s+/i;
+const ITEM = /^\s*[-*•·▪◦‣]\s+/;
+const HEADING = /^\s*#{1,6}\s|^\s*=+\s/;
+
+/** Cuts a passage into answer units (pure). */
+export function passageUnits(hit: Pick<SearchHit, 'text' | 'kind'>, passage: number): Unit[] {
+  if (hit.kind === 'table-row' || hit.kind === 'code') {
+    return [{ text: hit.text.trim(), passage, order: 0, kind: 'row', score: 0 }];
+  }
+  const units: Unit[] = [];
+  let order = 0;
+  for (const raw of hit.text.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (STEP.test(line)) units.push({ text: line, passage, order: order++, kind: 'step', score: 0 });
+    else if (ITEM.test(line)) units.push({ text: line, passage, order: order++, kind: 'item', score: 0 });
+    else if (HEADING.test(line)) units.push({ text: line, passage, order: order++, kind: 'heading', score: 0 });
+    else if (/^\|.*\|$/.test(line) || /^[^\s=]+=\S/.test(line)) units.push({ text: line, passage, order: order++, kind: 'row', score: 0 });
+    else {
+      for (const [s, e] of sentenceRanges(line)) {
+        const text = line.slice(s, e).trim();
+        if (text) units.push({ text, passage, order: order++, kind: 'sentence', score: 0 });
+      }
+    }
+  }
+  return units;
+}
+
+interface Scorer {
+  score(text: string): number;
+}
+
+/** Weights the question's terms by rarity among the candidates (a term every passage has says little). */
+function makeScorer(question: string, passages: string[], extraTerms: string[]): Scorer {
+  const alts = termAlternatives(question);
+  for (const t of extraTerms) if (!alts.has(t)) alts.set(t, []);
+  const sets = passages.map((p) => new Set(analyze(p)));
+  const has = (t: string, set: Set<string>) =>
+    set.has(t) || (alts.get(t) ?? []).some((g) => g.length > 0 && g.every((x) => set.has(x)));
+  const weights = new Map<string, number>();
+  for (const t of alts.keys()) {
+    const df = sets.filter((s) => has(t, s)).length;
+    const base = Math.log(1 + (sets.length + 1) / (df + 0.5));
+    weights.set(t, extraTerms.includes(t) && !question.toLowerCase().includes(t) ? base * 0.5 : base);
+  }
+  return {
+    score(text: string): number {
+      const set = new Set(analyze(text));
+      let s = 0;
+      for (const [t, w] of weights) if (has(t, set)) s += w;
+      return s;
+    },
+  };
+}
+
+/**
+ * Picks the parts of the candidates that answer the question, in citation order (passage rank)
+ * and manual order inside each passage.
+ */
+export function extractParts(question: string, candidates: Pick<SearchHit, 'text' | 'kind'>[], opts: ExtractOptions = {}): ExtractedPart[] {
+  const maxPassages = opts.maxPassages ?? 3;
+  const maxUnits = opts.maxUnits ?? 8;
+  const maxChars = opts.maxChars ?? 1400;
+  const keepShare = opts.keepShare ?? 0.5;
+  const pool = candidates.slice(0, maxPassages);
+  if (pool.length === 0) return [];
+  const scorer = makeScorer(question, pool.map((c) => c.text), opts.extraTerms ?? []);
+  const perPassage = pool.map((c, i) => passageUnits(c, i));
+  let best = 0;
+  for (const units of perPassage) {
+    for (const u of units) {
+      u.score = scorer.score(u.text);
+      // A rank bonus: the same words in a better-ranked passage weigh a little more.
+      u.score *= 1 + 0.15 / (u.passage + 1);
+      if (u.kind === 'heading') u.score *= 0.9;
+      best = Math.max(best, u.score);
+    }
+  }
+  if (best <= 0) return [];
+  const chosen = new Set<Unit>();
+  let chars = 0;
+  const add = (u: Unit): boolean => {
+    if (chosen.has(u)) return true;
+    if (chosen.size >= maxUnits || (chars + u.text.length > maxChars && chosen.size > 0)) return false;
+    chosen.add(u);
+    chars += u.text.length;
+    return true;
+  };
+  const ranked = perPassage.flat().sort((a, b) => b.score - a.score || a.passage - b.passage || a.order - b.order);
+  const top = ranked[0] as Unit;
+  const topUnits = perPassage[top.passage] as Unit[];
+  if (top.kind === 'heading' || (topUnits[0]?.kind === 'heading' && topUnits[0].score >= best)) {
+    // The question matches a section's heading (FAQ style, "How to …"): the section's text is the answer.
+    for (const u of topUnits) if (!add(u)) break;
+  } else {
+    // Passages that are about the question (their best unit is close to the best of all)…
+    const passageBest = perPassage.map((units) => Math.max(0, ...units.map((u) => u.score)));
+    const relevant = (u: Unit) => (passageBest[u.passage] ?? 0) >= best * 0.75;
+    for (const u of ranked) {
+      if (u.score < best * keepShare) break;
+      if (!relevant(u)) continue;
+      if (!add(u)) break;
+      const units = perPassage[u.passage] as Unit[];
+      const at = units.indexOf(u);
+      if (u.kind === 'step') {
+        // …the whole numbered run a step belongs to, in order…
+        let a = at;
+        let b = at;
+        while (a > 0 && units[a - 1]?.kind === 'step') a--;
+        while (b + 1 < units.length && units[b + 1]?.kind === 'step') b++;
+        for (let i = a; i <= b && i - a < 12; i++) add(units[i] as Unit);
+      } else if (u === top && units[at + 1]?.kind === 'sentence') {
+        // …and the sentence after the best one (the remedy often follows the symptom).
+        add(units[at + 1] as Unit);
+      }
+    }
+  }
+  return [...chosen]
+    .sort((a, b) => a.passage - b.passage || a.order - b.order)
+    .map((u) => ({ text: u.text, passage: u.passage }));
+}
+
+/** Joins parts into answer text, citing each with its passage's citation number. */
+export function renderParts(parts: ExtractedPart[], citationOf: (passage: number) => number): string {
+  return parts.map((p) => `${p.text} [${citationOf(p.passage)}]`).join('\n');
+}
+
+/** A fault-code record as an answer: the code and title, then meaning, cause and remedy as written. */
+export function codeAnswerLines(m: CodeMatch): string[] {
+  const head = m.title && m.title !== m.code ? `${m.code}: ${m.title}` : m.code;
+  const lines = [head];
+  if (m.description && m.description !== m.title) lines.push(m.description);
+  if (m.cause) lines.push(`Cause: ${m.cause}`);
+  if (m.remedy) lines.push(`Remedy: ${m.remedy}`);
+  if (m.scope.length > 0) lines.push(`Applies to: ${m.scope.join(', ')}`);
+  return lines;
+}
+
+/** Builds a citation from a passage or code record. */
+export function toCitation(n: number, h: Pick<SearchHit, 'file' | 'page' | 'section' | 'text' | 'manual' | 'chunkId'>): Citation {
+  return { n, file: h.file, page: h.page, section: h.section, text: h.text, manual: h.manual, chunkId: h.chunkId };
+}

@@ -1,0 +1,115 @@
+/**
+ * The prompt for generative answers, and the token budget that decides which passages fit.
+ * Pure: the model's tokenizer is passed in as `countTokens`.
+ */
+import type { Citation } from '../contract/answer.js';
+
+/** The exact sentence the model must answer with when the sources do not answer the question. */
+export const REFUSAL_SENTENCE = 'The installed manuals do not answer this question.';
+
+export function systemPrompt(): string {
+  return [
+    'You are ManualDesk, an assistant for maintenance technicians.',
+    'Task: answer the technician\'s question using only the numbered sources below, which are passages from the installed manuals.',
+    'Rules:',
+    '- Answer only from the sources. Do not use outside knowledge and do not guess.',
+    `- If the sources do not answer the question, reply exactly: ${REFUSAL_SENTENCE}`,
+    '- Cite the source of every statement with its number in square brackets, like [1] or [2, 3], placed at the end of the sentence.',
+    '- Keep the manual\'s wording for steps, values, settings and codes; keep the order and numbering of steps.',
+    '- Repeat any DANGER, WARNING or CAUTION from a cited source first, word for word.',
+    'Example:',
+    'Sources: [1] Manual: Drive Guide | Section: Faults | Page: 12 — "F0031 Encoder signal lost. Check the encoder cable."',
+    'Question: What does F0031 mean?',
+    'Answer: F0031 means the encoder signal was lost; check the encoder cable [1].',
+  ].join('\n');
+}
+
+/** One source as shown to the model: its number and labels, then the passage as the manual writes it. */
+export function formatSource(c: Pick<Citation, 'n' | 'manual' | 'section' | 'page' | 'text'>): string {
+  const labels = [`Manual: ${c.manual}`];
+  if (c.section) labels.push(`Section: ${c.section}`);
+  if (c.page !== null) labels.push(`Page: ${c.page}`);
+  return `[${c.n}] ${labels.join(' | ')}\n${c.text.trim()}`;
+}
+
+export function userPrompt(question: string, sources: string[]): string {
+  return `Sources:\n\n${sources.join('\n\n')}\n\nQuestion: ${question}\nAnswer (with [n] citations):`;
+}
+
+export interface BudgetInput {
+  question: string;
+  /** Passages in rank order, numbered 1…m. */
+  sources: Pick<Citation, 'n' | 'manual' | 'section' | 'page' | 'text'>[];
+  countTokens: (text: string) => number;
+  /** The model's context window (tokens). */
+  contextSize: number;
+  /** Tokens kept free for the answer. */
+  answerTokens: number;
+  /** Tokens the chat template adds around the messages (role markers etc.). */
+  templateTokens?: number;
+}
+
+export interface BudgetedPrompt {
+  system: string;
+  user: string;
+  /** Source numbers included, in rank order. */
+  included: number[];
+  /** Source numbers left out because they did not fit. */
+  dropped: number[];
+  /** Source numbers shortened to fit (only ever the best one, when alone it is too long). */
+  truncated: number[];
+  promptTokens: number;
+}
+
+/**
+ * Keeps the best-ranked passages that fit in the context next to the instructions, the question and
+ * the room reserved for the answer; stops at the first that does not fit (lower ranks are dropped).
+ * When not even the best passage fits, it is cut to the space left.
+ */
+export function budgetPrompt(input: BudgetInput): BudgetedPrompt {
+  const system = systemPrompt();
+  const fixed = input.countTokens(system) + input.countTokens(userPrompt(input.question, [])) + (input.templateTokens ?? 32);
+  const room = input.contextSize - input.answerTokens - fixed;
+  const included: number[] = [];
+  const dropped: number[] = [];
+  const truncated: number[] = [];
+  const texts: string[] = [];
+  let used = 0;
+  for (const s of input.sources) {
+    if (dropped.length > 0) {
+      dropped.push(s.n);
+      continue;
+    }
+    const text = formatSource(s);
+    const cost = input.countTokens(text) + 2;
+    if (used + cost <= room) {
+      texts.push(text);
+      included.push(s.n);
+      used += cost;
+    } else if (included.length === 0 && room > 16) {
+      const cut = truncateToTokens(text, room - 2, input.countTokens);
+      texts.push(cut);
+      included.push(s.n);
+      truncated.push(s.n);
+      used += input.countTokens(cut) + 2;
+    } else {
+      dropped.push(s.n);
+    }
+  }
+  const user = userPrompt(input.question, texts);
+  return { system, user, included, dropped, truncated, promptTokens: fixed + used };
+}
+
+/** The longest prefix (cut at a word) that fits in `max` tokens, with an ellipsis. */
+function truncateToTokens(text: string, max: number, countTokens: (t: string) => number): string {
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (countTokens(text.slice(0, mid) + ' …') <= max) lo = mid;
+    else hi = mid - 1;
+  }
+  const cut = text.slice(0, lo);
+  const space = cut.lastIndexOf(' ');
+  return `${space > cut.length * 0.8 ? cut.slice(0, space) : cut} …`;
+}

@@ -1,0 +1,76 @@
+/**
+ * The engine's answer models and their lifetime: the LLM and the reranker are found once, loaded
+ * on first use, reused for every question, and disposed with the engine (dispose is safe twice).
+ */
+import type { ModelStatus } from '../contract/answer.js';
+import type { Reranker } from '../rerank/index.js';
+import { LocalLlm } from './llama.js';
+import { findLlm, findReranker, listModelStatus } from './models.js';
+
+export class AnswerModels {
+  private llmLoad: Promise<LocalLlm | null> | null = null;
+  private rerankLoad: Promise<Reranker | null> | null = null;
+  private disposed = false;
+  private llmId: string | null = null;
+  private rerankerId: string | null = null;
+
+  constructor(private readonly dirs: () => string[]) {}
+
+  /** The installed language model, loaded once (null when none is installed). A failed load is retried on the next call. */
+  llm(): Promise<LocalLlm | null> {
+    if (this.disposed) return Promise.resolve(null);
+    if (!this.llmLoad) {
+      this.llmLoad = (async () => {
+        const found = findLlm(this.dirs());
+        if (!found) return null;
+        const llm = await LocalLlm.load({ modelPath: found.path });
+        this.llmId = found.id;
+        if (this.disposed) {
+          await llm.dispose();
+          return null;
+        }
+        return llm;
+      })();
+      this.llmLoad.catch(() => {
+        this.llmLoad = null;
+      });
+    }
+    return this.llmLoad;
+  }
+
+  /** The installed cross-encoder, loaded once (null when none is installed or it fails to load). */
+  reranker(): Promise<Reranker | null> {
+    if (this.disposed) return Promise.resolve(null);
+    if (!this.rerankLoad) {
+      this.rerankLoad = (async () => {
+        const found = findReranker(this.dirs());
+        if (!found) return null;
+        const { CrossEncoderReranker } = await import('../rerank/index.js');
+        try {
+          const r = await CrossEncoderReranker.load(found.path, found.id);
+          this.rerankerId = found.id;
+          return r;
+        } catch {
+          return null;
+        }
+      })();
+    }
+    return this.rerankLoad;
+  }
+
+  list(embedderId: string | null): Promise<ModelStatus[]> {
+    const inUse = [this.llmId, this.rerankerId, embedderId?.replace(/^onnx:/, '').replace(/@[0-9a-f]+$/, '') ?? null].filter(
+      (x): x is string => x !== null,
+    );
+    return listModelStatus({ dirs: this.dirs(), inUse });
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    const llm = await this.llmLoad?.catch(() => null);
+    await llm?.dispose();
+    const rr = await this.rerankLoad?.catch(() => null);
+    await rr?.dispose();
+  }
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import type { CodeLookupResponse, CodeMatch, SearchHit, SearchRequest, SearchResponse } from '../../../native/contract/api.js';
+import { ask, type AnswerDeps, type AnswerGenerator } from '../../../native/answer/ask.js';
+import { analyze } from '../../../native/text/analyze.js';
+import { hit } from './helpers.js';
+
+const LIBRARY: SearchHit[] = [
+  hit(
+    '## Replacing the pump filter\nWARNING: Switch off the main isolator and apply lockout before opening the tank.\n1. Remove the four cover screws.\n2. Pull the filter element straight up.\n3. Fit the new element.',
+    { section: 'Maintenance > Pump filter', page: 12 },
+  ),
+  hit('Change the hydraulic oil every 2000 operating hours. Use ISO VG 46 oil.', { section: 'Maintenance > Hydraulic oil', page: 13 }),
+  hit('The back gauge moves on two ball screws driven by servo motors.', { section: 'Back gauge', page: 20 }),
+];
+
+const AL3: CodeMatch = {
+  code: 'AL-03', key: 'al:3', title: 'Hydraulic pressure low', description: 'Pressure below 20 bar.', cause: 'Pump not running',
+  remedy: 'Check the contactor and the relief valve.', severity: null, scope: ['HPB-200'], manual: 'HPB-200 Press Brake Manual',
+  file: 'press/alarms.csv', page: null, section: '', text: 'AL-03,Hydraulic pressure low,…',
+};
+
+/** A small keyword retriever over LIBRARY (any shared token, ranked by count). */
+function deps(generator?: AnswerGenerator | null): AnswerDeps {
+  return {
+    async search(req: SearchRequest): Promise<SearchResponse> {
+      const q = new Set(analyze(req.query));
+      const scored = LIBRARY.map((h) => ({ h, s: analyze(`${h.text} ${h.section}`).filter((t) => q.has(t)).length }))
+        .filter((x) => x.s > 0)
+        .sort((a, b) => b.s - a.s);
+      return { query: req.query, hits: scored.map((x) => ({ ...x.h, score: x.s })), ms: 0, mode: 'keyword' };
+    },
+    async lookupCode(text: string): Promise<CodeLookupResponse> {
+      const m = /\bal[- ]?0?(\d+)\b|\balarm (\d+)/i.exec(text);
+      const n = m ? (m[1] ?? m[2]) : undefined;
+      if (!n) return { query: text, detected: [], matches: [], nearest: [], ms: 0 };
+      return { query: text, detected: [`al:${n}`], matches: n === '3' ? [AL3] : [], nearest: n === '3' ? [] : [{ code: 'AL-03', title: AL3.title, manual: AL3.manual }], ms: 0 };
+    },
+    generator: generator === undefined ? undefined : async () => generator,
+  };
+}
+
+/** A deterministic stand-in for the model, to drive the citation checks (the real model is tested in test/unit/llm). */
+function scripted(text: string): AnswerGenerator & { prompts: string[] } {
+  const prompts: string[] = [];
+  return {
+    prompts,
+    contextSize: 2048,
+    countTokens: (s) => Math.ceil(s.length / 4),
+    async generate(req) {
+      prompts.push(req.user);
+      for (const w of text.split(/(?<= )/)) req.onToken?.(w);
+      return { text, aborted: false, firstTokenMs: 1, chunks: text.split(' ').length };
+    },
+  };
+}
+
+describe('ask', () => {
+  it('extractive: the procedure, cited, with its warning first', async () => {
+    const a = await ask(deps(), { question: 'how do I replace the pump filter' });
+    expect(a.refused).toBe(false);
+    expect(a.mode).toBe('extractive');
+    expect(a.answer).toBe(
+      [
+        '## Replacing the pump filter [1]',
+        'WARNING: Switch off the main isolator and apply lockout before opening the tank. [1]',
+        '1. Remove the four cover screws. [1]',
+        '2. Pull the filter element straight up. [1]',
+        '3. Fit the new element. [1]',
+      ].join('\n'),
+    );
+    expect(a.citations).toEqual([expect.objectContaining({ n: 1, page: 12, section: 'Maintenance > Pump filter', text: LIBRARY[0]!.text })]);
+    expect(a.safety).toEqual([{ kind: 'WARNING', text: 'WARNING: Switch off the main isolator and apply lockout before opening the tank.', n: 1 }]);
+  });
+
+  it('code: answers from the fault-code record', async () => {
+    const a = await ask(deps(), { question: 'AL-03' });
+    expect(a.mode).toBe('code');
+    expect(a.answer).toBe(
+      'AL-03: Hydraulic pressure low\nPressure below 20 bar.\nCause: Pump not running\nRemedy: Check the contactor and the relief valve.\nApplies to: HPB-200 [1]',
+    );
+    expect(a.citations[0]).toMatchObject({ n: 1, file: 'press/alarms.csv' });
+  });
+
+  it('refuses an undefined code without calling the model, naming nearby codes and the closest sections', async () => {
+    const gen = scripted('should not be called [1]');
+    const a = await ask(deps(gen), { question: 'alarm 108 hydraulic pressure' });
+    expect(a.refused).toBe(true);
+    expect(gen.prompts).toHaveLength(0);
+    expect(a.refusal?.reason).toBe('No installed manual defines al 108. Codes that are defined nearby: AL-03 (Hydraulic pressure low, HPB-200 Press Brake Manual).');
+    expect(a.refusal?.closest[0]).toMatchObject({ section: 'Maintenance > Hydraulic oil', page: 13 });
+    expect(a.citations).toEqual([]);
+  });
+
+  it('refuses a question about something the library does not mention', async () => {
+    const a = await ask(deps(), { question: 'Siemens spindle drive parameters' });
+    expect(a).toMatchObject({ refused: true, mode: 'extractive' });
+    expect(a.answer).toMatch(/^The installed manuals do not answer this\./);
+  });
+
+  it('rewrites a follow-up with the previous code before searching', async () => {
+    const a = await ask(deps(), { question: 'and what should I check?', conversation: [{ question: 'AL-03 on the press', answer: '…' }] });
+    expect(a.standaloneQuery).toBe('and what should I check? AL-03');
+    expect(a.mode).toBe('code');
+  });
+
+  it('generative: invalid citations are removed and listed, valid ones kept', async () => {
+    const gen = scripted('Change the oil every 2000 hours [1]. Use the right oil [9].');
+    const tokens: string[] = [];
+    const a = await ask(deps(gen), { question: 'how often do I change the hydraulic oil' }, { onToken: (t) => tokens.push(t) });
+    expect(a.mode).toBe('generative');
+    expect(a.answer).toBe('Change the oil every 2000 hours [1]. Use the right oil.');
+    expect(a.invalidCitations).toEqual([9]);
+    expect(a.citations.map((c) => c.n)).toEqual([1]);
+    expect(tokens.join('')).toBe('Change the oil every 2000 hours [1]. Use the right oil [9].');
+    expect(gen.prompts[0]).toContain('[1] Manual: HPB-200 Press Brake Manual | Section: Maintenance > Hydraulic oil | Page: 13');
+  });
+
+  it('generative without any valid citation falls back to extractive', async () => {
+    const a = await ask(deps(scripted('Probably every year.')), { question: 'how often do I change the hydraulic oil' });
+    expect(a.mode).toBe('extractive');
+    expect(a.fallbackReason).toMatch(/cited none of the sources/);
+    expect(a.answer).toContain('Change the hydraulic oil every 2000 operating hours. [1]');
+  });
+
+  it('the model\'s refusal sentence is a refusal', async () => {
+    const a = await ask(deps(scripted('The installed manuals do not answer this question.')), { question: 'how often do I change the hydraulic oil' });
+    expect(a).toMatchObject({ refused: true, mode: 'generative', citations: [] });
+  });
+
+  it('prefer: extractive never touches the model; generative without a model says why', async () => {
+    const gen = scripted('x [1]');
+    expect((await ask(deps(gen), { question: 'how often do I change the hydraulic oil', prefer: 'extractive' })).mode).toBe('extractive');
+    expect(gen.prompts).toHaveLength(0);
+    const a = await ask(deps(null), { question: 'how often do I change the hydraulic oil', prefer: 'generative' });
+    expect(a.fallbackReason).toMatch(/No language model is installed/);
+  });
+
+  it('rejects an empty question and honours an aborted signal', async () => {
+    await expect(ask(deps(), { question: '  ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    const ac = new AbortController();
+    ac.abort();
+    await expect(ask(deps(), { question: 'hydraulic oil' }, { signal: ac.signal })).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+});

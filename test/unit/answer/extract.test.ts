@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { codeAnswerLines, extractParts, passageUnits } from '../../../native/answer/extract.js';
+import { findSafety } from '../../../native/answer/safety.js';
+import { checkCitations } from '../../../native/answer/citations.js';
+import { rewriteFollowUp } from '../../../native/answer/followup.js';
+import { budgetPrompt, REFUSAL_SENTENCE, systemPrompt } from '../../../native/answer/prompt.js';
+import { hit } from './helpers.js';
+
+const PROCEDURE = hit(
+  [
+    '## Replacing the pump filter',
+    'WARNING: Switch off the main isolator and apply lockout before opening the tank.',
+    'The filter sits under the tank cover.',
+    '1. Remove the four cover screws.',
+    '2. Pull the filter element straight up.',
+    '3. Fit the new element and torque the screws to 8 Nm.',
+    'Dispose of the old element as oily waste.',
+  ].join('\n'),
+);
+const OTHER = hit('The back gauge fingers can be adjusted in height. Loosen the clamp lever first.');
+const ROW = hit('"3","Oil temperature high","Oil above 60 °C. Check the cooler fan."', { kind: 'table-row' });
+
+describe('passage units', () => {
+  it('keeps steps, headings and rows whole and splits prose into sentences', () => {
+    const units = passageUnits(PROCEDURE, 0).map((u) => [u.kind, u.text]);
+    expect(units).toEqual([
+      ['heading', '## Replacing the pump filter'],
+      ['sentence', 'WARNING: Switch off the main isolator and apply lockout before opening the tank.'],
+      ['sentence', 'The filter sits under the tank cover.'],
+      ['step', '1. Remove the four cover screws.'],
+      ['step', '2. Pull the filter element straight up.'],
+      ['step', '3. Fit the new element and torque the screws to 8 Nm.'],
+      ['sentence', 'Dispose of the old element as oily waste.'],
+    ]);
+    expect(passageUnits(ROW, 2)).toHaveLength(1);
+  });
+});
+
+describe('extractive selection', () => {
+  it('a question matching a section heading gets the section, steps numbered as written', () => {
+    const parts = extractParts('how do I replace the pump filter', [PROCEDURE, OTHER]);
+    expect(parts.map((p) => p.text)).toEqual(PROCEDURE.text.split('\n'));
+    expect(parts.every((p) => p.passage === 0)).toBe(true);
+  });
+  it('picks the sentences that carry the question\'s words and a whole step run, in manual order', () => {
+    const parts = extractParts('what torque for the cover screws', [PROCEDURE, OTHER]);
+    expect(parts.map((p) => p.text)).toEqual([
+      'The filter sits under the tank cover.',
+      '1. Remove the four cover screws.',
+      '2. Pull the filter element straight up.',
+      '3. Fit the new element and torque the screws to 8 Nm.',
+    ]);
+  });
+  it('takes from a lower-ranked passage when it is the one about the question', () => {
+    const parts = extractParts('adjust back gauge finger height', [PROCEDURE, OTHER]);
+    expect(parts).toEqual([
+      { text: 'The back gauge fingers can be adjusted in height.', passage: 1 },
+      { text: 'Loosen the clamp lever first.', passage: 1 },
+    ]);
+  });
+  it('nothing in common → nothing extracted', () => {
+    expect(extractParts('spindle encoder', [OTHER])).toEqual([]);
+  });
+  it('a code record reads as code, title, meaning, cause, remedy', () => {
+    expect(
+      codeAnswerLines({
+        code: 'AL-03', key: 'al:3', title: 'Oil temperature high', description: 'Oil above 60 °C.', cause: 'Cooler fan stopped',
+        remedy: 'Check the cooler fan.', severity: null, scope: ['HPB-200'], manual: 'm', file: 'f', page: 4, section: '', text: '',
+      }),
+    ).toEqual(['AL-03: Oil temperature high', 'Oil above 60 °C.', 'Cause: Cooler fan stopped', 'Remedy: Check the cooler fan.', 'Applies to: HPB-200']);
+  });
+});
+
+describe('safety text', () => {
+  it('finds admonitions and lockout text verbatim, in citation order, once each', () => {
+    const notices = findSafety([
+      { n: 1, text: PROCEDURE.text },
+      { n: 2, text: 'CAUTION: Hot surface.\nDANGER\nHigh voltage inside.\nWARNING TMC TOO HOT is a title, not a warning' },
+      { n: 3, text: PROCEDURE.text },
+      { n: 4, text: 'Apply the tag-out procedure of your site.\n警告：断电后再打开。' },
+    ]);
+    expect(notices).toEqual([
+      { kind: 'WARNING', text: 'WARNING: Switch off the main isolator and apply lockout before opening the tank.', n: 1 },
+      { kind: 'CAUTION', text: 'CAUTION: Hot surface.', n: 2 },
+      { kind: 'DANGER', text: 'DANGER High voltage inside.', n: 2 },
+      { kind: 'LOCKOUT', text: 'Apply the tag-out procedure of your site.', n: 4 },
+      { kind: 'WARNING', text: '警告：断电后再打开。', n: 4 },
+    ]);
+  });
+});
+
+describe('citation check', () => {
+  it('keeps valid numbers, removes and reports the others', () => {
+    expect(checkCitations('Send $X [1]. Then home [2, 7]. Reset [9].', 3)).toEqual({
+      text: 'Send $X [1]. Then home [2]. Reset.',
+      valid: [1, 2],
+      invalid: [7, 9],
+    });
+  });
+  it('no valid citation at all', () => {
+    expect(checkCitations('Just text [0] and [4]', 3)).toMatchObject({ valid: [], invalid: [0, 4] });
+  });
+});
+
+describe('follow-ups', () => {
+  const conv = [{ question: 'what does alarm 9 mean on grbl', answer: 'Homing fail [1]' }];
+  it('carries the previous question\'s code into a follow-up with a pronoun', () => {
+    expect(rewriteFollowUp('and how do I reset it?', conv)).toEqual({ standalone: 'and how do I reset it? alarm 9', rewritten: true });
+  });
+  it('carries the subject when there is no code', () => {
+    expect(rewriteFollowUp('how often?', [{ question: 'change the hydraulic oil', answer: '…' }])).toEqual({
+      standalone: 'how often? change hydraulic oil',
+      rewritten: true,
+    });
+  });
+  it('leaves a standalone question and a first question alone', () => {
+    expect(rewriteFollowUp('how do I replace the pump filter', conv).rewritten).toBe(false);
+    expect(rewriteFollowUp('and how do I reset it?', []).rewritten).toBe(false);
+    expect(rewriteFollowUp('what about error 22', conv)).toEqual({ standalone: 'what about error 22', rewritten: false });
+  });
+});
+
+describe('prompt and token budget', () => {
+  const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
+  const sources = [1, 2, 3].map((n) => ({ n, manual: 'M', section: `S${n}`, page: n, text: Array(50).fill(`w${n}`).join(' ') }));
+  it('has role, task, the only-from-sources rule, the exact refusal sentence and a citation example', () => {
+    const s = systemPrompt();
+    expect(s).toContain('You are ManualDesk');
+    expect(s).toContain('using only the numbered sources');
+    expect(s).toContain(`reply exactly: ${REFUSAL_SENTENCE}`);
+    expect(s).toMatch(/\[1\]/);
+  });
+  it('keeps the best-ranked passages that fit and drops the rest by rank', () => {
+    const fixed = words(systemPrompt()) + words('Sources:\n\n\n\nQuestion: q\nAnswer (with [n] citations):') + 32;
+    const b = budgetPrompt({ question: 'q', sources, countTokens: words, contextSize: fixed + 130 + 20, answerTokens: 20 });
+    expect(b.included).toEqual([1, 2]);
+    expect(b.dropped).toEqual([3]);
+    expect(b.user).toContain('[1] Manual: M | Section: S1 | Page: 1');
+    expect(b.user).not.toContain('w3');
+  });
+  it('cuts the best passage when even it does not fit', () => {
+    const fixed = words(systemPrompt()) + words('Sources:\n\n\n\nQuestion: q\nAnswer (with [n] citations):') + 32;
+    const b = budgetPrompt({ question: 'q', sources, countTokens: words, contextSize: fixed + 30 + 20, answerTokens: 20 });
+    expect(b.included).toEqual([1]);
+    expect(b.truncated).toEqual([1]);
+    expect(b.dropped).toEqual([2, 3]);
+    expect(b.promptTokens).toBeLessThanOrEqual(fixed + 30);
+  });
+});

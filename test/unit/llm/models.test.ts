@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ModelManifest } from '../../../native/embed/models.js';
+import { addModel, findLlm, listModelStatus } from '../../../native/llm/models.js';
+
+let tmp: string;
+const bytes = Buffer.from('GGUF pretend weights');
+const sha = createHash('sha256').update(bytes).digest('hex');
+
+function manifest(hash: string | null): ModelManifest {
+  const base = { dims: null, pooling: null, maxTokens: null, queryPrefix: null, passagePrefix: null, languages: ['en'], recommendedFor: '', source: '' };
+  return {
+    formatVersion: 1,
+    models: [
+      { ...base, id: 'Acme/tiny-chat', role: 'llm', backend: 'gguf', license: 'MIT', files: [{ name: 'tiny-chat.Q4.gguf', sha256: hash, size: bytes.length }] },
+      { ...base, id: 'Acme/tiny-rerank', role: 'rerank', backend: 'onnx', license: 'MIT', files: [{ name: 'config.json', sha256: null, size: null }] },
+    ],
+  };
+}
+
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'md-models-'));
+  fs.writeFileSync(path.join(tmp, 'tiny-chat.Q4.gguf'), bytes);
+});
+afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+describe('models', () => {
+  it('add copies a known file after checking its sha256, and list/verify see it', async () => {
+    const dest = path.join(tmp, 'models');
+    const r = await addModel(path.join(tmp, 'tiny-chat.Q4.gguf'), dest, manifest(sha));
+    expect(r).toEqual({ id: 'Acme/tiny-chat', role: 'llm', path: path.join(dest, 'tiny-chat.Q4.gguf'), verified: true, sha256: sha });
+    const list = await listModelStatus({ dirs: [dest], manifest: manifest(sha), verify: true, inUse: ['Acme/tiny-chat'] });
+    expect(list).toEqual([
+      { id: 'Acme/tiny-chat', role: 'llm', installed: true, path: path.join(dest, 'tiny-chat.Q4.gguf'), verified: true, license: 'MIT', sizeBytes: bytes.length, inUse: true },
+      { id: 'Acme/tiny-rerank', role: 'rerank', installed: false, path: null, verified: null, license: 'MIT', sizeBytes: null, inUse: false },
+    ]);
+    expect(findLlm([dest], manifest(sha), {})?.id).toBe('Acme/tiny-chat');
+  });
+  it('a checksum mismatch copies nothing', async () => {
+    const dest = path.join(tmp, 'models');
+    await expect(addModel(path.join(tmp, 'tiny-chat.Q4.gguf'), dest, manifest('0'.repeat(64)))).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(fs.existsSync(path.join(dest, 'tiny-chat.Q4.gguf'))).toBe(false);
+  });
+  it('verify reports a file changed after install', async () => {
+    const dest = path.join(tmp, 'models');
+    await addModel(path.join(tmp, 'tiny-chat.Q4.gguf'), dest, manifest(sha));
+    fs.appendFileSync(path.join(dest, 'tiny-chat.Q4.gguf'), 'x');
+    const [llm] = await listModelStatus({ dirs: [dest], manifest: manifest(sha), verify: true });
+    expect(llm?.verified).toBe(false);
+  });
+  it('an unknown non-model file is refused; an unknown .gguf is accepted unverified', async () => {
+    fs.writeFileSync(path.join(tmp, 'notes.txt'), 'x');
+    await expect(addModel(path.join(tmp, 'notes.txt'), path.join(tmp, 'm'), manifest(sha))).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
+    fs.writeFileSync(path.join(tmp, 'mine.gguf'), 'x');
+    expect(await addModel(path.join(tmp, 'mine.gguf'), path.join(tmp, 'm'), manifest(sha))).toMatchObject({ id: 'mine.gguf', role: 'llm', verified: null });
+  });
+  it('MANUALDESK_LLM pointing at a missing file is an error the user can act on', () => {
+    expect(() => findLlm([tmp], manifest(sha), { MANUALDESK_LLM: path.join(tmp, 'nope.gguf') })).toThrow(/not a file/);
+  });
+});
