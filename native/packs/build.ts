@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -207,7 +207,7 @@ async function stageManuals(
     opts.signal?.throwIfAborted();
     const link = path.join(work, ...rel.split('/'));
     await mkdir(path.dirname(link), { recursive: true });
-    await symlink(rec.source, link);
+    await linkOrCopy(rec.source, link);
     const f = await hashFile(link, rel);
     if (f.sha256 !== rec.sha256) throw new EngineError('INVALID_INPUT', `${rec.source} changed while the pack was being built; build again.`);
     payload.push(f);
@@ -221,7 +221,7 @@ async function stageManuals(
       if (docs.has(packPath)) throw new EngineError('INVALID_INPUT', `${rel} is both a manual and an attachment; rename one.`);
       const link = path.join(work, ...packPath.split('/'));
       await mkdir(path.dirname(link), { recursive: true });
-      await symlink(path.join(opts.attachments, ...rel.split('/')), link);
+      await linkOrCopy(path.join(opts.attachments, ...rel.split('/')), link);
       payload.push(await hashFile(link, packPath));
     }
   }
@@ -279,7 +279,7 @@ async function stageModels(source: string, work: string, payload: PackFile[], si
     if (why) throw new EngineError('INVALID_INPUT', `${rel} cannot go into a pack: its name has ${why}.`);
     const link = path.join(work, ...packPath.split('/'));
     await mkdir(path.dirname(link), { recursive: true });
-    await symlink(path.join(source, ...rel.split('/')), link);
+    await linkOrCopy(path.join(source, ...rel.split('/')), link);
     const f = await hashFile(link, packPath);
     payload.push(f);
     const list = byModel.get(id) ?? [];
@@ -319,5 +319,15 @@ export async function recordedEmbedder(libraryDir: string): Promise<string | nul
     return meta.embedder?.id ?? null;
   } catch {
     return null;
+  }
+}
+
+/** A symbolic link to the source file (followed when archiving); a copy where links are not allowed (Windows without the right). */
+async function linkOrCopy(target: string, link: string): Promise<void> {
+  try {
+    await symlink(path.resolve(target), link);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
+    await copyFile(target, link);
   }
 }
