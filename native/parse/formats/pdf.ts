@@ -3,9 +3,9 @@ import { OcrSession } from '../../ocr/tesseract.js';
 import { DocBuilder } from '../builder.js';
 import { checkAbort } from '../text-utils.js';
 import { PdfEmitter, stripFurniture, type Flow, type PageFlow } from '../pdf/emit.js';
-import { takeCallouts, type Callouts } from '../pdf/figures.js';
+import { FIGURE_CAPTION_RE, TABLE_CAPTION_RE, takeCallouts, type Callouts } from '../pdf/figures.js';
 import { pageGraphics } from '../pdf/graphics.js';
-import { readingOrder, type Item, type Line } from '../pdf/layout.js';
+import { groupLines, readingOrder, splitSegments, type Item, type Line } from '../pdf/layout.js';
 import { garbageShare, LOW_OCR_CONFIDENCE, ocrItems } from '../pdf/ocr-page.js';
 import { loadPdf, type PdfDocument, type PdfPage } from '../pdf/open.js';
 import { isBlank, renderPageGrey, toPgm } from '../pdf/render.js';
@@ -121,7 +121,10 @@ async function textLayer(page: PdfPage): Promise<{ items: Item[]; usable: boolea
 /** Ruled tables first (their cells may wrap and centre), then reading order, aligned tables and figure labels. */
 async function layoutTextPage(page: PdfPage, items: Item[]): Promise<Flow[]> {
   const [vx0 = 0, vy0 = 0, vx1 = 612, vy1 = 792] = page.view;
-  const graphics = await pageGraphics(page).catch(() => ({ rules: [], images: [] }));
+  // The operator list (ruling lines, image boxes) costs as much as decoding the page's images:
+  // read it only where the text suggests a table or names a figure. Elsewhere, labels printed on a
+  // picture stay ordinary text of the page (still found, only not grouped).
+  const graphics = needsGraphics(items) ? await pageGraphics(page).catch(() => ({ rules: [], images: [] })) : { rules: [], images: [] };
   const { tables, rest } = ruledTables(items, graphics.rules);
   const lines = readingOrder(rest, vx0, vx1);
   const { lines: body, callouts } = takeCallouts(lines, graphics.images, (vx1 - vx0) * (vy1 - vy0));
@@ -129,6 +132,15 @@ async function layoutTextPage(page: PdfPage, items: Item[]): Promise<Flow[]> {
   for (const t of tables) flow = placeAt(flow, { table: t }, t.top, t.x0, t.x1);
   for (const c of callouts) flow = placeAt(flow, { callouts: c }, c.box.y1, c.box.x0, c.box.x1);
   return flow;
+}
+
+function needsGraphics(items: Item[]): boolean {
+  const lines = groupLines(items);
+  for (const l of lines) {
+    if (FIGURE_CAPTION_RE.test(l.text) || TABLE_CAPTION_RE.test(l.text)) return true;
+    if (splitSegments(l).length >= 2) return true;
+  }
+  return false;
 }
 
 function toFlow(f: { line: Line } | { table: Table }): Flow {
