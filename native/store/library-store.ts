@@ -336,11 +336,15 @@ export class LibraryStore {
     if (where === null) return [];
     let q = tbl.query().fullTextSearch(fts);
     if (where) q = q.where(where);
+    // Fetch a margin past k and order equal scores by chunk id: the index returns ties in no fixed
+    // order, and the same question must give the same list every time (and in a pack of this library).
     const rows = await q
       .select([...CHUNK_COLUMNS, '_score'])
-      .limit(k + 10)
+      .limit(2 * k + 20)
       .toArray();
-    return this.committedHits(rows, (r) => Number(r._score), k).filter((h) => h.score > 0);
+    const hits = this.committedHits(rows, (r) => Number(r._score), rows.length).filter((h) => h.score > 0);
+    hits.sort((a, b) => b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
+    return hits.slice(0, k);
   }
 
   /** Nearest chunks by cosine similarity. */

@@ -82,6 +82,17 @@ describe('LibraryStore keyword search', () => {
     expect(related[0]?.chunk.text).toBe(PULLOFF);
   });
 
+  it('orders equal scores the same way every time (by chunk id)', async () => {
+    const s = await openStore();
+    const same = 'Check the belt tension.';
+    await s.replaceFile(record('a.md'), [0, 1, 2, 3, 4].map((i) => chunk('a.md', i, same)), null, []);
+    await s.compact();
+    const first = (await s.keywordSearch('belt tension', 3)).map((h) => h.chunk.id);
+    const ids = [0, 1, 2, 3, 4].map((i) => chunk('a.md', i, same).id).sort();
+    expect(first).toEqual(ids.slice(0, 3));
+    for (let i = 0; i < 3; i++) expect((await s.keywordSearch('belt tension', 3)).map((h) => h.chunk.id)).toEqual(first);
+  });
+
   it('reaches an English manual from a Chinese question through the thesaurus', async () => {
     const s = await openStore();
     await s.replaceFile(record('a.md'), [chunk('a.md', 0, SPINDLE), chunk('a.md', 1, HOMING)], null, []);
@@ -159,7 +170,7 @@ describe('LibraryStore vectors', () => {
 
     const err = await errorOf(LibraryStore.open(dir, { embedder: { id: 'other-model', dims: 16 } }));
     expect(err.code).toBe('EMBEDDER_MISMATCH');
-    expect(err.message).toContain('--reindex');
+    expect(err.message).toContain('--library <new folder> --embedder');
     expect((await errorOf(LibraryStore.open(dir, { embedder: { id: emb.id, dims: 32 } }))).code).toBe('EMBEDDER_MISMATCH');
     // Keyword-only use of a vector library is allowed.
     const ro = await openStore({ embedder: null });
