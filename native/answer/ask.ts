@@ -63,11 +63,14 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   let generator: AnswerGenerator | null = null;
   let generatorError: string | null = null;
   if (prefer !== 'extractive' && deps.generator) {
+    // Loading the model (first question only) is LLM time, not answer overhead.
+    const tl = performance.now();
     try {
       generator = await deps.generator();
     } catch (err) {
       generatorError = err instanceof Error ? err.message : String(err);
     }
+    t.llmMs += performance.now() - tl;
   }
 
   // 1. Follow-up → standalone query.

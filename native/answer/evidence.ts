@@ -14,17 +14,20 @@ import type { CodeLookupResponse, SearchHit } from '../contract/api.js';
 import { detectCodes } from '../fault-codes/detect.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
 
-/** Question words that say what kind of answer is wanted, not what it is about (stemmed). */
-const GENERIC = new Set(
-  [
-    'mean', 'meaning', 'problem', 'issue', 'wrong', 'happen', 'need', 'want', 'use', 'get', 'make', 'work',
-    'say', 'tell', 'show', 'know', 'way', 'thing', 'someth', 'anyth', 'fix', 'solv', 'help', 'pleas',
-    'possibl', 'correct', 'right', 'best', 'good', 'keep', 'go', 'one', 'can', 'caus', 'reason', 'explain',
-    'find', 'check', 'set', 'after', 'befor', 'when', 'while', 'again', 'still', 'alway', 'never', 'everi',
-    'time', 'sometim', 'random', 'all', 'ani', 'some', 'other', 'first', 'not', 'no', 'doe', 'did',
-    '什么', '意思', '怎么办', '处理', '为什么', '问题', '如何', '可以', '能', '不', '还', '多少', '以内',
-  ].map((w) => (/^[a-z]+$/.test(w) ? w : w)),
-);
+/** Question words that say what kind of answer is wanted, not what it is about (stemmed like the rest). */
+const GENERIC_WORDS = [
+  'mean', 'meaning', 'problem', 'issue', 'wrong', 'happen', 'need', 'want', 'use', 'get', 'make', 'work',
+  'say', 'says', 'tell', 'show', 'know', 'way', 'thing', 'something', 'anything', 'fix', 'solve', 'help', 'please',
+  'possible', 'correct', 'right', 'best', 'good', 'keep', 'go', 'one', 'cause', 'reason', 'explain',
+  'find', 'check', 'set', 'after', 'before', 'when', 'while', 'again', 'still', 'always', 'never', 'every',
+  'time', 'sometimes', 'random', 'all', 'any', 'some', 'other', 'first', 'not', 'no',
+  '什么', '意思', '怎么办', '处理', '为什么', '问题', '如何', '可以', '能', '不', '还', '多少', '以内',
+];
+let generic: Set<string> | null = null;
+function isGeneric(term: string): boolean {
+  generic ??= new Set(GENERIC_WORDS.flatMap((w) => analyze(w)));
+  return generic.has(term);
+}
 
 export interface EvidenceInput {
   question: string;
@@ -68,7 +71,7 @@ export const EVIDENCE_DEPTH = 5;
 export const PRESENCE_DEPTH = 10;
 
 export function contentTerms(question: string): string[] {
-  return analyzeQuery(question, { expand: false }).terms.filter((t) => !GENERIC.has(t) && t.length > 0);
+  return analyzeQuery(question, { expand: false }).terms.filter((t) => !isGeneric(t) && t.length > 0);
 }
 
 /** Tokens of a passage with its labels (section, manual, file path words). */
@@ -84,7 +87,8 @@ export function passageTokens(h: Pick<SearchHit, 'text' | 'section' | 'manual' |
  */
 export function questionNames(question: string, words?: Map<string, string>): string[] {
   let text = question;
-  for (const c of detectCodes(question)) text = text.split(c.raw).join(' ');
+  // Every code-like token (weak ones too): codes are the code index's business, not names.
+  for (const c of detectCodes(question, { includeWeak: true })) text = text.split(c.raw).join(' ');
   const out: string[] = [];
   const found = [...text.matchAll(/[\p{Script=Latin}\p{N}][\p{Script=Latin}\p{N}_-]*/gu)];
   found.forEach((m) => {
@@ -130,7 +134,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const words = new Map<string, string>();
   const alternatives = termAlternatives(input.question, words);
   const terms = [...alternatives.keys()];
-  const names = questionNames(input.question, words);
+  const names = questionNames(input.question, words).filter((n) => !isCodeToken(n, codeRaw));
   const topic = terms.filter((t) => !names.includes(t));
   const tokenSets = input.hits.slice(0, PRESENCE_DEPTH).map(passageTokens);
   const share = (list: string[], set: Set<string>) =>
@@ -181,6 +185,16 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   };
 }
 
+/** A name that is one of the detected codes as typed: "f23" for `fault:23`, "p0301" for `p0301`. */
+function isCodeToken(name: string, keys: string[]): boolean {
+  const m = /^([a-z]+)-?0*(\d+)$/.exec(name);
+  return keys.some((k) => {
+    if (k.replace(/[^a-z0-9]/g, '') === name) return true;
+    const km = /^([a-z-]+):0*(\d+)$/.exec(k);
+    return m !== null && km !== null && km[2] === m[2] && (km[1] ?? '').startsWith(m[1] ?? '');
+  });
+}
+
 /** `alarm:9` and `9` name the same code for this purpose (the index matched it loosely). */
 function sameCode(a: string, b: string): boolean {
   const tail = (k: string) => k.replace(/^[a-z-]+:/, '');
@@ -203,7 +217,7 @@ export const GATE = {
   minUnionCoverage: 0.75,
   /** Refuse when at least this many content terms (and this share of them) occur in no top passage. */
   maxMissingTerms: 3,
-  maxMissingShare: 1 / 3,
+  maxMissingShare: 0.4,
   /** With vectors: answer when the two retrievers agree this much and the union covers half. */
   minAgreement: 0.4,
   minUnionWithAgreement: 0.5,

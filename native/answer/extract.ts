@@ -172,7 +172,9 @@ export function renderParts(parts: ExtractedPart[], citationOf: (passage: number
 
 /** A fault-code record as an answer: the code and title, then meaning, cause and remedy as written. */
 export function codeAnswerLines(m: CodeMatch): string[] {
-  const head = m.title && m.title !== m.code ? `${m.code}: ${m.title}` : m.code;
+  // A code reached through a vendor prefix scheme shows as typed, then as the manual writes it: "31110 (XX110)".
+  const typed = m.key.toUpperCase() !== m.code.toUpperCase() && /^[0-9a-z]+$/i.test(m.key) ? `${m.key.toUpperCase()} (${m.code})` : m.code;
+  const head = m.title && m.title !== m.code ? `${typed}: ${m.title}` : typed;
   const lines = [head];
   if (m.description && m.description !== m.title) lines.push(m.description);
   if (m.cause) lines.push(`Cause: ${m.cause}`);

@@ -77,6 +77,11 @@ describe('gate', () => {
     expect(d).toMatchObject({ answer: false, rule: 'code-other-scope' });
     expect(d.reason).toContain('"Haas"');
   });
+  it('a code typed short ("f23" for fault 23) is the code, not a foreign name', () => {
+    const f23 = { ...alarm1, code: 'F0023', key: 'fault:23', scope: [] };
+    const { d } = decide('f23 pump tripped', PASSAGES, { ...noCodes, detected: ['fault:23'], matches: [f23] });
+    expect(d).toMatchObject({ answer: true, rule: 'code-defined' });
+  });
   it('a scope the code record names is not a foreign name', () => {
     const { d } = decide('HPB-200 alarm 1', PASSAGES, { ...noCodes, detected: ['alarm:1'], matches: [alarm1] });
     expect(d.answer).toBe(true);

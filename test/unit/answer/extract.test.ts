@@ -69,6 +69,13 @@ describe('extractive selection', () => {
       }),
     ).toEqual(['AL-03: Oil temperature high', 'Oil above 60 °C.', 'Cause: Cooler fan stopped', 'Remedy: Check the cooler fan.', 'Applies to: HPB-200']);
   });
+  it('a code found through a prefix scheme shows as typed, then as the manual writes it', () => {
+    const lines = codeAnswerLines({
+      code: 'XX110', key: '31110', title: 'DOOR OPEN', description: '', cause: '', remedy: 'Close the door.', severity: null,
+      scope: ['COREONE'], manual: 'm', file: 'f', page: null, section: '', text: '',
+    });
+    expect(lines[0]).toBe('31110 (XX110): DOOR OPEN');
+  });
 });
 
 describe('safety text', () => {
