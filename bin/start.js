@@ -134,12 +134,28 @@ async function buildRenderer() {
   await build({ ...renderer, configFile: false, logLevel: 'warn', mode: 'production' });
 }
 
-async function loadEngineModules() {
+/**
+ * The server module first (small), the engine after (it loads parsers, LanceDB and model runtimes:
+ * most of the start-up time), so browser mode can serve the page while the engine loads.
+ */
+async function loadModules() {
   const { register } = await import('tsx/esm/api');
   register();
   const load = (rel) => import(pathToFileURL(path.join(ROOT, rel)).href);
-  const [{ createEngine }, { startServer }] = await Promise.all([load('native/engine.ts'), load('native/server/http.ts')]);
-  return { createEngine, startServer };
+  const [{ startServer }, { REMOTE_METHODS }] = await Promise.all([load('native/server/http.ts'), load('native/server/methods.ts')]);
+  let engineModule = null;
+  const createEngine = async (config) => {
+    engineModule ??= load('native/engine.ts');
+    return (await engineModule).createEngine(config);
+  };
+  return { startServer, REMOTE_METHODS, createEngine };
+}
+
+/** An EngineApi whose calls wait for the real engine (still loading while the page is served). */
+function lazyEngine(ready, methods) {
+  const lazy = { close: () => ready.then((e) => e.close()) };
+  for (const m of methods) lazy[m] = (arg, hooks) => ready.then((e) => e[m](arg, hooks));
+  return lazy;
 }
 
 function dataHome() {
@@ -215,11 +231,14 @@ async function listen(startServer, engine, port) {
   }
 }
 
-async function runBrowserMode(args, createEngine, startServer, libraryDir, noElectron) {
-  const engine = await createEngine({ libraryDir });
-  const server = await listen(startServer, engine, args.port ?? DEFAULT_PORT);
-  const info = await engine.info();
-  console.log(`Library: ${libraryDir}${info.ok ? ` (${info.value.files} files, ${info.value.chunks} passages)` : ` — ${info.error.message}`}`);
+async function runBrowserMode(args, modules, libraryDir, noElectron) {
+  const ready = modules.createEngine({ libraryDir });
+  ready.catch((err) => {
+    console.error(`ManualDesk could not open the engine: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+  const engine = lazyEngine(ready, modules.REMOTE_METHODS);
+  const server = await listen(modules.startServer, engine, args.port ?? DEFAULT_PORT);
   console.log(
     noElectron
       ? `No Electron binary on this machine; opening browser mode at ${server.url}`
@@ -227,6 +246,12 @@ async function runBrowserMode(args, createEngine, startServer, libraryDir, noEle
   );
   console.log('Press Ctrl+C to stop.');
   if (args.open) openBrowser(server.url);
+  void engine.info().then((info) => {
+    console.log(`Library: ${libraryDir}${info.ok ? ` (${info.value.files} files, ${info.value.chunks} passages)` : ` — ${info.error.message}`}`);
+    // Warm the search path (index files, analyzers) while the browser loads the page, so the first
+    // keystroke is as fast as the rest.
+    if (info.ok) void Promise.all([engine.search({ query: 'warm up' }), engine.lookupCode({ text: 'E-1' })]).catch(() => {});
+  });
 
   let stopping = false;
   const stop = async () => {
@@ -263,11 +288,11 @@ async function main() {
     if (isStale([path.join(OUT, 'renderer', 'index.html')], sources)) await buildRenderer();
   }
 
-  const { createEngine, startServer } = await loadEngineModules();
-  const libraryDir = await chooseLibrary(args, createEngine);
+  const modules = await loadModules();
+  const libraryDir = await chooseLibrary(args, modules.createEngine);
 
   if (electron) runElectron(electron, libraryDir);
-  else await runBrowserMode(args, createEngine, startServer, libraryDir, !args.browser);
+  else await runBrowserMode(args, modules, libraryDir, !args.browser);
 }
 
 main().catch((err) => {

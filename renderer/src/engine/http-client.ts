@@ -10,7 +10,7 @@ import type { UiEngine, UiMethod } from './types.js';
 
 type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
-const CANCELLED: EngineErrorData = { code: 'CANCELLED', message: 'Cancelled. Nothing more was changed; start it again when you are ready.' };
+const CANCELLED: EngineErrorData = { code: 'CANCELLED', message: 'Cancelled. Work that had finished is kept; start it again to continue.' };
 
 export interface HttpTransport {
   call: Call;

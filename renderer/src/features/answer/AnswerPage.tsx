@@ -242,10 +242,18 @@ function AnswerView({
       )}
 
       <p className="answer-meta">
-        <span className={`badge mode-badge-${res.mode}`} data-mode={res.mode}>
-          {mode.badge}
-        </span>
-        <span className="status">{mode.note}</span>
+        {res.refused ? (
+          <span className="badge badge-refused" data-mode="refused">
+            Not answered
+          </span>
+        ) : (
+          <>
+            <span className={`badge mode-badge-${res.mode}`} data-mode={res.mode}>
+              {mode.badge}
+            </span>
+            <span className="status">{mode.note}</span>
+          </>
+        )}
         <span className="status">{res.ms} ms</span>
       </p>
       {res.standaloneQuery !== res.question && <p className="status">Searched as: “{res.standaloneQuery}”</p>}
@@ -291,10 +299,12 @@ function AnswerView({
             {res.citations.map((c) => (
               <li key={c.n}>
                 <button type="button" className="citation" onClick={() => onCite(c)}>
-                  <span className="citation-n">[{c.n}]</span>
-                  <span className="hit-manual">{c.manual}</span>
-                  {c.section && <span className="hit-section">{c.section}</span>}
-                  {c.page !== null && <span className="hit-page">p. {c.page}</span>}
+                  <span className="hit-head">
+                    <span className="citation-n">[{c.n}]</span>
+                    <span className="hit-manual">{c.manual}</span>
+                    {c.section && <span className="hit-section">{c.section}</span>}
+                    {c.page !== null && <span className="hit-page">p. {c.page}</span>}
+                  </span>
                   <span className="citation-text">{c.text}</span>
                 </button>
               </li>

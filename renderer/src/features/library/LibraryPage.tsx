@@ -29,7 +29,7 @@ const PHASE: Record<IngestProgress['phase'], string> = {
 export function progressLabel(p: IngestProgress | null): string {
   if (!p) return 'Starting…';
   const count = p.total > 0 && p.phase !== 'scan' ? ` (${Math.min(p.done + (p.phase === 'done' ? 0 : 1), p.total)} of ${p.total})` : '';
-  return `${PHASE[p.phase]}${p.file ? ` ${p.file}` : ''}${count}…`.replace('Finished…', 'Finished.');
+  return `${PHASE[p.phase]}${p.file ? ` ${p.file}` : ''}${count}${p.phase === 'done' ? '.' : '…'}`;
 }
 
 /** The folder a file was ingested from: re-indexing a nested file re-reads its root so its name stays the same. */
@@ -205,7 +205,8 @@ export function LibraryPage({
                     )}
                     {!m.current && <span className="status-old"> · older revision</span>}
                   </td>
-                  <td className="actions">
+                  <td>
+                    <div className="actions">
                     <button
                       type="button"
                       className="button small"
@@ -229,6 +230,7 @@ export function LibraryPage({
                         Remove
                       </button>
                     )}
+                    </div>
                   </td>
                 </tr>
               );

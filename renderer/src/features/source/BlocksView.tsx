@@ -8,8 +8,11 @@ export function BlocksView({ blocks, cited, query, lang }: { blocks: Block[]; ci
   const firstCited = useRef<HTMLElement | null>(null);
   const citedSet = new Set(cited);
 
+  // Scroll the document box only (the app header and its Back button stay on screen).
   useEffect(() => {
-    firstCited.current?.scrollIntoView({ block: 'center' });
+    const el = firstCited.current;
+    const box = el?.closest('.doc');
+    if (el && box instanceof HTMLElement) box.scrollTop = el.offsetTop - box.clientHeight / 3; // .doc is the offsetParent (position: relative)
   }, [blocks, cited]);
 
   return (

@@ -97,7 +97,9 @@ export function PdfView({ base64, page: initialPage, passage }: { base64: string
       if (cancelled) return;
       setBoxes(found);
       setRendered(n);
-      frameRef.current?.querySelector('.pdf-highlight')?.scrollIntoView({ block: 'center' });
+      const frame = frameRef.current;
+      const first = found[0];
+      if (frame && first) frame.scrollTop = Math.max(0, first.top - frame.clientHeight / 3);
     })().catch((err: unknown) => {
       if (!cancelled && !(err instanceof Error && err.name === 'RenderingCancelledException')) {
         setError(`Page ${n} could not be drawn (${String(err)}). Try the next page, or open the file in a PDF reader.`);

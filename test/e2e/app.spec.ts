@@ -1,0 +1,236 @@
+/**
+ * The technician's flows, end to end, on the sample library (fictional Acme manuals). Each test waits
+ * for what the user would see (selectors, performance entries), never for a fixed time.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, recordPerf, test } from './fixtures.js';
+import { notLock, startBrowserMode, stop } from './env.js';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+test('starts to a usable search box within 2 s (browser mode, warm sample library)', async ({ app, browser }, testInfo) => {
+  test.skip(app.kind !== 'browser', 'Start-up time is measured for browser mode.');
+  // A second copy of the built sample library, so this start is measured on its own.
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'md-e2e-start-'));
+  fs.cpSync(path.join(process.env.MANUALDESK_E2E_HOME!, 'sample-library'), path.join(home, 'sample-library'), { recursive: true, filter: notLock });
+  const server = await startBrowserMode(home);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  try {
+    const gotoAt = performance.now();
+    await page.goto(server.url);
+    await expect(page.locator('#search-input')).toBeFocused();
+    await expect.poll(() => page.evaluate(() => performance.getEntriesByName('md:usable').length), { intervals: [20] }).toBe(1);
+    // The page's own clock starts at navigation: spawn → goto (this process) + navigation → usable (the page).
+    const pageMs = await page.evaluate(() => performance.getEntriesByName('md:usable')[0]!.startTime);
+    const usableMs = gotoAt - server.startedAt + pageMs;
+    const timing = {
+      spawnToListenMs: Math.round(server.listenMs),
+      pageLoadToUsableMs: Math.round(pageMs),
+      spawnToUsableMs: Math.round(usableMs),
+      targetMs: 2000,
+      met: usableMs <= 2000,
+    };
+    recordPerf('start', timing);
+    testInfo.annotations.push({ type: 'perf', description: JSON.stringify(timing) });
+    console.log('start-up:', timing);
+    // The target is 2 s (reported above). The assertion is a regression guard with room for a loaded CI host.
+    expect(usableMs).toBeLessThanOrEqual(6000);
+  } finally {
+    await page.close();
+    await stop(server.proc);
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('code lookup: a typed code shows its record at once, Enter opens its row in the manual', async ({ app }, testInfo) => {
+  const { page } = app;
+  const input = page.locator('#search-input');
+  const codes = ['E-101', 'E-104', 'E-107', 'E-110', 'E-112'];
+  for (const code of codes) {
+    await input.fill('');
+    await input.pressSequentially(code);
+    await expect(page.locator('.code-card .code').first()).toHaveText(code);
+  }
+  const card = page.locator('.code-card').first();
+  await expect(card).toContainText('Cause:');
+  await expect(card).toContainText('Remedy:');
+  await expect(card).toContainText('Acme VMC-500 Fault Codes');
+  await app.shot('code-lookup');
+
+  const measures = await page.evaluate(() => performance.getEntriesByName('md:key-to-code').map((m) => m.duration));
+  expect(measures.length).toBeGreaterThanOrEqual(codes.length);
+  const timing = { samples: measures.map((m) => Math.round(m * 10) / 10), medianMs: Math.round(median(measures) * 10) / 10, maxMs: Math.round(Math.max(...measures) * 10) / 10 };
+  recordPerf(`keystroke-to-code:${app.kind}`, timing);
+  testInfo.annotations.push({ type: 'perf', description: JSON.stringify(timing) });
+  console.log('keystroke to code card:', timing);
+  expect(timing.medianMs).toBeLessThanOrEqual(50);
+
+  await input.press('Enter');
+  await expect(page.locator('.source-viewer')).toBeVisible();
+  const cited = page.locator('.doc-block.is-cited').first();
+  await expect(cited).toContainText('E-112');
+  await expect(cited).toBeInViewport();
+  await app.shot('code-source');
+});
+
+test('keyboard flow: type, Enter opens the top passage at its PDF page with the passage boxed, Esc back, Ctrl+K', async ({ app }) => {
+  const { page } = app;
+  await page.keyboard.type('condenser filter');
+  await expect(page.locator('.hit').first()).toContainText('Cleaning the condenser filter');
+  await expect(page.locator('.hit mark').first()).toBeVisible();
+  await app.shot('search-passages');
+
+  await page.keyboard.press('Enter');
+  await expect(page.locator('.source-title')).toHaveText('Acme CH-20 Spindle Chiller Service Manual');
+  await expect(page.locator('.pdf-frame')).toHaveAttribute('data-page', '2');
+  await expect(page.locator('.pdf-highlight').first()).toBeVisible();
+  expect(await page.locator('.pdf-highlight').count()).toBeGreaterThanOrEqual(3);
+  await expect(page.locator('.pdf-page-label')).toHaveText('Page 2 of 3');
+  await app.shot('source-pdf');
+
+  await page.keyboard.press('Escape');
+  await expect(page.locator('.source-viewer')).toHaveCount(0);
+  await expect(page.locator('#search-input')).toBeFocused();
+  await expect(page.locator('#search-input')).toHaveValue('condenser filter');
+  await expect(page.locator('.hit').first()).toBeVisible();
+
+  await page.getByRole('button', { name: 'History' }).click();
+  await expect(page.getByRole('region', { name: 'History' })).toBeVisible();
+  await expect(page.locator('table.history')).toContainText('Acme CH-20 Spindle Chiller Service Manual');
+  await expect(page.locator('table.history')).toContainText('p. 2');
+  const csv = decodeURIComponent((await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href'))!.split(',').slice(1).join(','));
+  expect(csv.split('\r\n')[0]).toBe('at,action,query,manual,revision,file,page,section');
+  expect(csv).toContain('open,,Acme CH-20 Spindle Chiller Service Manual,B,acme-ch-20-chiller.pdf,2,');
+  await app.shot('history');
+
+  await page.keyboard.press(process.platform === 'darwin' ? 'Meta+k' : 'Control+k');
+  await expect(page.locator('#search-input')).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(page.locator('#search-input')).toHaveValue('');
+});
+
+test('question → answer with citations → the citation opens the source page with the passage highlighted', async ({ app }) => {
+  test.skip(!app.methods.includes('ask'), 'ask is not on the engine in this build (AnswerMethods not landed); the Ask screen shows "not available".');
+  const { page } = app;
+  await page.keyboard.type('How often should I clean the condenser filter of the CH-20 chiller?');
+  await page.keyboard.press('Control+Enter');
+  const answer = page.getByRole('article', { name: 'Answer' });
+  await expect(answer).toBeVisible({ timeout: 60_000 });
+  await expect(answer.locator('[data-mode]')).toHaveText(/^(Code|Extractive|Generative)$/);
+  await expect(answer.locator('.refusal')).toHaveCount(0);
+  await expect(answer.locator('.citation').first()).toContainText('Acme CH-20');
+  await app.shot('answer');
+  await answer.locator('.answer-text .cite, .citation').first().click();
+  await expect(page.locator('.source-viewer')).toBeVisible();
+  await expect(page.locator('.pdf-highlight, .doc-block.is-cited').first()).toBeVisible();
+  await app.shot('answer-citation-source');
+
+  await page.keyboard.press('Escape');
+  await expect(answer).toBeVisible();
+  await answer.getByRole('button', { name: 'Useful' }).click();
+  await expect(answer.getByRole('status').filter({ hasText: 'Saved on this computer' })).toBeVisible();
+  const saved = await page.evaluate(() => JSON.parse(window.localStorage.getItem('manualdesk.feedback.v1') ?? '[]') as { verdict: string }[]);
+  expect(saved[0]?.verdict).toBe('useful');
+});
+
+test('a question the manuals do not cover is refused clearly', async ({ app }) => {
+  const { page } = app;
+  if (!app.methods.includes('ask')) {
+    // The seam: the Ask screen says the feature is missing and offers a search instead.
+    await page.keyboard.type('What is the capital of Australia?');
+    await page.keyboard.press('Control+Enter');
+    await expect(page.locator('.unavailable')).toContainText('not available in this build');
+    await app.shot('ask-unavailable');
+    test.skip(true, 'ask is not on the engine in this build; checked the "not available" message instead.');
+  }
+  await page.keyboard.type('What is the capital of Australia?');
+  await page.keyboard.press('Control+Enter');
+  const refusal = page.locator('.refusal');
+  await expect(refusal).toBeVisible({ timeout: 60_000 });
+  await expect(refusal).toContainText('do not cover');
+  await expect(page.locator('.answer-text')).toHaveCount(0);
+  await app.shot('refusal');
+});
+
+test('add a folder: progress bar while reading, then the new manuals are searchable; cancel stops a re-read', async ({ app }) => {
+  const { page } = app;
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'md-e2e-add-'));
+  try {
+    for (let i = 1; i <= 24; i++) {
+      fs.writeFileSync(
+        path.join(folder, `press-${String(i).padStart(2, '0')}.md`),
+        `# Acme PX-${i} Press\n\n## Daily checks\n\nCheck the ram guide oil on press PX-${i} before the first stroke of the shift.\n\n## Hydraulics\n\nThe accumulator of press PX-${i} holds 40 bar; release it with valve V${i} before work.\n`,
+      );
+    }
+    fs.writeFileSync(path.join(folder, 'px-alarms.csv'), 'Code,Message,Cause,Remedy\nX-901,Light curtain interrupted,Something crossed the light curtain.,Clear the area and press RESET.\n');
+
+    await page.getByRole('button', { name: 'Library' }).click();
+    await page.locator('#add-paths').fill(folder);
+    await page.getByRole('button', { name: 'Add to library' }).click();
+    const bar = page.locator('.job progress');
+    await expect(bar).toBeVisible();
+    await expect(page.locator('.job .progress-label')).toContainText(/Reading press-\d\d\.md \(\d+ of 25\)/);
+    await app.shot('library-progress');
+    await expect(page.locator('.summary')).toContainText('25 files added or updated', { timeout: 60_000 });
+    await expect(page.locator('table.manuals')).toContainText('Acme PX-7 Press');
+    await expect(page.locator('tr[data-file="px-alarms.csv"]')).toContainText('Indexed');
+    await app.shot('library');
+
+    // Cancel: read everything again and stop it while it runs.
+    await page.getByLabel('Read unchanged files again').check();
+    await page.getByRole('button', { name: 'Add to library' }).click();
+    await expect(page.locator('.job .progress-label')).toContainText('Reading');
+    await page.locator('.job').getByRole('button', { name: 'Cancel' }).click();
+    await expect(page.locator('.error')).toContainText('Cancelled');
+    await expect(page.getByRole('button', { name: 'Add to library' })).toBeEnabled();
+
+    await page.keyboard.press('Control+k');
+    await page.keyboard.type('X-901');
+    await expect(page.locator('.code-card .code').first()).toHaveText('X-901');
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test('pack import: verify shows signer and trust, import installs it with progress', async ({ app }) => {
+  test.skip(!app.methods.includes('importPack'), 'Packs are not on the engine in this build (PackMethods not in native/server/methods.ts yet).');
+  const { page } = app;
+  const pack = process.env.MANUALDESK_E2E_PACK;
+  test.skip(!pack, 'Set MANUALDESK_E2E_PACK to a signed .mdpack built with "manualdesk pack build" to run the import flow.');
+  await page.getByRole('button', { name: 'Packs' }).click();
+  await page.locator('#pack-file').fill(pack!);
+  await page.getByRole('button', { name: 'Verify' }).click();
+  await expect(page.getByText(/Signature: /)).toBeVisible({ timeout: 60_000 });
+  await page.getByLabel(/Allow an unsigned or untrusted pack/).check();
+  await page.getByRole('button', { name: 'Import' }).click();
+  await expect(page.locator('.pack-list .pack').first()).toBeVisible({ timeout: 60_000 });
+  await expect(page.locator('.pack-list')).toContainText(/Trusted signer|Untrusted signer|Unsigned/);
+  await app.shot('packs');
+});
+
+test('screens: packs, settings (themes, text size) and the source viewer of an HTML manual', async ({ app }) => {
+  const { page } = app;
+  await page.getByRole('button', { name: 'Packs' }).click();
+  if (!app.methods.includes('listPacks')) await expect(page.locator('.unavailable')).toContainText('Packs are not available in this build');
+  else await expect(page.getByRole('heading', { name: 'Installed packs' })).toBeVisible();
+  await app.shot('packs-screen');
+
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(page.getByText('keywords and fault codes only')).toBeVisible();
+  await page.getByLabel('Dark').check();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await app.shot('settings-dark');
+  await page.getByLabel('High contrast').check();
+  await page.getByLabel('Larger').check();
+  await expect(page.locator('html')).toHaveAttribute('data-text-size', 'larger');
+  await page.reload();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'contrast');
+  await page.keyboard.type('bag filter bleed screw');
+  await page.keyboard.press('Enter');
+  await expect(page.locator('.source-title')).toHaveText('Acme HP-70 High-Pressure Coolant Pump Help');
+  await expect(page.locator('.doc-block.is-cited').first()).toBeInViewport();
+  await expect(page.locator('.doc-block.is-cited mark').first()).toHaveText(/bag|filter|bleed|screw/i);
+  await app.shot('source-html-contrast');
+});

@@ -1,0 +1,60 @@
+/** electron-builder.yml keeps its promises: native modules unpacked, models out, other platforms pruned. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const text = fs.readFileSync(path.join(ROOT, 'electron-builder.yml'), 'utf8');
+const config = YAML.parse(text) as {
+  files: string[];
+  asarUnpack: string[];
+  extraResources: { from: string; to: string }[];
+  electronVersion: string;
+  linux: { files: string[]; target: string[] };
+  win: { files: string[]; target: string[] };
+  mac: { files: string[]; target: string[] };
+};
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; main: string };
+
+describe('electron-builder.yml', () => {
+  it('builds the Electron version the app is developed with, and documents offline electronDist', () => {
+    expect(config.electronVersion).toBe(pkg.devDependencies.electron);
+    expect(text).toMatch(/--config\.electronDist=/);
+    expect(pkg.main).toBe('out/main/index.js');
+  });
+
+  it('ships the built app, including the engine utility process', () => {
+    expect(config.files).toContain('out/**');
+    expect(fs.readFileSync(path.join(ROOT, 'electron.vite.config.ts'), 'utf8')).toContain("worker: resolve(import.meta.dirname, 'native/worker/entry.ts')");
+  });
+
+  it('unpacks every native module from asar', () => {
+    for (const dep of ['@lancedb', '@node-rs', 'onnxruntime-node', 'node-llama-cpp', '@node-llama-cpp']) {
+      expect(config.asarUnpack).toContain(`**/node_modules/${dep}/**`);
+    }
+    expect(config.asarUnpack).toContain('**/*.node');
+  });
+
+  it('keeps model weights out and ships only the manifest', () => {
+    expect(config.files).toContain('!models/**');
+    expect(config.files.some((f) => f.includes('gguf') && f.includes('onnx') && f.startsWith('!'))).toBe(true);
+    expect(config.extraResources).toContainEqual({ from: 'models/manifest.json', to: 'models/manifest.json' });
+  });
+
+  it('prunes the other platforms’ native binaries on each platform', () => {
+    const others = { linux: ['darwin', 'win32'], win: ['darwin', 'linux'], mac: ['linux', 'win32'] } as const;
+    for (const [platform, foreign] of Object.entries(others)) {
+      const files = config[platform as keyof typeof others].files.join('\n');
+      for (const os of foreign) {
+        expect(files).toContain(os);
+      }
+      expect(files).toMatch(/@node-llama-cpp/);
+      expect(files).toMatch(/@lancedb\/lancedb-/);
+      expect(files).toMatch(/onnxruntime-node\/bin/);
+    }
+    expect(config.linux.target).toEqual(['AppImage', 'deb']);
+    expect(config.win.target).toEqual(['nsis']);
+    expect(config.mac.target).toEqual(['dmg']);
+  });
+});

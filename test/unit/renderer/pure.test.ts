@@ -1,0 +1,139 @@
+/** The renderer's pure pieces: passage matching, citation marks, history CSV, progress labels. */
+import { describe, expect, it } from 'vitest';
+import type { Block } from '../../../native/contract/index.js';
+import { citedBlocks, normalize, pdfItemsInPassage } from '../../../renderer/src/features/source/match.js';
+import { splitCitations } from '../../../renderer/src/features/answer/AnswerText.js';
+import { historyCsv, type HistoryEntry } from '../../../renderer/src/local/history.js';
+import { ingestRootFor, progressLabel } from '../../../renderer/src/features/library/LibraryPage.js';
+import { packProgressLabel } from '../../../renderer/src/features/packs/PacksPage.js';
+import { notAvailableMessage, engineOver } from '../../../renderer/src/engine/adapter.js';
+import { toSearchFilters, NO_FILTERS } from '../../../renderer/src/features/search/Filters.js';
+import { topTarget } from '../../../renderer/src/features/search/SearchPage.js';
+
+const block = (kind: Block['kind'], text: string, headingPath: string[], extra: Partial<Block> = {}): Block => ({ kind, text, headingPath, page: null, ...extra });
+
+describe('citedBlocks', () => {
+  const blocks: Block[] = [
+    block('heading', 'Maintenance', [], { level: 1 }),
+    block('heading', 'Spindle', ['Maintenance'], { level: 2 }),
+    block('paragraph', 'Check the spindle oil level every day before the first cycle.', ['Maintenance', 'Spindle']),
+    block('step', 'Open the cover.', ['Maintenance', 'Spindle'], { stepNumber: 1 }),
+    block('heading', 'Coolant', ['Maintenance'], { level: 2 }),
+    block('step', 'Open the cover.', ['Maintenance', 'Coolant'], { stepNumber: 1 }),
+    block('table-row', 'E-101 | Emergency stop', ['Codes'], { raw: 'E-101,Emergency stop,Release the button', cells: ['E-101', 'Emergency stop'] }),
+  ];
+
+  it('finds the blocks of a passage in its section, not the same words elsewhere', () => {
+    const passage = '## Spindle\nCheck the **spindle** oil level every day before the first cycle.\n1. Open the cover.';
+    expect(citedBlocks(blocks, 'Maintenance > Spindle', passage)).toEqual([1, 2, 3]);
+  });
+
+  it('matches a table row by the line the manual writes', () => {
+    expect(citedBlocks(blocks, 'Codes', 'E-101,Emergency stop,Release the button')).toEqual([6]);
+  });
+
+  it('falls back to the section heading when the text is not found word for word', () => {
+    expect(citedBlocks(blocks, 'Maintenance > Coolant', 'Something the file no longer says at all')).toEqual([4]);
+    expect(citedBlocks(blocks, 'Elsewhere', 'nothing')).toEqual([]);
+  });
+
+  it('normalises markup and whitespace', () => {
+    expect(normalize('  **Bold**\n\t`code` |x| ')).toBe('bold code x');
+  });
+});
+
+describe('pdfItemsInPassage', () => {
+  it('boxes the lines of the passage and ignores tiny or foreign items', () => {
+    const items = [{ str: '3 Cleaning the condenser filter' }, { str: 'Clean it every 250 hours.' }, { str: '1' }, { str: '4 Changing the coolant' }];
+    expect(pdfItemsInPassage(items, '3 Cleaning the condenser filter\nClean it every 250 hours.')).toEqual([0, 1]);
+  });
+});
+
+describe('splitCitations', () => {
+  it('turns [n], [n, m] and [n–m] into numbers', () => {
+    expect(splitCitations('Lock out first [1]. Then drain [2, 3] and refill [4–6].')).toEqual([
+      'Lock out first ',
+      [1],
+      '. Then drain ',
+      [2, 3],
+      ' and refill ',
+      [4, 5, 6],
+      '.',
+    ]);
+    expect(splitCitations('No marks here')).toEqual(['No marks here']);
+  });
+});
+
+describe('historyCsv', () => {
+  it('writes RFC 4180 rows with a header, quoting commas and quotes', () => {
+    const rows: HistoryEntry[] = [
+      { at: '2026-01-02T03:04:05.000Z', action: 'open', manual: 'Acme, "VMC"', file: 'a.pdf', revision: 'C', page: 4, section: 'Spindle' },
+      { at: '2026-01-02T03:04:00.000Z', action: 'search', query: 'E-101' },
+    ];
+    expect(historyCsv(rows)).toBe(
+      'at,action,query,manual,revision,file,page,section\r\n' +
+        '2026-01-02T03:04:05.000Z,open,,"Acme, ""VMC""",C,a.pdf,4,Spindle\r\n' +
+        '2026-01-02T03:04:00.000Z,search,E-101,,,,,\r\n',
+    );
+  });
+});
+
+describe('library and pack helpers', () => {
+  it('re-reads a nested file through its ingest root so its name stays the same', () => {
+    expect(ingestRootFor({ file: 'vmc/manual.pdf', source: '/media/usb/manuals/vmc/manual.pdf' })).toBe('/media/usb/manuals');
+    expect(ingestRootFor({ file: 'manual.pdf', source: '/media/usb/manual.pdf' })).toBe('/media/usb/manual.pdf');
+    expect(ingestRootFor({ file: 'manual.pdf' })).toBeNull();
+  });
+
+  it('says what is happening in plain words', () => {
+    expect(progressLabel({ phase: 'parse', file: 'a.md', done: 1, total: 4 })).toBe('Reading a.md (2 of 4)…');
+    expect(progressLabel({ phase: 'done', done: 4, total: 4 })).toBe('Finished (4 of 4).');
+    expect(progressLabel(null)).toBe('Starting…');
+    expect(packProgressLabel({ phase: 'verify', bytesDone: 1048576, bytesTotal: 4194304, filesDone: 1, filesTotal: 3 })).toBe(
+      'Checking signature and checksums (1 of 3 files, 1.0 of 4.0 MB)…',
+    );
+  });
+});
+
+describe('engine adapter and search helpers', () => {
+  it('answers a method the engine lacks without calling the transport', async () => {
+    const called: string[] = [];
+    const engine = engineOver(async (m) => (called.push(m), { ok: true, value: null }), (m) => m !== 'listPacks');
+    const res = await engine.listPacks();
+    expect(res).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: notAvailableMessage('listPacks') } });
+    expect(notAvailableMessage('listPacks')).toMatch(/^Packs are not available in this build/);
+    await engine.info();
+    expect(called).toEqual(['info']);
+  });
+
+  it('turns contract hooks into transport hooks and back', async () => {
+    const progress: unknown[] = [];
+    let cancel: (() => void) | undefined;
+    const engine = engineOver(async (_m, _a, hooks) => {
+      hooks?.onEvent?.({ type: 'ingest-progress', progress: { phase: 'scan', done: 0, total: 1 } });
+      hooks?.onEvent?.({ type: 'token', text: 'ignored by ingest' });
+      hooks?.onCancelable?.(() => (cancel = undefined));
+      cancel = () => {};
+      return { ok: true, value: null };
+    }, () => true);
+    const ac = new AbortController();
+    await engine.ingest({ paths: ['/m'] }, { signal: ac.signal, onProgress: (p) => progress.push(p) });
+    expect(progress).toEqual([{ phase: 'scan', done: 0, total: 1 }]);
+    expect(cancel).toBeTypeOf('function');
+  });
+
+  it('builds filters only from what was chosen', () => {
+    expect(toSearchFilters(NO_FILTERS)).toBeUndefined();
+    expect(toSearchFilters({ equipment: 'VMC-500', manual: '', lang: 'zh', pack: 'acme' })).toEqual({ equipment: ['VMC-500'], lang: ['zh'], packs: ['acme'] });
+  });
+
+  it('opens the fault code first, else the best passage', () => {
+    const hit = { file: 'm.md', page: 3, section: 'S', text: 'passage', score: 1, kind: 'passage' as const, manual: 'M', lang: 'en' as const, chunkId: 'c' };
+    const code = { code: 'E-1', key: 'e1', title: 't', description: '', cause: '', remedy: '', severity: null, scope: [], manual: 'Codes', file: 'c.csv', page: null, section: '', text: 'E-1,t' };
+    const none = { ok: true as const, value: { query: 'q', detected: [], matches: [], nearest: [], ms: 0 } };
+    const hits = { ok: true as const, value: { query: 'q', hits: [hit], ms: 0, mode: 'keyword' as const } };
+    expect(topTarget({ query: 'q', codes: none, search: hits })).toMatchObject({ file: 'm.md', page: 3, query: 'q' });
+    expect(topTarget({ query: 'E-1', codes: { ok: true, value: { ...none.value, matches: [code] } }, search: hits })).toMatchObject({ file: 'c.csv', text: 'E-1,t' });
+    expect(topTarget({ query: 'q', codes: none, search: { ok: false, error: { code: 'INTERNAL', message: 'x' } } })).toBeNull();
+  });
+});
