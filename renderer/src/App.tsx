@@ -4,6 +4,7 @@
  * their state (results, answers, progress).
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import type { LibraryInfo, ManualInfo } from '../../native/contract/index.js';
 import type { Connection } from './engine/types.js';
 import { addHistory } from './local/history.js';
@@ -56,9 +57,9 @@ export function App({ conn }: { conn: Connection }) {
   }, []);
 
   const focusSearch = useCallback(() => {
-    go('search');
-    // After the search screen is shown again.
-    requestAnimationFrame(() => searchFocus.current?.());
+    // Show the search screen now, then focus: keys typed right after Ctrl+K must land in the box.
+    flushSync(() => go('search'));
+    searchFocus.current?.();
   }, [go]);
 
   const record = useCallback((entry: Parameters<typeof addHistory>[0]) => {
@@ -91,8 +92,8 @@ export function App({ conn }: { conn: Connection }) {
       } else if (e.key === 'Escape' && !e.defaultPrevented) {
         e.preventDefault();
         if (source) {
-          setSource(null);
-          if (screen === 'search') requestAnimationFrame(() => searchFocus.current?.());
+          flushSync(() => setSource(null));
+          if (screen === 'search') searchFocus.current?.();
         } else focusSearch();
       }
     };
@@ -160,6 +161,7 @@ export function App({ conn }: { conn: Connection }) {
             focusRef={searchFocus}
             active={show('search')}
             request={searchRequest}
+            libraryVersion={libraryVersion}
           />
         </div>
         {visited.has('answer') && (

@@ -13,13 +13,15 @@ export interface AppFixture {
   page: Page;
   methods: string[];
   kind: 'browser' | 'electron';
+  /** The library folder the app has open. */
+  library: string;
   /** Saves test-results/screens/<project>-<name>.png. */
   shot(name: string): Promise<string>;
 }
 
 interface WorkerFixtures {
   server: StartedServer | null;
-  desktop: ElectronApplication | null;
+  desktop: { app: ElectronApplication; library: string } | null;
 }
 
 export const test = base.extend<{ app: AppFixture }, WorkerFixtures>({
@@ -50,7 +52,7 @@ export const test = base.extend<{ app: AppFixture }, WorkerFixtures>({
         args: [ROOT, '--no-sandbox', '--disable-gpu'],
         env: { ...process.env, MANUALDESK_LIBRARY: library } as Record<string, string>,
       });
-      await use(app);
+      await use({ app, library });
       await app.close();
       fs.rmSync(library, { recursive: true, force: true });
     },
@@ -66,7 +68,7 @@ export const test = base.extend<{ app: AppFixture }, WorkerFixtures>({
         !desktop,
         'No Electron binary on this machine (set ELECTRON_OVERRIDE_DIST_PATH or install node_modules/electron/dist); the same specs ran in browser mode.',
       );
-      page = await desktop!.firstWindow();
+      page = await desktop!.app.firstWindow();
       await page.setViewportSize({ width: 1280, height: 800 });
       await page.evaluate(() => window.localStorage.clear());
       await page.reload();
@@ -82,6 +84,7 @@ export const test = base.extend<{ app: AppFixture }, WorkerFixtures>({
     await use({
       page,
       methods,
+      library: desktop ? desktop.library : path.join(process.env.MANUALDESK_E2E_HOME!, 'sample-library'),
       kind: testInfo.project.name === 'electron' ? 'electron' : 'browser',
       shot: async (name) => {
         const file = path.join(SCREENS, `${testInfo.project.name}-${name}.png`);

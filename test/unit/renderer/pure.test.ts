@@ -88,6 +88,8 @@ describe('library and pack helpers', () => {
   it('says what is happening in plain words', () => {
     expect(progressLabel({ phase: 'parse', file: 'a.md', done: 1, total: 4 })).toBe('Reading a.md (2 of 4)…');
     expect(progressLabel({ phase: 'done', done: 4, total: 4 })).toBe('Finished (4 of 4).');
+    expect(progressLabel({ phase: 'store', file: 'a.md', done: 0, total: 2 })).toBe('Saving a.md (1 of 2)…');
+    expect(progressLabel({ phase: 'store', done: 2, total: 2 })).toBe('Saving the library (2 of 2)…');
     expect(progressLabel(null)).toBe('Starting…');
     expect(packProgressLabel({ phase: 'verify', bytesDone: 1048576, bytesTotal: 4194304, filesDone: 1, filesTotal: 3 })).toBe(
       'Checking signature and checksums (1 of 3 files, 1.0 of 4.0 MB)…',

@@ -18,18 +18,19 @@ type Job =
   | { kind: 'done'; label: string; report: IngestReport }
   | { kind: 'error'; label: string; message: string };
 
-const PHASE: Record<IngestProgress['phase'], string> = {
-  scan: 'Looking for manuals',
-  parse: 'Reading',
-  embed: 'Indexing meaning of',
-  store: 'Saving the library',
-  done: 'Finished',
+const PHASE: Record<IngestProgress['phase'], [withFile: string, without: string]> = {
+  scan: ['Looking for manuals in', 'Looking for manuals'],
+  parse: ['Reading', 'Reading the files'],
+  embed: ['Indexing the meaning of', 'Indexing the meaning of the passages'],
+  store: ['Saving', 'Saving the library'],
+  done: ['Finished', 'Finished'],
 };
 
 export function progressLabel(p: IngestProgress | null): string {
   if (!p) return 'Starting…';
+  const [withFile, without] = PHASE[p.phase];
   const count = p.total > 0 && p.phase !== 'scan' ? ` (${Math.min(p.done + (p.phase === 'done' ? 0 : 1), p.total)} of ${p.total})` : '';
-  return `${PHASE[p.phase]}${p.file ? ` ${p.file}` : ''}${count}${p.phase === 'done' ? '.' : '…'}`;
+  return `${p.file ? `${withFile} ${p.file}` : without}${count}${p.phase === 'done' ? '.' : '…'}`;
 }
 
 /** The folder a file was ingested from: re-indexing a nested file re-reads its root so its name stays the same. */

@@ -49,6 +49,7 @@ export function PacksPage({ engine, has, onChanged }: { engine: UiEngine; has: (
   const [allowUnsigned, setAllowUnsigned] = useState(false);
   const [job, setJob] = useState<Job>({ kind: 'idle' });
   const [rowError, setRowError] = useState<string | null>(null);
+  const [confirmRemove, setConfirmRemove] = useState<string | null>(null);
   const controller = useRef<AbortController | null>(null);
 
   const refresh = useCallback(() => {
@@ -172,9 +173,27 @@ export function PacksPage({ engine, has, onChanged }: { engine: UiEngine; has: (
                 >
                   Roll back{p.versions.length > 1 ? ` to ${p.versions[1]}` : ''}
                 </button>
-                <button type="button" className="button small" disabled={!has('removePack')} onClick={() => void rowAction(() => engine.removePack({ id: p.id }))}>
-                  Remove
-                </button>
+                {confirmRemove === p.id ? (
+                  <>
+                    <button
+                      type="button"
+                      className="button small danger"
+                      onClick={() => {
+                        setConfirmRemove(null);
+                        void rowAction(() => engine.removePack({ id: p.id }));
+                      }}
+                    >
+                      Confirm remove
+                    </button>
+                    <button type="button" className="button small" onClick={() => setConfirmRemove(null)}>
+                      Keep
+                    </button>
+                  </>
+                ) : (
+                  <button type="button" className="button small" disabled={!has('removePack')} onClick={() => setConfirmRemove(p.id)}>
+                    Remove
+                  </button>
+                )}
               </div>
             </li>
           ))}
@@ -188,7 +207,8 @@ function VerifyReport({ report: r }: { report: PackVerifyReport }) {
   return (
     <div className={r.ok ? 'summary' : 'error'} role="status">
       <p>
-        <strong>{r.ok ? 'The pack is intact.' : 'The pack did not pass the checks.'}</strong> {r.pack.name} {r.pack.version} from {r.pack.publisher}.
+        <strong>{r.ok ? 'The pack is intact.' : 'The pack did not pass the checks: do not import it; get a new copy from the publisher.'}</strong>
+        {r.pack.name ? ` ${r.pack.name} ${r.pack.version}${r.pack.publisher ? ` from ${r.pack.publisher}` : ''}.` : ''}
       </p>
       <ul>
         <li>Signature: {r.signature === 'valid' ? 'valid' : r.signature === 'missing' ? 'missing (unsigned pack)' : 'INVALID — do not import it'}</li>

@@ -15,6 +15,11 @@ import { Highlighted } from './highlight.js';
 const KIND_LABEL: Record<HitKind, string> = { passage: 'Passage', 'table-row': 'Table row', code: 'Fault code' };
 /** A query left alone this long is written to the history. */
 const RECORD_AFTER_MS = 1500;
+/**
+ * Passage search waits for a short pause in typing; fault-code lookup runs on every keystroke, so the
+ * code card never queues behind passage searches for letters already typed over.
+ */
+const SEARCH_PAUSE_MS = 60;
 
 interface Outcome {
   query: string;
@@ -33,9 +38,11 @@ export interface SearchPageProps {
   active: boolean;
   /** Text to search for, set from another screen ("search instead"). */
   request?: { text: string; seq: number } | null;
+  /** Changes when manuals or packs were added or removed (the filter lists are read again). */
+  libraryVersion?: number;
 }
 
-export function SearchPage({ engine, has, manuals, onOpen, onAsk, onRecord, focusRef, request }: SearchPageProps) {
+export function SearchPage({ engine, has, manuals, onOpen, onAsk, onRecord, focusRef, request, libraryVersion }: SearchPageProps) {
   const [query, setQuery] = useState('');
   const [filters, setFilters] = useState<FilterState>(NO_FILTERS);
   const [codes, setCodes] = useState<{ query: string; res: Result<CodeLookupResponse> } | null>(null);
@@ -45,6 +52,7 @@ export function SearchPage({ engine, has, manuals, onOpen, onAsk, onRecord, focu
   const ticket = useRef(0);
   const pending = useRef<Promise<Outcome | null> | null>(null);
   const keyAt = useRef<{ query: string; t: number } | null>(null);
+  const searchTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
 
   focusRef.current = () => {
     inputRef.current?.focus();
@@ -54,7 +62,7 @@ export function SearchPage({ engine, has, manuals, onOpen, onAsk, onRecord, focu
   useEffect(() => {
     if (!has('listPacks')) return;
     void engine.listPacks().then((r) => setPacks(r.ok ? r.value : []));
-  }, [engine, has]);
+  }, [engine, has, libraryVersion]);
 
   const searchFilters: SearchFilters | undefined = useMemo(() => toSearchFilters(filters), [filters]);
 
@@ -62,6 +70,7 @@ export function SearchPage({ engine, has, manuals, onOpen, onAsk, onRecord, focu
     (text: string): Promise<Outcome | null> => {
       const q = text.trim();
       const mine = ++ticket.current;
+      if (searchTimer.current) clearTimeout(searchTimer.current);
       if (!q) {
         setCodes(null);
         setSearch(null);
@@ -72,10 +81,14 @@ export function SearchPage({ engine, has, manuals, onOpen, onAsk, onRecord, focu
         if (mine === ticket.current) setCodes({ query: q, res });
         return res;
       });
-      const searchP = engine.search({ query: q, filters: searchFilters }).then((res) => {
-        if (mine === ticket.current) setSearch({ query: q, res });
-        return res;
-      });
+      const searchP = new Promise<void>((resolve) => {
+        searchTimer.current = setTimeout(resolve, SEARCH_PAUSE_MS);
+      })
+        .then(() => engine.search({ query: q, filters: searchFilters }))
+        .then((res) => {
+          if (mine === ticket.current) setSearch({ query: q, res });
+          return res;
+        });
       return Promise.all([codesP, searchP]).then(([c, s]) => (mine === ticket.current ? { query: q, codes: c, search: s } : null));
     },
     [engine, searchFilters],
