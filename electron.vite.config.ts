@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
@@ -19,8 +20,27 @@ function cspMeta(): Plugin {
   };
 }
 
+/**
+ * Files the bundled engine (out/main/worker.js) opens next to itself, as the sources do next to theirs:
+ * the OCR worker thread's CommonJS entry (native/ocr/tesseract.ts resolves it beside its own module).
+ */
+function engineSideFiles(): Plugin {
+  return {
+    name: 'manualdesk-engine-side-files',
+    apply: 'build',
+    generateBundle() {
+      this.emitFile({
+        type: 'asset',
+        fileName: 'worker-entry.cjs',
+        source: readFileSync(resolve(import.meta.dirname, 'native/ocr/worker-entry.cjs'), 'utf8'),
+      });
+    },
+  };
+}
+
 export default defineConfig({
   main: {
+    plugins: [engineSideFiles()],
     build: {
       outDir: 'out/main',
       rollupOptions: {

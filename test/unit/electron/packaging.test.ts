@@ -24,8 +24,9 @@ describe('electron-builder.yml', () => {
     expect(pkg.main).toBe('out/main/index.js');
   });
 
-  it('ships the built app, including the engine utility process', () => {
+  it('ships the built app, including the engine utility process and the files it opens beside itself', () => {
     expect(config.files).toContain('out/**');
+    expect(fs.readFileSync(path.join(ROOT, 'electron.vite.config.ts'), 'utf8')).toContain("fileName: 'worker-entry.cjs'");
     expect(fs.readFileSync(path.join(ROOT, 'electron.vite.config.ts'), 'utf8')).toContain("worker: resolve(import.meta.dirname, 'native/worker/entry.ts')");
   });
 
@@ -38,6 +39,8 @@ describe('electron-builder.yml', () => {
 
   it('keeps model weights out and ships only the manifest', () => {
     expect(config.files).toContain('!models/**');
+    // …except the manifest, which the bundled engine reads from app.asar/models/manifest.json.
+    expect(config.files.indexOf('models/manifest.json')).toBeGreaterThan(config.files.indexOf('!models/**'));
     expect(config.files.some((f) => f.includes('gguf') && f.includes('onnx') && f.startsWith('!'))).toBe(true);
     expect(config.extraResources).toContainEqual({ from: 'models/manifest.json', to: 'models/manifest.json' });
   });
