@@ -16,18 +16,15 @@ import { basename, extname } from 'node:path';
 import iconv from 'iconv-lite';
 import { EngineError, type ManualMeta, type ParsedDocument } from '../contract/index.js';
 import { decodeText, looksBinary } from './encoding.js';
-import { parseAsciidoc } from './formats/asciidoc.js';
 import { parseCsv } from './formats/csv.js';
-import { parseDocx } from './formats/docx.js';
 import { parseHtml } from './formats/html.js';
 import { parseMarkdown } from './formats/markdown.js';
-import { parsePdf, type PdfOcrOptions } from './formats/pdf.js';
+import type { PdfOcrOptions } from './formats/pdf.js';
 import { parseProperties } from './formats/properties.js';
 import { parseRst } from './formats/rst.js';
 import { parseJsonDoc, parseYamlDoc } from './formats/structured.js';
 import { parseText as parsePlainText } from './formats/text.js';
 import type { TextAdapterInput } from './formats/types.js';
-import { parseXlsx } from './formats/xlsx.js';
 import { SIDECAR_RE, type Sidecar } from './sidecar.js';
 import { titleFromFileName } from './text-utils.js';
 
@@ -112,9 +109,13 @@ export async function parseFile(absPath: string, opts: { signal?: AbortSignal; o
   const fileStem = name.slice(0, name.length - extname(name).length) || name;
   let doc: ParsedDocument;
   try {
-    if (format === 'pdf') doc = await parsePdf({ data, fileStem, signal, ...(opts.ocr ? { ocr: opts.ocr } : {}) });
-    else if (format === 'docx') doc = await parseDocx({ data, fileStem, signal });
-    else if (format === 'xlsx') doc = await parseXlsx({ data, fileStem, signal });
+    // The heavy adapters (pdf.js + OCR, mammoth, exceljs, Asciidoctor) load on first use: opening the
+    // engine for a search should not pay for them.
+    if (format === 'pdf') {
+      const { parsePdf } = await import('./formats/pdf.js');
+      doc = await parsePdf({ data, fileStem, signal, ...(opts.ocr ? { ocr: opts.ocr } : {}) });
+    } else if (format === 'docx') doc = await (await import('./formats/docx.js')).parseDocx({ data, fileStem, signal });
+    else if (format === 'xlsx') doc = await (await import('./formats/xlsx.js')).parseXlsx({ data, fileStem, signal });
     else {
       const { text, encoding, guessed } = decodeFor(format, data);
       if (looksBinary(text)) {
@@ -209,7 +210,7 @@ async function parseTextFormat(format: Format, input: TextAdapterInput): Promise
     case 'markdown':
       return parseMarkdown(input);
     case 'asciidoc':
-      return parseAsciidoc(input);
+      return (await import('./formats/asciidoc.js')).parseAsciidoc(input);
     case 'rst':
       return parseRst(input);
     case 'html':
