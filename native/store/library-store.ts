@@ -336,11 +336,12 @@ export class LibraryStore {
     if (where === null) return [];
     let q = tbl.query().fullTextSearch(fts);
     if (where) q = q.where(where);
-    // Fetch a margin past k and order equal scores by chunk id: the index returns ties in no fixed
-    // order, and the same question must give the same list every time (and in a pack of this library).
+    // Order equal scores by chunk id: the index returns ties in no fixed order, and the same question
+    // must give the same list every time (and in a pack of this library). The margin past k lets a
+    // tie that straddles k be ordered too.
     const rows = await q
       .select([...CHUNK_COLUMNS, '_score'])
-      .limit(2 * k + 20)
+      .limit(k + 10)
       .toArray();
     const hits = this.committedHits(rows, (r) => Number(r._score), rows.length).filter((h) => h.score > 0);
     hits.sort((a, b) => b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
