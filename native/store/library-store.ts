@@ -42,6 +42,16 @@ export const FILES_FILE = 'files.json';
 export const LANCE_DIR = 'lance';
 const CHUNKS = 'chunks';
 const CODES = 'codes';
+/** Most rows keyword search reads to order a run of equal scores. */
+const MAX_TIE_FETCH = 2000;
+
+/** True when the score at rank k (1-based) equals the last fetched row's: the tie may go on. */
+function tieRunsPast(rows: Record<string, unknown>[], k: number): boolean {
+  const scores = rows.map((r) => Number(r._score)).sort((a, b) => b - a);
+  const kth = scores[Math.min(k, scores.length) - 1];
+  return kth !== undefined && kth > 0 && scores[scores.length - 1] === kth;
+}
+
 /** Weight of a tight equivalent (abbreviation ↔ spelled out) relative to the query's own terms. */
 const EQUIVALENT_BOOST = 0.7;
 /** Below this many vectors, brute force is exact and fast enough; above, an HNSW index is built. */
@@ -337,12 +347,15 @@ export class LibraryStore {
     let q = tbl.query().fullTextSearch(fts);
     if (where) q = q.where(where);
     // Order equal scores by chunk id: the index returns ties in no fixed order, and the same question
-    // must give the same list every time (and in a pack of this library). The margin past k lets a
-    // tie that straddles k be ordered too.
-    const rows = await q
-      .select([...CHUNK_COLUMNS, '_score'])
-      .limit(k + 10)
-      .toArray();
+    // must give the same list every time (and in a pack of this library). When a tie runs past the
+    // rows fetched, fetch more (rarely needed) so every tied row is ordered.
+    q = q.select([...CHUNK_COLUMNS, '_score']);
+    let limit = k + 10;
+    let rows = await q.limit(limit).toArray();
+    while (rows.length === limit && limit < MAX_TIE_FETCH && tieRunsPast(rows, k)) {
+      limit *= 4;
+      rows = await q.limit(limit).toArray();
+    }
     const hits = this.committedHits(rows, (r) => Number(r._score), rows.length).filter((h) => h.score > 0);
     hits.sort((a, b) => b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
     return hits.slice(0, k);

@@ -93,6 +93,16 @@ describe('LibraryStore keyword search', () => {
     for (let i = 0; i < 3; i++) expect((await s.keywordSearch('belt tension', 3)).map((h) => h.chunk.id)).toEqual(first);
   });
 
+  it('orders a tie longer than the rows first fetched (reads on until the tie ends)', async () => {
+    const s = await openStore();
+    const same = 'Grease the guide rails.';
+    const n = Array.from({ length: 40 }, (_, i) => i);
+    await s.replaceFile(record('b.md'), n.map((i) => chunk('b.md', i, same)), null, []);
+    await s.compact();
+    const ids = n.map((i) => chunk('b.md', i, same).id).sort();
+    expect((await s.keywordSearch('grease guide rails', 5)).map((h) => h.chunk.id)).toEqual(ids.slice(0, 5));
+  });
+
   it('reaches an English manual from a Chinese question through the thesaurus', async () => {
     const s = await openStore();
     await s.replaceFile(record('a.md'), [chunk('a.md', 0, SPINDLE), chunk('a.md', 1, HOMING)], null, []);
