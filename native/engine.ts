@@ -146,13 +146,7 @@ class LocalEngine implements Engine {
     this.closed = true;
     await this.opening?.catch(() => {});
     await this.writeChain.catch(() => {});
-    this.cache?.close();
-    this.cache = null;
-    await this.embedder?.dispose();
-    this.embedder = null;
-    await this.store?.close();
-    this.store = null;
-    this.codes = null;
+    await this.closeLocal();
     await closePackSources(this.packs);
     await this.answerModels.dispose();
   }

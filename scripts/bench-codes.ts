@@ -14,19 +14,9 @@ import type { Block, CodeRecord, ParsedDocument } from '../native/contract/docum
 import { extractCodes } from '../native/fault-codes/extract.js';
 import { CodeIndex } from '../native/fault-codes/index.js';
 import type { CodeScheme } from '../native/fault-codes/schemes.js';
+import { prng as rng } from './prng.js';
 
 
-/** mulberry32: small, fast, deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 let rand = rng(42);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
 const WORDS = ['MOTOR', 'SPINDLE', 'HEATER', 'SENSOR', 'AXIS', 'PUMP', 'VALVE', 'DRIVE', 'FAN', 'DOOR', 'BUS', 'ENCODER'];

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildGguf, GgmlType, GgufType, parseGguf, toHalf, type GgufValue, type TensorToWrite } from '../native/llm/gguf.js';
+import { prng } from './prng.js';
 
 export interface FixtureOptions {
   outFile: string;
@@ -76,17 +77,6 @@ export function extractVocab(name: string, bundle: string): Buffer {
   }
 }
 
-/** mulberry32: a tiny seeded PRNG (deterministic weights). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomTensor(name: string, dims: number[], type: GgmlType, scale: number, rand: () => number): TensorToWrite {
   const n = dims.reduce((a, b) => a * b, 1);

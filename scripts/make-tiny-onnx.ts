@@ -12,6 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import protobuf from 'protobufjs';
+import { prng } from './prng.js';
 
 export interface TinyModelOptions {
   /** Hidden size of last_hidden_state. */
@@ -104,17 +105,6 @@ const FLOAT = 1;
 const INT64 = 7;
 const ATTR_INT = 2;
 
-/** mulberry32: small, seedable, good enough for test weights. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function floatTensor(name: string, dims: number[], rand: () => number, scale: number) {
   const n = dims.reduce((p, d) => p * d, 1);
