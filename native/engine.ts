@@ -70,6 +70,8 @@ class LocalEngine implements Engine {
   private codes: CodeIndex | null = null;
   /** Active installed manual packs, searched with the local library. */
   private packs: PackSource[] = [];
+  /** Installed packs that could not be opened, with the reason (shown by listPacks). */
+  private readonly packProblems = new Map<string, string>();
   private packsCleaned = false;
   private opening: Promise<void> | null = null;
   private closed = false;
@@ -154,7 +156,10 @@ class LocalEngine implements Engine {
   private async reloadPacks(): Promise<void> {
     await closePackSources(this.packs);
     const e = this.embedder;
-    this.packs = await openPackSources(this.config.libraryDir, e ? { id: e.id, dims: e.dims } : null);
+    this.packProblems.clear();
+    this.packs = await openPackSources(this.config.libraryDir, e ? { id: e.id, dims: e.dims } : null, (pack, reason) =>
+      this.packProblems.set(pack, reason),
+    );
   }
 
   // ---- EngineApi -------------------------------------------------------------------------------
@@ -404,7 +409,11 @@ class LocalEngine implements Engine {
   listPacks(): Promise<Result<PackInfo[]>> {
     return guard(async () => {
       const trusted = trustedFingerprints(this.config.libraryDir);
-      return readRegistry(this.config.libraryDir).map((e) => toPackInfo(this.config.libraryDir, e, trusted));
+      return readRegistry(this.config.libraryDir).map((e) => {
+        const info = toPackInfo(this.config.libraryDir, e, trusted);
+        const problem = this.packProblems.get(e.id);
+        return problem ? { ...info, problem } : info;
+      });
     });
   }
 

@@ -30,6 +30,8 @@ export interface PackInfo {
   /** Installed versions kept for rollback, newest first (the active one included). */
   versions: string[];
   active: string;
+  /** Set when the installed pack could not be opened: it is left out of search until fixed. */
+  problem?: string;
 }
 
 export interface PackVerifyReport {

@@ -30,11 +30,19 @@ export interface PackSource {
  * Opens every active manual pack. A pack whose embedder is not the engine's is opened keyword-only
  * (import refuses such packs; this only guards a library edited by hand).
  */
-export async function openPackSources(libraryDir: string, embedder: { id: string; dims: number } | null): Promise<PackSource[]> {
+/**
+ * Opens every active manual pack read-only. A pack that cannot be opened (damaged on disk) is
+ * skipped and reported through `onSkip`, so the site's other manuals keep answering.
+ */
+export async function openPackSources(
+  libraryDir: string,
+  embedder: { id: string; dims: number } | null,
+  onSkip: (pack: string, reason: string) => void = () => {},
+): Promise<PackSource[]> {
   const out: PackSource[] = [];
-  try {
-    for (const entry of readRegistry(libraryDir)) {
-      if (entry.kind !== 'manuals') continue;
+  for (const entry of readRegistry(libraryDir)) {
+    if (entry.kind !== 'manuals') continue;
+    try {
       const root = versionDir(libraryDir, entry.id, entry.active);
       const m = installedManifest(libraryDir, entry.id, entry.active);
       const packEmb = m.library?.embedder ?? null;
@@ -53,10 +61,12 @@ export async function openPackSources(libraryDir: string, embedder: { id: string
         codes: new CodeIndex(records, [...unique.values()]),
         embedderId: same ? (packEmb?.id ?? null) : null,
       });
+    } catch (err) {
+      onSkip(
+        entry.id,
+        `Pack ${entry.id} ${entry.active} could not be opened (${err instanceof Error ? err.message : String(err)}); it is left out of search. Import the pack again, or roll it back.`,
+      );
     }
-  } catch (err) {
-    await closePackSources(out);
-    throw err;
   }
   return out;
 }

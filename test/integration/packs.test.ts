@@ -138,6 +138,19 @@ describe('round trip', () => {
     expect(value(await eng.lookupCode({ text: 'E-101', filters: { packs: ['plant-manuals'] } })).matches).toHaveLength(1);
     expect(failure(await eng.search({ query: 'oil', filters: { packs: ['nope'] } })).code).toBe('INVALID_INPUT');
   });
+
+  it('leaves a pack that was damaged on disk out of search, says so, and keeps answering from the rest', async () => {
+    const lib = await siteWithPack();
+    const [entry] = fs.readdirSync(path.join(lib, 'packs', 'plant-manuals')).filter((v) => !v.startsWith('.'));
+    fs.writeFileSync(path.join(lib, 'packs', 'plant-manuals', entry as string, 'library', 'library.json'), '{ damaged');
+    const eng = await engineFor(lib);
+    const hits = value(await eng.search({ query: 'drain compressor tank', k: 10 })).hits;
+    expect(hits[0]?.file).toBe('site-notes.md');
+    expect(hits.some((h) => h.pack)).toBe(false);
+    const [info] = value(await eng.listPacks());
+    expect(info?.id).toBe('plant-manuals');
+    expect(info?.problem).toMatch(/could not be opened.*Import the pack again/);
+  });
 });
 
 describe('signatures and trust', () => {

@@ -162,6 +162,11 @@ export function PacksPage({ engine, has, onChanged }: { engine: UiEngine; has: (
                 {p.publisher} · created {p.created}
                 {p.signer ? ` · signer key ${p.signer.fingerprint.slice(0, 16)}…` : ' · not signed'}
               </p>
+              {p.problem && (
+                <p className="error" role="alert">
+                  {p.problem}
+                </p>
+              )}
               {p.manuals.length > 0 && <p>{p.manuals.map((m) => `${m.title}${m.revision ? ` rev. ${m.revision}` : ''}`).join('; ')}</p>}
               <div className="actions">
                 <button
