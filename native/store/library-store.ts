@@ -42,8 +42,13 @@ export const FILES_FILE = 'files.json';
 export const LANCE_DIR = 'lance';
 const CHUNKS = 'chunks';
 const CODES = 'codes';
-/** Most rows keyword search reads to order a run of equal scores. */
-const MAX_TIE_FETCH = 2000;
+/**
+ * A run of equal scores past the first rows fetched is read once more, this many times wider (at
+ * most MAX_TIE_FETCH rows): enough for the ties seen in real manuals (rows of one table, man-page
+ * stubs) without paying for a loop on every query.
+ */
+const TIE_FETCH_FACTOR = 4;
+const MAX_TIE_FETCH = 400;
 
 /** True when the score at rank k (1-based) equals the last fetched row's: the tie may go on. */
 function tieRunsPast(rows: Record<string, unknown>[], k: number): boolean {
@@ -352,8 +357,8 @@ export class LibraryStore {
     q = q.select([...CHUNK_COLUMNS, '_score']);
     let limit = k + 10;
     let rows = await q.limit(limit).toArray();
-    while (rows.length === limit && limit < MAX_TIE_FETCH && tieRunsPast(rows, k)) {
-      limit *= 4;
+    if (rows.length === limit && tieRunsPast(rows, k)) {
+      limit = Math.min(TIE_FETCH_FACTOR * limit, MAX_TIE_FETCH);
       rows = await q.limit(limit).toArray();
     }
     const hits = this.committedHits(rows, (r) => Number(r._score), rows.length).filter((h) => h.score > 0);
