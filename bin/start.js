@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { findElectron } from './find-electron.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'out');
@@ -54,28 +55,6 @@ function parseCli() {
     console.error(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
     process.exit(2);
   }
-}
-
-/**
- * The Electron executable, if one is really on disk. This mirrors what `require('electron')` resolves
- * (ELECTRON_OVERRIDE_DIST_PATH, else node_modules/electron/dist) without calling it: that module tries
- * to download the binary when it is missing, which must not happen on an offline machine.
- */
-function findElectron() {
-  const pkg = path.join(ROOT, 'node_modules', 'electron');
-  const pathTxt = path.join(pkg, 'path.txt');
-  const executable = fs.existsSync(pathTxt)
-    ? fs.readFileSync(pathTxt, 'utf8').trim()
-    : process.platform === 'darwin'
-      ? 'Electron.app/Contents/MacOS/Electron'
-      : process.platform === 'win32'
-        ? 'electron.exe'
-        : 'electron';
-  const candidates = [];
-  if (process.env.ELECTRON_OVERRIDE_DIST_PATH) candidates.push(path.join(process.env.ELECTRON_OVERRIDE_DIST_PATH, executable));
-  else candidates.push(path.join(pkg, 'dist', executable));
-  if (process.env.ELECTRON_EXEC_PATH) candidates.push(process.env.ELECTRON_EXEC_PATH);
-  return candidates.find((p) => isFile(p)) ?? null;
 }
 
 function isFile(p) {

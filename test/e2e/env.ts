@@ -9,21 +9,7 @@ export const RESULTS = path.join(ROOT, 'test-results');
 export const SCREENS = path.join(RESULTS, 'screens');
 export const PERF_FILE = path.join(RESULTS, 'perf.json');
 
-/** The Electron executable if one is really on disk (same rule as bin/start.js), else null. */
-export function findElectron(): string | null {
-  const pkg = path.join(ROOT, 'node_modules', 'electron');
-  const pathTxt = path.join(pkg, 'path.txt');
-  const exe = fs.existsSync(pathTxt)
-    ? fs.readFileSync(pathTxt, 'utf8').trim()
-    : process.platform === 'darwin'
-      ? 'Electron.app/Contents/MacOS/Electron'
-      : process.platform === 'win32'
-        ? 'electron.exe'
-        : 'electron';
-  const candidates = [process.env.ELECTRON_OVERRIDE_DIST_PATH ? path.join(process.env.ELECTRON_OVERRIDE_DIST_PATH, exe) : path.join(pkg, 'dist', exe)];
-  if (process.env.ELECTRON_EXEC_PATH) candidates.push(process.env.ELECTRON_EXEC_PATH);
-  return candidates.find((p) => fs.existsSync(p) && fs.statSync(p).isFile()) ?? null;
-}
+export { findElectron } from '../../bin/find-electron.js';
 
 export interface StartedServer {
   proc: ChildProcess;
