@@ -15,6 +15,7 @@ import type {
   SearchRequest,
   SourceRequest,
 } from '../contract/index.js';
+import { PACK_ID_RE } from '../packs/format.js';
 
 const MAX_TEXT = 2_000;
 const MAX_LIST = 1_000;
@@ -22,6 +23,16 @@ const MAX_PATH = 4_096;
 
 const nonEmptyText = z.string().trim().min(1, 'must not be empty').max(MAX_TEXT, `must be at most ${MAX_TEXT} characters`);
 const pathText = z.string().min(1, 'must not be empty').max(MAX_PATH).refine((s) => !s.includes('\0'), 'must not contain NUL');
+
+/**
+ * A file as the library names it: relative to its ingested folder, forward slashes (pipelines/scan.ts).
+ * An absolute path or a ".." step can never name a library file, so it is refused before the engine.
+ */
+export function isLibraryFileName(s: string): boolean {
+  if (/^[\\/]|^[a-zA-Z]:/.test(s)) return false;
+  return !s.split(/[\\/]/).some((step) => step === '..');
+}
+const libraryFile = pathText.refine(isLibraryFileName, 'must be a file as the library lists it (a relative name without ".." or a drive or leading slash)');
 
 export const langSchema = z.enum(['en', 'zh']) satisfies z.ZodType<Lang>;
 export const searchModeSchema = z.enum(['hybrid', 'keyword', 'vector']) satisfies z.ZodType<SearchMode>;
@@ -68,10 +79,10 @@ export const askRequestSchema = z.strictObject({
 
 /** A library file as listed; the engine opens only files it has recorded, so no path is trusted here. */
 export const sourceRequestSchema = z.strictObject({
-  file: pathText,
+  file: libraryFile,
 }) satisfies z.ZodType<SourceRequest>;
 
-export const removeFilesSchema = z.array(pathText).min(1, 'must list at least one file').max(MAX_LIST) satisfies z.ZodType<
+export const removeFilesSchema = z.array(libraryFile).min(1, 'must list at least one file').max(MAX_LIST) satisfies z.ZodType<
   string[]
 >;
 
@@ -83,7 +94,10 @@ export const packImportRequestSchema = z.strictObject({
   allowUnsigned: z.boolean().optional(),
 }) satisfies z.ZodType<PackImportRequest>;
 
-export const packIdSchema = z.strictObject({ id: z.string().min(1).max(64) }) satisfies z.ZodType<{ id: string }>;
+/** An installed pack's id, as the pack format defines it (so no path step like ".." reaches the pack folders). */
+export const packIdSchema = z.strictObject({
+  id: z.string().regex(PACK_ID_RE, 'must be a pack id as "manualdesk pack list" shows it (lower-case letters, digits, ".", "-" or "_")'),
+}) satisfies z.ZodType<{ id: string }>;
 
 /** Methods without an argument accept nothing, null or {} (what a JSON client naturally sends). */
 export const noArgumentSchema = z.union([z.undefined(), z.null(), z.strictObject({})]).transform(() => undefined);

@@ -1,0 +1,30 @@
+/** File and pack-id arguments at the HTTP/IPC boundary: what can never name a library file or pack is refused there. */
+import { describe, expect, it } from 'vitest';
+import { isLibraryFileName, packIdSchema, removeFilesSchema, sourceRequestSchema } from '../../../native/server/schemas.js';
+
+describe('library file names', () => {
+  it('accepts names as the library lists them', () => {
+    for (const f of ['a.md', 'press-brake/hpb-200-rev-a.md', 'zh/手册.md', '..hidden-looking.md', 'a..b/c.pdf', 'x/y...z.txt']) {
+      expect(isLibraryFileName(f), f).toBe(true);
+      expect(sourceRequestSchema.safeParse({ file: f }).success, f).toBe(true);
+    }
+  });
+
+  it('refuses absolute paths, drives, UNC paths and ".." steps', () => {
+    for (const f of ['/etc/passwd', '../../etc/passwd', 'a/../../b.md', 'a/..', '..', '..\\..\\windows\\win.ini', 'C:\\Windows\\win.ini', 'c:/x.md', 'C:x.md', '\\\\server\\share\\m.pdf', '\\x']) {
+      expect(isLibraryFileName(f), f).toBe(false);
+      expect(sourceRequestSchema.safeParse({ file: f }).success, f).toBe(false);
+      expect(removeFilesSchema.safeParse(['ok.md', f]).success, f).toBe(false);
+    }
+    const res = sourceRequestSchema.safeParse({ file: '../../etc/passwd' });
+    expect(res.error?.issues[0]?.message).toMatch(/as the library lists it/);
+  });
+
+  it('pack ids follow the pack format (no path steps)', () => {
+    expect(packIdSchema.safeParse({ id: 'plant-manuals' }).success).toBe(true);
+    expect(packIdSchema.safeParse({ id: 'acme.models_2' }).success).toBe(true);
+    for (const id of ['', '..', '../x', 'a/b', 'A', '-x', 'x'.repeat(65), ' a', 'a\0']) {
+      expect(packIdSchema.safeParse({ id }).success, id).toBe(false);
+    }
+  });
+});
