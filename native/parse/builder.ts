@@ -35,7 +35,7 @@ export class DocBuilder {
     if (!text) return;
     while (this.stack.length > 0 && (this.stack[this.stack.length - 1]?.level ?? 0) >= level) this.stack.pop();
     const block: Block = { kind: 'heading', text, headingPath: this.stack.map((h) => h.title), page: this.page, level };
-    if (source.raw) block.raw = source.raw;
+    if (source.raw) block.raw = stripInvisible(source.raw);
     this.blocks.push(block);
     this.stack.push({ level, title: text });
     // Shared by the following blocks; frozen so that no consumer can change it for all of them.
@@ -47,9 +47,16 @@ export class DocBuilder {
    * has text). Returns the block, or null when it was dropped.
    */
   add(kind: Exclude<BlockKind, 'heading'>, rawText: string, extra: BlockExtra = {}): Block | null {
-    const text = kind === 'code' ? trimBlankLines(rawText) : rawText.trim();
+    const clean = stripInvisible(rawText);
+    const text = kind === 'code' ? trimBlankLines(clean) : clean.trim();
     if (!text && !(kind === 'table-row' && extra.cells?.some((c) => c.trim()))) return null;
     const block: Block = { kind, text, headingPath: this.path, page: this.page, ...extra };
+    // Passages quote raw lines and cells as written: the same invisible characters go from those.
+    if (block.raw !== undefined) block.raw = stripInvisible(block.raw);
+    if (block.rawHeader !== undefined) block.rawHeader = stripInvisible(block.rawHeader);
+    if (block.term !== undefined) block.term = stripInvisible(block.term);
+    if (block.cells) block.cells = block.cells.map(stripInvisible);
+    if (block.columns) block.columns = block.columns.map(stripInvisible);
     this.blocks.push(block);
     return block;
   }
@@ -100,15 +107,26 @@ export function rowText(columns: readonly string[], cells: readonly string[]): s
 export function normalizeInline(text: string): string {
   let t = text;
   if (t.includes('\r')) t = t.replace(/\r\n?/g, '\n');
-  if (INVISIBLE_RE.test(t)) t = t.replace(INVISIBLE_G, '');
+  t = stripInvisible(t);
   return t
     .replace(/[ \t\u00a0\u2009\u202f]*\n[ \t\u00a0\u2009\u202f\n]*/g, '\n')
     .replace(/[ \t\u00a0\u2009\u202f]{2,}|[\t\u00a0\u2009\u202f]/g, ' ')
     .trim();
 }
 
-const INVISIBLE_RE = /[\u200b\u00ad\ufeff]/;
-const INVISIBLE_G = /[\u200b\u00ad\ufeff]/g;
+/**
+ * Invisible format characters: zero-width spaces, joiners and marks, bidi embeddings, overrides and
+ * isolates, word joiners, BOM, soft hyphen. A manual's wording never needs them; they split words
+ * so search misses them, and bidi controls make the text shown differ from the text stored (a
+ * right-to-left override shows "45 Nm" as "mN 54").
+ */
+const INVISIBLE_RE = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+const INVISIBLE_G = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+/** The text without invisible format characters (see INVISIBLE_RE). */
+export function stripInvisible(text: string): string {
+  return INVISIBLE_RE.test(text) ? text.replace(INVISIBLE_G, '') : text;
+}
 
 /** Same as {@link normalizeInline} but joins lines into one (for paragraph text). */
 export function oneLine(text: string): string {
