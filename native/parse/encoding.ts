@@ -43,6 +43,8 @@ export function decodeText(buf: Buffer): DecodedText {
   if (utf16 === 'utf-16le') return { text: buf.toString('utf16le'), encoding: utf16 };
   if (utf16 === 'utf-16be') return { text: iconv.decode(buf, 'utf-16be'), encoding: utf16 };
   if (isUtf8(buf)) return { text: buf.toString('utf8'), encoding: 'utf-8' };
+  const mixed = decodeMostlyUtf8(buf);
+  if (mixed) return mixed;
 
   const sample = buf.length > SAMPLE_BYTES ? buf.subarray(0, SAMPLE_BYTES) : buf;
   const guess = chardet.detect(sample);
@@ -52,6 +54,80 @@ export function decodeText(buf: Buffer): DecodedText {
     if (mapped !== 'utf-8' && mapped !== 'ascii' && iconv.encodingExists(mapped)) encoding = mapped;
   }
   return { text: iconv.decode(buf, encoding), encoding };
+}
+
+/** Length of the valid UTF-8 sequence starting at `i` (1 for ASCII), 0 where none starts. */
+function utf8Length(buf: Buffer, i: number): number {
+  const b0 = buf[i] as number;
+  if (b0 < 0x80) return 1;
+  const n = b0 >= 0xc2 && b0 <= 0xdf ? 2 : b0 >= 0xe0 && b0 <= 0xef ? 3 : b0 >= 0xf0 && b0 <= 0xf4 ? 4 : 0;
+  if (n === 0 || i + n > buf.length) return 0;
+  for (let k = 1; k < n; k++) if (((buf[i + k] as number) & 0xc0) !== 0x80) return 0;
+  const b1 = buf[i + 1] as number;
+  if ((b0 === 0xe0 && b1 < 0xa0) || (b0 === 0xed && b1 >= 0xa0) || (b0 === 0xf0 && b1 < 0x90) || (b0 === 0xf4 && b1 >= 0x90)) return 0;
+  return n;
+}
+
+/**
+ * A file that is mostly UTF-8 with passages in a legacy encoding (text pasted together from two
+ * sources, typically UTF-8 and GB18030): the UTF-8 parts are decoded as UTF-8, the others with the
+ * encoding guessed from those parts alone. Decoding the whole file as one legacy encoding would turn
+ * every UTF-8 character into mojibake. Null when the file is not like that.
+ */
+function decodeMostlyUtf8(buf: Buffer): DecodedText | null {
+  const runs: { utf8: boolean; start: number; end: number }[] = [];
+  let utf8Bytes = 0;
+  let otherBytes = 0;
+  let i = 0;
+  const push = (utf8: boolean, start: number, end: number) => {
+    const last = runs[runs.length - 1];
+    if (last && last.utf8 === utf8 && last.end === start) last.end = end;
+    else runs.push({ utf8, start, end });
+  };
+  while (i < buf.length) {
+    const n = utf8Length(buf, i);
+    if (n > 0) {
+      if (n > 1) utf8Bytes += n;
+      push(true, i, i + n);
+      i += n;
+      continue;
+    }
+    // A legacy run: up to the next ASCII byte, keeping double-byte pairs whole (a GB18030 trail byte may be ASCII).
+    const start = i;
+    while (i < buf.length && ((buf[i] as number) >= 0x80 || (i - start) % 2 === 1)) i++;
+    otherBytes += i - start;
+    push(false, start, i);
+  }
+  if (utf8Bytes === 0 || otherBytes === 0 || otherBytes > utf8Bytes) return null;
+  const foreign = Buffer.concat(runs.filter((r) => !r.utf8).map((r) => buf.subarray(r.start, r.end)));
+  const legacy = legacyEncodingOf(foreign, buf.toString('utf8'));
+  const text = runs.map((r) => (r.utf8 ? buf.toString('utf8', r.start, r.end) : iconv.decode(buf.subarray(r.start, r.end), legacy))).join('');
+  return { text, encoding: `utf-8+${legacy}` };
+}
+
+const HAN = /\p{Script=Han}/gu;
+const HAS_HAN = /\p{Script=Han}/u;
+const CJK_ENCODINGS = ['gb18030', 'big5', 'shift_jis', 'euc-kr'];
+
+/**
+ * The encoding of the legacy passages of a mixed file. Such passages are short, too short for
+ * chardet alone: next to Chinese (Han) UTF-8 text, the CJK encoding that reads them as the most Han
+ * characters without a decoding error wins; otherwise chardet's guess, else Windows-1252.
+ */
+function legacyEncodingOf(foreign: Buffer, utf8Text: string): string {
+  if (HAS_HAN.test(utf8Text)) {
+    let best = '';
+    let bestHan = 0;
+    for (const enc of CJK_ENCODINGS) {
+      const text = iconv.decode(foreign, enc);
+      const han = text.includes('\ufffd') ? 0 : (text.match(HAN)?.length ?? 0);
+      if (han > bestHan) [best, bestHan] = [enc, han];
+    }
+    if (best) return best;
+  }
+  const guess = chardet.detect(foreign);
+  const mapped = guess ? (GUESS_MAP[guess] ?? guess.toLowerCase()) : 'windows-1252';
+  return mapped !== 'utf-8' && mapped !== 'ascii' && iconv.encodingExists(mapped) ? mapped : 'windows-1252';
 }
 
 /** UTF-16 without a BOM: most ASCII characters leave a zero byte at every other position. */

@@ -89,7 +89,10 @@ export function isSupportedFile(path: string): boolean {
  * .txt is read as PDF). Throws EngineError UNSUPPORTED_FORMAT for unknown types and
  * FILE_UNREADABLE for missing, damaged or undecodable files; an AbortError when cancelled.
  */
-export async function parseFile(absPath: string, opts: { signal?: AbortSignal; ocr?: PdfOcrOptions } = {}): Promise<ParsedDocument> {
+export async function parseFile(
+  absPath: string,
+  opts: { signal?: AbortSignal; ocr?: PdfOcrOptions; /** The file's bytes, already read (ingest hashes them first): parsed as given. */ data?: Buffer } = {},
+): Promise<ParsedDocument> {
   const { signal } = opts;
   const name = basename(absPath);
   const ext = extname(name).toLowerCase();
@@ -101,8 +104,12 @@ export async function parseFile(absPath: string, opts: { signal?: AbortSignal; o
     const hint = UNSUPPORTED_HINTS[ext] ?? `Supported types: ${SUPPORTED_EXTENSIONS.join(' ')}. Convert the file to one of them (PDF, DOCX, Markdown, HTML or text work best).`;
     throw new EngineError('UNSUPPORTED_FORMAT', `${name}: files of type "${ext || '(no extension)'}" cannot be read. ${hint}`);
   }
-  const data = await readBytes(absPath, name);
+  const data = opts.data ?? (await readBytes(absPath, name));
+  assertSize(data.length, name);
   signal?.throwIfAborted();
+  if (data.length === 0) {
+    throw new EngineError('FILE_UNREADABLE', `${name} is empty (0 bytes): there is nothing to index. It may be an incomplete copy; copy it again from the original source.`);
+  }
 
   const warnings: string[] = [];
   const format = sniff(data, byExt, name, warnings);
@@ -133,13 +140,17 @@ export async function parseFile(absPath: string, opts: { signal?: AbortSignal; o
   return doc;
 }
 
+function assertSize(bytes: number, name: string): void {
+  if (bytes > MAX_BYTES) {
+    throw new EngineError('FILE_UNREADABLE', `${name} is ${Math.round(bytes / 1048576)} MB, more than the ${MAX_BYTES / 1048576} MB a manual may have. Split it, or check that it is really a manual.`);
+  }
+}
+
 async function readBytes(absPath: string, name: string): Promise<Buffer> {
   try {
     const st = await stat(absPath);
     if (st.isDirectory()) throw new EngineError('FILE_UNREADABLE', `${absPath} is a folder, not a file.`);
-    if (st.size > MAX_BYTES) {
-      throw new EngineError('FILE_UNREADABLE', `${name} is ${Math.round(st.size / 1048576)} MB, more than the ${MAX_BYTES / 1048576} MB a manual may have. Split it, or check that it is really a manual.`);
-    }
+    assertSize(st.size, name);
     return await readFile(absPath);
   } catch (err) {
     if (err instanceof EngineError) throw err;

@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import type { ParsedDocument } from '../../contract/index.js';
+import { EngineError, type ParsedDocument } from '../../contract/index.js';
 import { DocBuilder } from '../builder.js';
 import type { TextAdapterInput } from './types.js';
 
@@ -19,11 +19,40 @@ export function sniffDelimiter(text: string): string {
   return best;
 }
 
+/**
+ * More columns than any manual table has. Wider files (generated data, a wrong delimiter) are refused
+ * before csv-parse, which needs about 10 s for one row of a million columns.
+ */
+export const MAX_CSV_COLUMNS = 5000;
+
+/** Cells in the widest line (delimiters inside quotes counted too: an upper bound, in one pass). */
+export function widestLine(text: string, delimiter: string): number {
+  const d = delimiter.charCodeAt(0);
+  let max = 0;
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === d) n++;
+    else if (c === 10) {
+      if (n > max) max = n;
+      n = 0;
+    }
+  }
+  return Math.max(max, n) + 1;
+}
+
 /** CSV/TSV via csv-parse: the first row is the header, every other row one table-row block. */
 export function parseCsv({ text, fileStem }: TextAdapterInput, format: 'csv' | 'tsv' = 'csv'): ParsedDocument {
   const b = new DocBuilder(format);
   const delimiter = format === 'tsv' ? '\t' : sniffDelimiter(text);
-  const records = parse(text, {
+  const width = widestLine(text, delimiter);
+  if (width > MAX_CSV_COLUMNS) {
+    throw new EngineError(
+      'FILE_UNREADABLE',
+      `This ${format.toUpperCase()} file has a line of about ${width.toLocaleString('en-US')} columns (more than ${MAX_CSV_COLUMNS.toLocaleString('en-US')}, which no manual table needs). Check that it is really a table of a manual, split it into narrower tables, and add them.`,
+    );
+  }
+  const options = {
     delimiter,
     bom: true,
     relax_column_count: true,
@@ -32,7 +61,16 @@ export function parseCsv({ text, fileStem }: TextAdapterInput, format: 'csv' | '
     trim: true,
     quote: format === 'tsv' ? false : '"',
     raw: true,
-  }) as unknown as { record: string[]; raw: string }[];
+  } as const;
+  let records: { record: string[]; raw: string }[];
+  try {
+    records = parse(text, options) as unknown as { record: string[]; raw: string }[];
+  } catch (err) {
+    // A quote opened and never closed would swallow the rest of the file: read it without quoting.
+    if ((err as { code?: string }).code !== 'CSV_QUOTE_NOT_CLOSED') throw err;
+    records = parse(text, { ...options, quote: false }) as unknown as { record: string[]; raw: string }[];
+    b.warn('A quote in this file is never closed; the file was read without quoting, so quoted cells that contain the delimiter are split. Fix the quote and add the file again.');
+  }
   const nonEmpty = records.filter((r) => r.record.some((c) => c.trim()));
   const [header, ...rows] = nonEmpty;
   for (const row of rows) b.row(fileStem, header?.record ?? [], row.record, { raw: row.raw, rawHeader: header?.raw ?? '' });

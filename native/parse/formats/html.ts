@@ -1,5 +1,5 @@
 import { parseDocument } from 'htmlparser2';
-import type { AdmonitionKind, ParsedDocument } from '../../contract/index.js';
+import { EngineError, type AdmonitionKind, type ParsedDocument } from '../../contract/index.js';
 import { DocBuilder, oneLine } from '../builder.js';
 import { admonitionKind, admonitionText, matchAdmonition } from '../text-utils.js';
 import type { TextAdapterInput } from './types.js';
@@ -23,8 +23,45 @@ const ADMONITION_WORDS = new Set(['warning', 'caution', 'danger', 'note', 'tip',
 const GENERIC_ADMONITION = new Set(['admonition', 'admonitionblock', 'alert', 'callout']);
 const BLOCKISH = new Set(['div', 'section', 'aside', 'p', 'blockquote', 'table', 'article', 'dl']);
 
+/**
+ * Deeper element nesting than any real page has. Deeper files are refused before parsing: htmlparser2
+ * slows down sharply with depth (about 17 s for 100,000 levels) and walking such a tree overflows the stack.
+ */
+export const MAX_HTML_DEPTH = 1000;
+
+/** Elements that never hold children, and those whose end tag may be left out (they do not nest). */
+const NO_NESTING = new Set([
+  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr',
+  'p', 'li', 'dt', 'dd', 'tr', 'td', 'th', 'option', 'optgroup', 'thead', 'tbody', 'tfoot', 'colgroup', 'rt', 'rp',
+]);
+
+/** How deep start tags nest, counted on the raw text (cheap, linear, close enough to refuse hostile files). */
+export function htmlNestingDepth(html: string): number {
+  const re = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)(?:\s[^>]*)?>/g;
+  let depth = 0;
+  let max = 0;
+  for (let m = re.exec(html); m; m = re.exec(html)) {
+    const name = (m[2] as string).toLowerCase();
+    if (NO_NESTING.has(name) || m[0].endsWith('/>')) continue;
+    if (m[1]) depth = Math.max(0, depth - 1);
+    else if (++depth > max) max = depth;
+  }
+  return max;
+}
+
+function assertNesting(html: string): void {
+  const depth = htmlNestingDepth(html);
+  if (depth > MAX_HTML_DEPTH) {
+    throw new EngineError(
+      'FILE_UNREADABLE',
+      `This HTML file nests elements ${depth.toLocaleString('en-US')} levels deep (more than ${MAX_HTML_DEPTH.toLocaleString('en-US')}, which no manual page needs); it is generated or damaged. Open it in a browser and save or print it as PDF, and add that instead.`,
+    );
+  }
+}
+
 /** HTML via htmlparser2: headings, paragraphs, lists, tables, definition lists, code, admonitions. */
 export function parseHtml({ text, fileStem }: TextAdapterInput, format = 'html', opts: { firstRowIsHeader?: boolean } = {}): ParsedDocument {
+  assertNesting(text);
   const b = new DocBuilder(format);
   const root = parseDocument(text, { decodeEntities: true, lowerCaseTags: true }) as unknown as HNode;
   const meta: ParsedDocument['meta'] = {};
@@ -42,6 +79,7 @@ export function parseHtml({ text, fileStem }: TextAdapterInput, format = 'html',
 
 /** Walks an HTML fragment into an existing builder (used for HTML blocks inside Markdown). */
 export function walkHtml(html: string, b: DocBuilder, opts: { tableName: string }): void {
+  assertNesting(html);
   const root = parseDocument(html, { decodeEntities: true, lowerCaseTags: true }) as unknown as HNode;
   walkHtmlNodes(root.children ?? [], b, opts);
 }
