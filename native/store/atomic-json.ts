@@ -1,5 +1,6 @@
 import { open, rename, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { EngineError } from '../contract/errors.js';
 
 /** Writes JSON so that a crash leaves either the old or the new file: temp file, fsync, rename, fsync dir. */
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
@@ -28,12 +29,25 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** Reads a JSON file; undefined when it does not exist. */
+/**
+ * Reads a JSON file of the library; undefined when it does not exist. A file that is not JSON (damaged
+ * by a disk fault or an edit) is LIBRARY_FORMAT_MISMATCH, naming the file, not a bare SyntaxError.
+ */
 export async function readJson(file: string): Promise<unknown> {
+  let text: string;
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as unknown;
+    text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new EngineError(
+      'LIBRARY_FORMAT_MISMATCH',
+      `${file} is damaged (${text.length === 0 ? 'empty' : 'not valid JSON'}). Restore the library folder from a backup, or re-index the manuals into a new library folder.`,
+      { cause: err },
+    );
   }
 }

@@ -6,6 +6,7 @@ import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { EngineError } from '../contract/errors.js';
+import { libraryDiskError } from './disk-errors.js';
 
 export const LOCK_FILE = 'library.lock';
 
@@ -36,7 +37,7 @@ export class LibraryLock {
         heldHere.add(key);
         return new LibraryLock(file, key);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw libraryDiskError(err, dir, { permission: true }) ?? err;
       }
       const owner = readOwner(file);
       if (owner && ownerAlive(owner)) throw locked(dir, owner.pid);
