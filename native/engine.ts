@@ -31,6 +31,7 @@ import type { Embedder } from './embed/types.js';
 import { EmbeddingCache } from './embed/cache.js';
 import { LIBRARY_FILE, LibraryStore } from './store/library-store.js';
 import { readJson, writeJsonAtomic } from './store/atomic-json.js';
+import { LibraryReadOnlyError, libraryDiskError } from './store/disk-errors.js';
 import type { LibraryMeta } from './store/types.js';
 import { hybridSearch } from './search/hybrid.js';
 import { CodeIndex } from './fault-codes/index.js';
@@ -73,6 +74,8 @@ class LocalEngine implements Engine {
   /** Installed packs that could not be opened, with the reason (shown by listPacks). */
   private readonly packProblems = new Map<string, string>();
   private packsCleaned = false;
+  /** Set when the library folder turned out not writable: it was opened read-only, writes say why. */
+  private writeBlocked: EngineError | null = null;
   private opening: Promise<void> | null = null;
   private closed = false;
   /** Serialises writes (ingest, remove) inside this process. */
@@ -103,22 +106,32 @@ class LocalEngine implements Engine {
 
   private async open(create: boolean): Promise<void> {
     const dir = this.config.libraryDir;
+    await assertFolder(dir);
     const recorded = (await readJson(path.join(dir, LIBRARY_FILE))) as LibraryMeta | undefined;
     const spec = this.config.embedder ?? specForRecorded(recorded?.embedder?.id ?? null);
     const embedder = await createEmbedder(spec);
     try {
-      const store = await LibraryStore.open(dir, {
+      const options = {
         embedder: embedder ? { id: embedder.id, dims: embedder.dims } : null,
         create: create || this.config.create === true,
         readOnly: this.config.readOnly === true,
         chunkerVersion: CHUNKER_VERSION,
-      });
+      };
+      let store: LibraryStore;
+      try {
+        store = await LibraryStore.open(dir, options);
+      } catch (err) {
+        if (!(err instanceof LibraryReadOnlyError) || options.create) throw err;
+        // A library on a read-only disk (or without write permission) can still be searched.
+        store = await LibraryStore.open(dir, { ...options, readOnly: true });
+        this.writeBlocked = err;
+      }
       this.embedder = embedder;
       this.cache = embedder ? EmbeddingCache.open(dir, embedder.id, embedder.dims) : null;
       this.store = store;
       await this.rebuildCodeIndex();
       // Leftovers of an interrupted pack import are removed by the one writer, then packs load.
-      if (!this.config.readOnly && !this.packsCleaned) {
+      if (!this.config.readOnly && !this.writeBlocked && !this.packsCleaned) {
         await cleanupPacks(dir, modelSearchDirs()[0]);
         this.packsCleaned = true;
       }
@@ -165,7 +178,7 @@ class LocalEngine implements Engine {
   // ---- EngineApi -------------------------------------------------------------------------------
 
   info(): Promise<Result<LibraryInfo>> {
-    return guard(async () => {
+    return this.guard(async () => {
       const store = await this.ensureOpen(false);
       const stats = await store.stats();
       const meta = store.info;
@@ -182,7 +195,7 @@ class LocalEngine implements Engine {
   }
 
   ingest(req: IngestRequest, hooks: EngineHooks = {}): Promise<Result<IngestReport>> {
-    return guard(() =>
+    return this.guard(() =>
       this.serialWrite(async () => {
         this.assertWritable();
         const store = await this.ensureOpen(true);
@@ -229,7 +242,7 @@ class LocalEngine implements Engine {
   }
 
   search(req: SearchRequest): Promise<Result<SearchResponse>> {
-    return guard(async () => {
+    return this.guard(async () => {
       const t0 = performance.now();
       const query = validateQuery(req.query);
       const k = clampK(req.k);
@@ -258,7 +271,7 @@ class LocalEngine implements Engine {
   }
 
   ask(req: AskRequest, hooks: AskHooks = {}): Promise<Result<AskResponse>> {
-    return guard(async () => {
+    return this.guard(async () => {
       await this.ensureOpen(false);
       const unwrap = <T>(r: Result<T>): T => {
         if (!r.ok) throw new EngineError(r.error.code, r.error.message);
@@ -278,11 +291,11 @@ class LocalEngine implements Engine {
   }
 
   listModels(): Promise<Result<ModelStatus[]>> {
-    return guard(() => this.answerModels.list(this.embedderId));
+    return this.guard(() => this.answerModels.list(this.embedderId));
   }
 
   lookupCode(req: CodeLookupRequest): Promise<Result<CodeLookupResponse>> {
-    return guard(async () => {
+    return this.guard(async () => {
       const text = validateQuery(req.text);
       const t0 = performance.now();
       const store = await this.ensureOpen(false);
@@ -311,7 +324,7 @@ class LocalEngine implements Engine {
   }
 
   listManuals(): Promise<Result<ManualInfo[]>> {
-    return guard(async () => {
+    return this.guard(async () => {
       const store = await this.ensureOpen(false);
       const files = store.getFiles();
       const current = newestRevisions(files);
@@ -333,7 +346,7 @@ class LocalEngine implements Engine {
 
   /** The source viewer's copy of a library file: only files recorded in the library, never other paths. */
   openSource(req: SourceRequest): Promise<Result<SourceDocument>> {
-    return guard(async () => {
+    return this.guard(async () => {
       const store = await this.ensureOpen(false);
       const rec = store.getFiles().find((f) => f.file === req.file);
       if (!rec) throw new EngineError('NOT_FOUND', `${req.file} is not in the library. Search again, or add the file in the Library screen.`);
@@ -351,10 +364,11 @@ class LocalEngine implements Engine {
   }
 
   removeFiles(files: string[]): Promise<Result<{ removed: number }>> {
-    return guard(() =>
+    return this.guard(() =>
       this.serialWrite(async () => {
         this.assertWritable();
         const store = await this.ensureOpen(false);
+        this.assertWritable(); // opening may have found the folder read-only
         const known = new Set(store.getFiles().map((f) => f.file));
         const unknown = files.filter((f) => !known.has(f));
         if (unknown.length > 0) {
@@ -407,7 +421,7 @@ class LocalEngine implements Engine {
   }
 
   listPacks(): Promise<Result<PackInfo[]>> {
-    return guard(async () => {
+    return this.guard(async () => {
       const trusted = trustedFingerprints(this.config.libraryDir);
       return readRegistry(this.config.libraryDir).map((e) => {
         const info = toPackInfo(this.config.libraryDir, e, trusted);
@@ -418,7 +432,7 @@ class LocalEngine implements Engine {
   }
 
   verifyPack(req: { file: string }, hooks: PackHooks = {}): Promise<Result<PackVerifyReport>> {
-    return guard(async () => {
+    return this.guard(async () => {
       const store = await this.ensureOpen(false).catch((err: unknown) => {
         if (err instanceof EngineError && err.code === 'LIBRARY_NOT_FOUND') return null;
         throw err;
@@ -436,7 +450,7 @@ class LocalEngine implements Engine {
   }
 
   private installPackFile(req: PackImportRequest, mode: 'import' | 'update', hooks: PackHooks): Promise<Result<PackInfo>> {
-    return guard(() =>
+    return this.guard(() =>
       this.serialWrite(async () => {
         this.assertWritable();
         // A site may start with packs only: the first import creates the (empty) local library.
@@ -475,10 +489,11 @@ class LocalEngine implements Engine {
   }
 
   rollbackPack(req: { id: string }): Promise<Result<PackInfo>> {
-    return guard(() =>
+    return this.guard(() =>
       this.serialWrite(async () => {
         this.assertWritable();
         await this.ensureOpen(false);
+        this.assertWritable(); // opening may have found the folder read-only
         await closePackSources(this.packs);
         try {
           return await rollbackPack(this.config.libraryDir, req.id);
@@ -490,10 +505,11 @@ class LocalEngine implements Engine {
   }
 
   removePack(req: { id: string }): Promise<Result<{ removed: string }>> {
-    return guard(() =>
+    return this.guard(() =>
       this.serialWrite(async () => {
         this.assertWritable();
         await this.ensureOpen(false);
+        this.assertWritable(); // opening may have found the folder read-only
         await closePackSources(this.packs);
         try {
           await removePack(this.config.libraryDir, req.id, modelSearchDirs()[0] as string);
@@ -516,7 +532,13 @@ class LocalEngine implements Engine {
     this.codes = null;
   }
 
+  /** Runs an API call: anything thrown becomes error data; the library's full disk says so. */
+  private guard<T>(fn: () => Promise<T>): Promise<Result<T>> {
+    return guard(fn, this.config.libraryDir);
+  }
+
   private assertWritable(): void {
+    if (this.writeBlocked) throw this.writeBlocked;
     if (this.config.readOnly) {
       throw new EngineError('INVALID_INPUT', 'This library was opened read-only; close other ManualDesk windows and open it for editing.');
     }
@@ -585,8 +607,19 @@ export function modelSearchDirs(): string[] {
   return dirs;
 }
 
+/** A library path that exists must be a folder (a file there is never a library). */
+async function assertFolder(dir: string): Promise<void> {
+  const st = await fs.stat(dir).catch(() => null);
+  if (st && !st.isDirectory()) {
+    throw new EngineError(
+      'INVALID_INPUT',
+      `The library path ${dir} is a file, not a folder. Choose a folder for the library (an empty or new one to start a library).`,
+    );
+  }
+}
+
 function validateQuery(q: unknown): string {
-  if (typeof q !== 'string') throw new EngineError('INVALID_INPUT', 'The query must be text.');
+  if (typeof q !== 'string') throw new EngineError('INVALID_INPUT', 'The query must be text: type a fault code or a few words about the problem.');
   // Control characters carry no meaning in a manual search; keep tabs/newlines as spaces.
   // eslint-disable-next-line no-control-regex
   const clean = q.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
@@ -600,7 +633,7 @@ function validateQuery(q: unknown): string {
 function clampK(k: number | undefined): number {
   if (k === undefined) return 10;
   if (!Number.isInteger(k) || k < 1 || k > 200) {
-    throw new EngineError('INVALID_INPUT', `k must be a whole number from 1 to 200 (got ${k}).`);
+    throw new EngineError('INVALID_INPUT', `k must be a whole number from 1 to 200 (got ${k}); use a number in that range, or leave it out for 10.`);
   }
   return k;
 }
@@ -609,11 +642,11 @@ function round2(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
-async function guard<T>(fn: () => Promise<T>): Promise<Result<T>> {
+async function guard<T>(fn: () => Promise<T>, libraryDir: string): Promise<Result<T>> {
   try {
     return ok(await fn());
   } catch (err) {
-    return { ok: false, error: toErrorData(err) };
+    return { ok: false, error: toErrorData(libraryDiskError(err, libraryDir) ?? err) };
   }
 }
 

@@ -2,7 +2,7 @@
  * The one engine contract. The CLI calls it directly; the desktop app (IPC) and browser mode (HTTP)
  * expose exactly these methods. Everything here must be plain, serialisable data.
  */
-import type { Result } from './errors.js';
+import type { ErrorCode, Result } from './errors.js';
 import type { Block, Lang } from './document.js';
 import type { AskHooks, AskRequest, AskResponse, ModelStatus } from './answer.js';
 import type { PackImportRequest, PackInfo, PackProgress, PackVerifyReport } from './packs.js';
@@ -62,6 +62,8 @@ export interface SearchResponse {
 export interface SkippedFile {
   file: string;
   reason: string;
+  /** Why, as an error code (FILE_UNREADABLE, UNSUPPORTED_FORMAT…); absent in reports of older versions. */
+  code?: ErrorCode;
 }
 
 export interface IngestRequest {

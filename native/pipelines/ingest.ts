@@ -23,6 +23,7 @@ import type { EmbeddingCache } from '../embed/cache.js';
 import { embedWithCache } from '../embed/cache.js';
 import type { LibraryStore } from '../store/library-store.js';
 import { scanPaths, describeFsError } from './scan.js';
+import { libraryDiskError } from '../store/disk-errors.js';
 import { OcrSession, type OcrOptions } from '../ocr/tesseract.js';
 
 export interface IngestDeps {
@@ -66,7 +67,7 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
 
   progress({ phase: 'scan', done: 0, total: req.paths.length });
   const scan = await scanPaths(req.paths, isManualFile);
-  const skipped: SkippedFile[] = scan.missing.map((m) => ({ file: m.file, reason: m.reason }));
+  const skipped: SkippedFile[] = scan.missing.map((m) => ({ file: m.file, reason: m.reason, code: m.code }));
   const known = new Map(store.getFiles().map((f) => [f.file, f] as const));
   const stale =
     deps.libraryVersions.chunkerVersion !== CHUNKER_VERSION || deps.libraryVersions.analyzerVersion !== ANALYZER_VERSION;
@@ -100,7 +101,10 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
         if (same && prev.sha256 === sha256) {
           report.unchanged++;
         } else {
-          const written = await ingestFile(deps, { ...f, companions }, sha256, prev, signal, progress, { done, total }, ocr);
+          // The file may have changed since the scan (still being copied, edited): the record describes
+          // the bytes read, so the next run and the source viewer compare against what was indexed.
+          const read = { ...f, size: buf.length, mtimeMs: (await fs.stat(f.abs)).mtimeMs, companions };
+          const written = await ingestFile(deps, read, buf, sha256, prev, signal, progress, { done, total }, ocr);
           report.files++;
           report.chunks += written.chunks;
           if (written.pagesWithoutText.length > 0) {
@@ -118,8 +122,14 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
       }
     } catch (err) {
       if (signal?.aborted) throw err;
+      // The library's disk (full, read-only) stops the run: every other file would fail the same way.
+      if (err instanceof LibraryWriteFailure) throw err.cause;
       const data = toErrorData(err);
-      skipped.push({ file: f.rel, reason: data.code === 'INTERNAL' ? describeFsError(err, f.rel) : data.message });
+      skipped.push(
+        data.code === 'INTERNAL'
+          ? { file: f.rel, reason: describeFsError(err, f.rel), code: 'FILE_UNREADABLE' }
+          : { file: f.rel, reason: data.message, code: data.code },
+      );
     }
     done++;
   }
@@ -149,6 +159,7 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
 async function ingestFile(
   deps: IngestDeps,
   f: { abs: string; rel: string; size: number; mtimeMs: number; companions: string },
+  data: Buffer,
   sha256: string,
   prev: FileRecord | undefined,
   signal: AbortSignal | undefined,
@@ -156,7 +167,9 @@ async function ingestFile(
   counts: { done: number; total: number },
   ocr: OcrSession | null,
 ): Promise<{ chunks: number; pagesWithoutText: number[]; ocrPages: OcrPageInfo[]; schemes: CodeScheme[] }> {
+  // Parsed from the bytes hashed: the record's sha256 is always the indexed text's, even when the file changes meanwhile.
   const doc = await parseFile(f.abs, {
+    data,
     signal,
     ocr: ocr
       ? { session: ocr, onPage: (p) => progress({ phase: 'parse', file: f.rel, ...counts, page: p.page, pageCount: p.pageCount }) }
@@ -208,8 +221,20 @@ async function ingestFile(
     ingestedAt: new Date().toISOString(),
     companions: f.companions,
   };
-  await deps.store.replaceFile(rec, chunks, vectors, codes);
+  try {
+    await deps.store.replaceFile(rec, chunks, vectors, codes);
+  } catch (err) {
+    const disk = libraryDiskError(err, deps.store.dir, { permission: true });
+    throw disk ? new LibraryWriteFailure(disk) : err;
+  }
   return { chunks: chunks.length, pagesWithoutText: rec.pagesWithoutText, ocrPages: doc.ocrPages ?? [], schemes };
+}
+
+/** A write into the library failed for a reason of the library's disk, not of the manual. */
+class LibraryWriteFailure extends Error {
+  constructor(override readonly cause: EngineError) {
+    super(cause.message);
+  }
 }
 
 function normaliseTitle(title: string): string {

@@ -1,6 +1,7 @@
 /** Finds the manual files under the paths given to ingest, with their path relative to the ingested root. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { ErrorCode } from '../contract/errors.js';
 
 export interface ScannedFile {
   /** Absolute path. */
@@ -16,9 +17,15 @@ export interface ScannedFile {
 export interface ScanResult {
   files: ScannedFile[];
   /** Paths that could not be read at all, with the reason. */
-  missing: { file: string; reason: string }[];
+  missing: Missing[];
   /** The roots that were scanned as folders (files under them that vanished are removed from the library). */
   roots: string[];
+}
+
+export interface Missing {
+  file: string;
+  reason: string;
+  code: ErrorCode;
 }
 
 const SKIP_DIRS = new Set(['node_modules', '.git', '.svn', '.hg', '__MACOSX']);
@@ -29,7 +36,7 @@ const SKIP_DIRS = new Set(['node_modules', '.git', '.svn', '.hg', '__MACOSX']);
  */
 export async function scanPaths(paths: string[], accept: (file: string) => boolean): Promise<ScanResult> {
   const files: ScannedFile[] = [];
-  const missing: { file: string; reason: string }[] = [];
+  const missing: Missing[] = [];
   const roots: string[] = [];
   for (const p of paths) {
     const abs = path.resolve(p);
@@ -37,7 +44,7 @@ export async function scanPaths(paths: string[], accept: (file: string) => boole
     try {
       st = await fs.stat(abs);
     } catch (err) {
-      missing.push({ file: p, reason: describeFsError(err, p) });
+      missing.push({ file: p, reason: describeFsError(err, p), code: 'FILE_UNREADABLE' });
       continue;
     }
     if (st.isDirectory()) {
@@ -45,7 +52,11 @@ export async function scanPaths(paths: string[], accept: (file: string) => boole
       await walk(abs, abs, files, missing, accept);
     } else if (st.isFile()) {
       if (!accept(abs)) {
-        missing.push({ file: p, reason: 'This file type is not supported. Supported: PDF, Markdown, AsciiDoc, reStructuredText, HTML, text, DOCX, CSV, YAML, JSON, .properties, XLSX.' });
+        missing.push({
+          file: p,
+          reason: 'This file type is not supported. Supported: PDF, Markdown, AsciiDoc, reStructuredText, HTML, text, DOCX, CSV, YAML, JSON, .properties, XLSX. Convert it to one of them and add it again.',
+          code: 'UNSUPPORTED_FORMAT',
+        });
         continue;
       }
       files.push({ abs, rel: path.basename(abs), root: path.dirname(abs), size: st.size, mtimeMs: st.mtimeMs });
@@ -59,14 +70,14 @@ async function walk(
   root: string,
   dir: string,
   out: ScannedFile[],
-  missing: { file: string; reason: string }[],
+  missing: Missing[],
   accept: (file: string) => boolean,
 ): Promise<void> {
   let entries;
   try {
     entries = await fs.readdir(dir, { withFileTypes: true });
   } catch (err) {
-    missing.push({ file: dir, reason: describeFsError(err, dir) });
+    missing.push({ file: dir, reason: describeFsError(err, dir), code: 'FILE_UNREADABLE' });
     return;
   }
   for (const e of entries) {
@@ -79,7 +90,7 @@ async function walk(
         const st = await fs.stat(abs);
         out.push({ abs, rel: path.relative(root, abs).split(path.sep).join('/'), root, size: st.size, mtimeMs: st.mtimeMs });
       } catch (err) {
-        missing.push({ file: abs, reason: describeFsError(err, abs) });
+        missing.push({ file: abs, reason: describeFsError(err, abs), code: 'FILE_UNREADABLE' });
       }
     }
   }
@@ -89,5 +100,5 @@ export function describeFsError(err: unknown, file: string): string {
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT') return `Not found: ${file}. Check the path and that the drive is connected.`;
   if (code === 'EACCES' || code === 'EPERM') return `Permission denied reading ${file}. Ask for read access or copy the file somewhere readable.`;
-  return `Cannot read ${file}: ${(err as Error)?.message ?? String(err)}`;
+  return `Cannot read ${file}: ${(err as Error)?.message ?? String(err)}. Check that the drive is connected and the file opens, then add it again.`;
 }
