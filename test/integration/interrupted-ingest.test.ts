@@ -9,35 +9,10 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../native/engine.js';
+import { NOTES, code, marker, writeRound } from './crash-corpus.js';
 import { BIN, REPO_ROOT, cleanupTemp, copyFixtures, tempDir, value } from './helpers.js';
 
 afterAll(cleanupTemp);
-
-const NOTES = 8;
-const LETTERS = 'abcdefghij';
-/** One word per (round, note): the analyzer keeps it whole. */
-const marker = (round: number, note: number) => `zz${LETTERS[round]}${LETTERS[note]}zz`;
-const code = (round: number, note: number) => `E-${900 + round * 10 + note}`;
-
-/** Round r of the corpus: every note carries round r's marker and code; note 7 exists in even rounds only. */
-function writeRound(corpus: string, round: number): void {
-  const dir = path.join(corpus, 'extra');
-  fs.mkdirSync(dir, { recursive: true });
-  for (let i = 0; i < NOTES; i++) {
-    const file = path.join(dir, `note-${i}.md`);
-    if (i === NOTES - 1 && round % 2 === 1) {
-      fs.rmSync(file, { force: true });
-      continue;
-    }
-    fs.writeFileSync(
-      file,
-      `# Service note ${i}\n\nRound marker ${marker(round, i)} for this note.\n\n` +
-        `## Fault list\n\n| Error | Message |\n|---|---|\n| ${code(round, i)} | Marker fault ${marker(round, i)} |\n`,
-    );
-    const t = new Date(Date.now() + round * 10_000);
-    fs.utimesSync(file, t, t);
-  }
-}
 
 /**
  * Where to kill: on the nth progress event of a phase (child driver; `finalStore` = the store event of
