@@ -21,6 +21,7 @@ const GENERIC_WORDS = [
   'possible', 'correct', 'right', 'best', 'good', 'keep', 'go', 'one', 'cause', 'reason', 'explain',
   'find', 'check', 'set', 'after', 'before', 'when', 'while', 'again', 'still', 'always', 'never', 'every',
   'time', 'sometimes', 'random', 'all', 'any', 'some', 'other', 'first', 'not', 'no',
+  "can't", "won't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "cannot",
   '什么', '意思', '怎么办', '处理', '为什么', '问题', '如何', '可以', '能', '不', '还', '多少', '以内',
 ];
 let generic: Set<string> | null = null;

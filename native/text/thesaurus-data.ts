@@ -78,7 +78,7 @@ export const THESAURUS: readonly ThesaurusEntry[] = [
   { en: ['fan', 'cooling fan'], zh: ['风扇', '散热风扇'] },
   { en: ['cooling', 'coolant'], zh: ['冷却', '冷却液', '散热'] },
   { en: ['wiring', 'wire', 'cable', 'connector', 'harness', 'loose connection', 'plug'], zh: ['接线', '线缆', '电缆', '连接器', '插头', '线束', '接头', '导线'] },
-  { en: ['power supply', 'psu', 'power'], zh: ['电源', '供电'] },
+  { en: ['power supply', 'psu'], zh: ['电源', '供电'] },
   { en: ['fuse'], zh: ['保险丝', '熔断器', '熔丝'] },
   { en: ['battery'], zh: ['电池', '蓄电池'] },
   { en: ['voltage'], zh: ['电压'] },
