@@ -11,7 +11,7 @@
 import type { CodeMatch, SearchHit } from '../contract/api.js';
 import type { Citation } from '../contract/answer.js';
 import { sentenceRanges } from '../chunk/sentences.js';
-import { analyze } from '../text/analyze.js';
+import { analyze, analyzeQuery } from '../text/analyze.js';
 import { termAlternatives } from './evidence.js';
 
 export interface Unit {
@@ -46,6 +46,11 @@ export interface ExtractedPart {
 const STEP = /^\s*(?:\d{1,3}[.)]|step\s+\d+[:.)]?|第\s*\d+\s*步)\s+/i;
 const ITEM = /^\s*[-*•·▪◦‣]\s+/;
 const HEADING = /^\s*#{1,6}\s|^\s*=+\s/;
+/** A passage is the primary one when its best unit reaches this share of the best unit of all. */
+const PRIMARY_SHARE = 0.5;
+/** Another passage adds units when its best unit reaches this share of the best unit of all. */
+const RELEVANT_SHARE = 0.75;
+const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row']);
 
 /** Cuts a passage into answer units (pure). */
 export function passageUnits(hit: Pick<SearchHit, 'text' | 'kind'>, passage: number): Unit[] {
@@ -75,7 +80,23 @@ interface Scorer {
   score(text: string): number;
 }
 
-/** Weights the question's terms by rarity among the candidates (a term every passage has says little). */
+/**
+ * The question's terms grouped by the word they come from: "power-on" yields "poweron" and "power",
+ * one word of the question, so it counts once. A Chinese run is many words: each term stands alone.
+ */
+export function termGroups(question: string, terms: string[]): string[][] {
+  const left = new Set(terms);
+  const groups: string[][] = [];
+  for (const m of question.matchAll(/[^\s,.;:!?，。；：！？'"“”]+/gu)) {
+    const mine = [...new Set(analyzeQuery(m[0], { expand: false }).terms)].filter((t) => left.has(t));
+    for (const t of mine) left.delete(t);
+    if (/\p{Script=Han}/u.test(m[0])) groups.push(...mine.map((t) => [t]));
+    else if (mine.length > 0) groups.push(mine);
+  }
+  return [...groups, ...[...left].map((t) => [t])];
+}
+
+/** Weights the question's words by rarity among the candidates (a word every passage has says little). */
 function makeScorer(question: string, passages: string[], extraTerms: string[]): Scorer {
   const alts = termAlternatives(question);
   for (const t of extraTerms) if (!alts.has(t)) alts.set(t, []);
@@ -88,11 +109,12 @@ function makeScorer(question: string, passages: string[], extraTerms: string[]):
     const base = Math.log(1 + (sets.length + 1) / (df + 0.5));
     weights.set(t, extraTerms.includes(t) && !question.toLowerCase().includes(t) ? base * 0.5 : base);
   }
+  const groups = termGroups(question, [...alts.keys()]);
   return {
     score(text: string): number {
       const set = new Set(analyze(text));
       let s = 0;
-      for (const [t, w] of weights) if (has(t, set)) s += w;
+      for (const g of groups) s += Math.max(0, ...g.filter((t) => has(t, set)).map((t) => weights.get(t) ?? 0));
       return s;
     },
   };
@@ -131,34 +153,51 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
     chars += u.text.length;
     return true;
   };
-  const ranked = perPassage.flat().sort((a, b) => b.score - a.score || a.passage - b.passage || a.order - b.order);
-  const top = ranked[0] as Unit;
-  const topUnits = perPassage[top.passage] as Unit[];
-  if (top.kind === 'heading' || (topUnits[0]?.kind === 'heading' && topUnits[0].score >= best)) {
-    // The question matches a section's heading (FAQ style, "How to …"): the section's text is the answer.
-    for (const u of topUnits) if (!add(u)) break;
+  const byScore = (a: Unit, b: Unit) => b.score - a.score || a.passage - b.passage || a.order - b.order;
+  const passageBest = perPassage.map((units) => Math.max(0, ...units.map((u) => u.score)));
+  // The primary passage is the best-ranked one that is about the question: retrieval ranked the
+  // passages, and word overlap alone would let a passage that repeats one question word win over
+  // the section that answers it.
+  const primary = passageBest.findIndex((b) => b >= best * PRIMARY_SHARE);
+  const units = perPassage[primary] as Unit[];
+  const primaryBest = passageBest[primary] as number;
+  if (units[0]?.kind === 'heading' && units[0].score >= primaryBest) {
+    // The question matches the section's heading (FAQ style, "How to …"): the section's text is the answer.
+    for (const u of units) if (!add(u)) break;
   } else {
-    // Passages that are about the question (their best unit is close to the best of all)…
-    const passageBest = perPassage.map((units) => Math.max(0, ...units.map((u) => u.score)));
-    const relevant = (u: Unit) => (passageBest[u.passage] ?? 0) >= best * 0.75;
-    for (const u of ranked) {
-      if (u.score < best * keepShare) break;
-      if (!relevant(u)) continue;
+    // Its units that carry the question's words, each with what completes it: the whole numbered run
+    // of a step (a procedure is not useful cut short) and the sentence after a sentence (the remedy
+    // often follows the symptom).
+    for (const u of [...units].sort(byScore)) {
+      if (u.score < primaryBest * keepShare || u.score <= 0) break;
       if (!add(u)) break;
-      const units = perPassage[u.passage] as Unit[];
       const at = units.indexOf(u);
       if (u.kind === 'step') {
-        // …the whole numbered run a step belongs to, in order…
         let a = at;
         let b = at;
         while (a > 0 && units[a - 1]?.kind === 'step') a--;
         while (b + 1 < units.length && units[b + 1]?.kind === 'step') b++;
         for (let i = a; i <= b && i - a < 12; i++) add(units[i] as Unit);
-      } else if (u === top && units[at + 1]?.kind === 'sentence') {
-        // …and the sentence after the best one (the remedy often follows the symptom).
+      } else if (u.kind === 'heading') {
+        // A heading inside the passage that matches the question: its subsection is the answer.
+        for (let i = at + 1; i < units.length && i - at <= 12 && (units[i] as Unit).kind !== 'heading'; i++) if (!add(units[i] as Unit)) break;
+      } else if (/[:：]$/.test(u.text)) {
+        // A lead-in ("the settings are:", "Things to look for:") brings the list it introduces.
+        for (let i = at + 1; i < units.length && i - at <= 12 && LIST_KINDS.has((units[i] as Unit).kind); i++) add(units[i] as Unit);
+      } else if (u.kind === 'sentence' && u === units.reduce((a, b) => (b.score > a.score ? b : a))) {
+        // The best sentence brings the sentences that follow it (the caveat, what to do next).
+        for (let i = at + 1; i < units.length && i - at <= 5 && (units[i] as Unit).kind === 'sentence'; i++) if (!add(units[i] as Unit)) break;
+      } else if (u.kind === 'sentence' && units[at + 1]?.kind === 'sentence') {
         add(units[at + 1] as Unit);
       }
     }
+  }
+  // Other passages about the question (their best is close to the best of all) add their units that
+  // carry the question's words (a code table row that names the symptom, the setting to change).
+  const others = perPassage.flatMap((us, i) => (i === primary || (passageBest[i] as number) < best * RELEVANT_SHARE ? [] : us)).sort(byScore);
+  for (const u of others) {
+    if (u.score < best * keepShare) break;
+    if (u.kind !== 'heading' && !add(u)) break;
   }
   return [...chosen]
     .sort((a, b) => a.passage - b.passage || a.order - b.order)

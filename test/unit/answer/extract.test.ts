@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeAnswerLines, extractParts, passageUnits } from '../../../native/answer/extract.js';
+import { codeAnswerLines, extractParts, passageUnits, termGroups } from '../../../native/answer/extract.js';
 import { findSafety } from '../../../native/answer/safety.js';
 import { checkCitations } from '../../../native/answer/citations.js';
 import { rewriteFollowUp } from '../../../native/answer/followup.js';
@@ -57,6 +57,34 @@ describe('extractive selection', () => {
       { text: 'The back gauge fingers can be adjusted in height.', passage: 1 },
       { text: 'Loosen the clamp lever first.', passage: 1 },
     ]);
+  });
+  it('a lead-in sentence brings the list it introduces', () => {
+    const p = hit('## Print settings\nPrint the brackets with these minimum slicer settings:\n- Layer height 50% of the nozzle\n- 5 top and bottom layers\n- 40% infill\nPLA is fine for covers.');
+    expect(extractParts('what slicer settings for the brackets', [p]).map((x) => x.text)).toEqual([
+      'Print the brackets with these minimum slicer settings:',
+      '- Layer height 50% of the nozzle',
+      '- 5 top and bottom layers',
+      '- 40% infill',
+    ]);
+  });
+  it('the best sentence brings the caveats that follow it; a matching inner heading brings its subsection', () => {
+    const p = hit(
+      '#### Unlock\nAlarm mode locks all commands. To move the axes off the switches, send the unlock command to clear the alarm lock.\nBe careful. The position may be lost. Home the machine again.\n#### Homing cycle\nStarts at the switches and sets zero.',
+    );
+    expect(extractParts('clear the alarm lock to move off the switches', [p]).map((x) => x.text)).toEqual([
+      'To move the axes off the switches, send the unlock command to clear the alarm lock.',
+      'Be careful.',
+      'The position may be lost.',
+      'Home the machine again.',
+    ]);
+    expect(extractParts('what does the homing cycle do', [p]).map((x) => x.text)).toEqual(['Home the machine again.', '#### Homing cycle', 'Starts at the switches and sets zero.']);
+  });
+  it('the best-ranked passage about the question leads; a hyphenated word counts once', () => {
+    const faq = hit('## Why can\'t I move before homing?\nThe controller checks each head move against the travel limits only after homing.');
+    const psu = hit('Power supply: a power supply must be rated for the power of all motors. Power-on the PSU last.');
+    const parts = extractParts('why can\'t I jog the head after power-on', [faq, psu]);
+    expect(parts[0]).toEqual({ text: 'The controller checks each head move against the travel limits only after homing.', passage: 0 });
+    expect(termGroups('power-on head 电源接线', ['poweron', 'power', 'head', '电源', '接线', 'extra'])).toEqual([['poweron', 'power'], ['head'], ['电源'], ['接线'], ['extra']]);
   });
   it('nothing in common → nothing extracted', () => {
     expect(extractParts('spindle encoder', [OTHER])).toEqual([]);
