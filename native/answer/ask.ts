@@ -119,7 +119,11 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   let out: Omit<AskResponse, 'safety' | 'ms'>;
   const matches = pickCodes(codes, evidence);
   if (matches.length > 0) {
-    out = { ...codeAnswer(standaloneQuery, matches, passages), question, standaloneQuery, refused: false };
+    const rest = termsBeyondCodes(standaloneQuery, matches);
+    // A question that asks more than the code's meaning ("which setting do I raise?") follows the
+    // record's remedy into the same documentation set, where the setting or check it names is explained.
+    const related = rest.length > 0 ? await relatedPassages(deps, standaloneQuery, matches[0] as CodeMatch, req.filters) : [];
+    out = { ...codeAnswer(standaloneQuery, matches, related), question, standaloneQuery, refused: false };
   } else if (generator) {
     const tl = performance.now();
     const gen = await generativeAnswer(generator, standaloneQuery, passages.slice(0, k), hooks, t);
@@ -164,6 +168,22 @@ function pickCodes(codes: CodeLookupResponse | null, ev: Evidence): CodeMatch[] 
 
 type PartialAnswer = Pick<AskResponse, 'answer' | 'mode' | 'citations'> & Pick<AskResponse, 'invalidCitations' | 'fallbackReason' | 'refusal'> & { refused: boolean };
 
+/** The question's content terms that the code records do not already answer (their words, numbers aside). */
+function termsBeyondCodes(question: string, matches: CodeMatch[]): string[] {
+  const recordTokens = new Set(analyze(matches.map((m) => `${m.code} ${m.key} ${m.title} ${m.description} ${m.cause} ${m.remedy} ${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')}`).join('\n')));
+  return contentTerms(question).filter((t) => !recordTokens.has(t) && !/^\d+$/.test(t));
+}
+
+/**
+ * Passages about the question and the record's remedy, from the code's documentation set (the top
+ * folder of its file: the machine's or vendor's manuals) unless the technician chose a folder.
+ */
+async function relatedPassages(deps: AnswerDeps, question: string, m: CodeMatch, filters?: SearchFilters): Promise<SearchHit[]> {
+  const pathPrefix = filters?.pathPrefix ?? (m.file.includes('/') ? `${m.file.split('/')[0]}/` : undefined);
+  const res = await deps.search({ query: `${question} ${m.remedy || m.description || m.title}`, k: 5, filters: { ...filters, pathPrefix } });
+  return res.hits;
+}
+
 /** A code question: the code's record first (meaning, cause, remedy, page), then passages that add to it. */
 function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[]): PartialAnswer {
   const citations: Citation[] = [];
@@ -174,14 +194,16 @@ function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[
     const body = codeAnswerLines(m);
     lines.push(`${body.join('\n')} [${n}]`);
   }
-  // Passages that explain the code further (the setting to change, what to check), only when the
-  // question asks more than the code's meaning; never other rows of a code table.
-  const recordTokens = new Set(analyze(matches.map((m) => `${m.code} ${m.key} ${m.title} ${m.description} ${m.cause} ${m.remedy} ${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')}`).join('\n')));
-  const rest = contentTerms(question).filter((t) => !recordTokens.has(t) && !/^\d+$/.test(t));
+  // Passages and rows that explain the code further (the setting to change, what to check); never
+  // other rows of the code tables, and nothing when the question asks only the code's meaning (no passages).
   const codeTexts = matches.map((m) => m.text.trim());
-  const extra = passages.filter((p) => p.kind === 'passage' && !codeTexts.some((c) => p.text.includes(c)));
+  const codeFiles = new Set(matches.map((m) => m.file));
+  const seen = new Set<string>();
+  const extra = passages.filter(
+    (p) => p.kind !== 'code' && !(p.kind === 'table-row' && codeFiles.has(p.file)) && !codeTexts.some((c) => p.text.includes(c)) && !seen.has(p.chunkId) && seen.add(p.chunkId),
+  );
   const extraTerms = [...new Set(analyze(matches.map((m) => `${m.title} ${m.remedy || m.description}`).join(' ')))];
-  const parts = rest.length >= 1 ? extractParts(question, extra, { maxPassages: 2, maxUnits: 4, maxChars: 700, keepShare: 0.6, extraTerms }) : [];
+  const parts = extractParts(question, extra, { maxPassages: 2, maxUnits: 4, maxChars: 700, keepShare: 0.6, extraTerms });
   const numbers = new Map<number, number>();
   for (const p of parts) {
     if (!numbers.has(p.passage)) {

@@ -11,6 +11,8 @@ const LIBRARY: SearchHit[] = [
   ),
   hit('Change the hydraulic oil every 2000 operating hours. Use ISO VG 46 oil.', { section: 'Maintenance > Hydraulic oil', page: 13 }),
   hit('The back gauge moves on two ball screws driven by servo motors.', { section: 'Back gauge', page: 20 }),
+  hit('Relief valve: the relief valve opens at 210 bar. To raise the pressure, turn the adjusting screw clockwise.', { file: 'press/hydraulics.md', section: 'Hydraulics > Relief valve', page: 30 }),
+  hit('The relief valve of the lift table opens at 150 bar; turn its adjusting screw to raise it.', { file: 'lift/manual.md', section: 'Lift > Relief valve', manual: 'Lift Table Manual' }),
 ];
 
 const AL3: CodeMatch = {
@@ -24,7 +26,7 @@ function deps(generator?: AnswerGenerator | null): AnswerDeps {
   return {
     async search(req: SearchRequest): Promise<SearchResponse> {
       const q = new Set(analyze(req.query));
-      const scored = LIBRARY.map((h) => ({ h, s: analyze(`${h.text} ${h.section}`).filter((t) => q.has(t)).length }))
+      const scored = LIBRARY.filter((h) => h.file.startsWith(req.filters?.pathPrefix ?? '')).map((h) => ({ h, s: analyze(`${h.text} ${h.section}`).filter((t) => q.has(t)).length }))
         .filter((x) => x.s > 0)
         .sort((a, b) => b.s - a.s);
       return { query: req.query, hits: scored.map((x) => ({ ...x.h, score: x.s })), ms: 0, mode: 'keyword' };
@@ -79,6 +81,18 @@ describe('ask', () => {
       'AL-03: Hydraulic pressure low\nPressure below 20 bar.\nCause: Pump not running\nRemedy: Check the contactor and the relief valve.\nApplies to: HPB-200 [1]',
     );
     expect(a.citations[0]).toMatchObject({ n: 1, file: 'press/alarms.csv' });
+  });
+
+  it('code: a question that asks more follows the remedy into the code\'s own documentation set', async () => {
+    const a = await ask(deps(), { question: 'AL-03: which screw do I turn to raise it' });
+    expect(a.mode).toBe('code');
+    expect(a.answer.split('\n\n')).toEqual([
+      'AL-03: Hydraulic pressure low\nPressure below 20 bar.\nCause: Pump not running\nRemedy: Check the contactor and the relief valve.\nApplies to: HPB-200 [1]',
+      'To raise the pressure, turn the adjusting screw clockwise. [2]',
+    ]);
+    expect(a.citations.map((c) => c.file)).toEqual(['press/alarms.csv', 'press/hydraulics.md']);
+    // Only the meaning asked: the record alone.
+    expect((await ask(deps(), { question: 'AL-03' })).citations).toHaveLength(1);
   });
 
   it('refuses an undefined code without calling the model, naming nearby codes and the closest sections', async () => {
