@@ -331,8 +331,7 @@ function tableRow(b: Block, row: Row, layout: TableLayout, sink: RecordSink): vo
     title: (layout.roles.get('title') ?? []).map((c) => cleanCell(row.get(c) ?? '')).find(Boolean),
     description: get('description'),
     cause: get('cause'),
-    // A bracketed list of actions (`[Unload, Retry]`) reads as "Unload, Retry"; prose stays as written.
-    remedy: remedyCell ? (/^\s*\[.*\]\s*$/s.test(remedyCell) ? splitList(remedyCell).join(', ') : remedyCell) : '',
+    remedy: remedyCell ? (isActionList(remedyCell, layout.roles.get('remedy') ?? []) ? actionList(remedyCell) : remedyCell) : '',
   });
   const scopeCell = get('scope');
   const scope = scopeCell ? splitList(scopeCell) : [];
@@ -343,6 +342,21 @@ function tableRow(b: Block, row: Row, layout: TableLayout, sink: RecordSink): vo
     const aliases = alias && alias.key !== n.key ? [alias.key] : [];
     sink.add(raw, n, f, b, rowText(b), { scope, severity, aliases });
   }
+}
+
+/**
+ * A bracketed list of actions (`[Unload, ResetMMU]`), the buttons a printer's dialog offers, reads as
+ * "Actions: Unload, Reset MMU"; an empty list is no remedy. Prose remedies stay as written.
+ */
+function isActionList(cell: string, columns: string[]): boolean {
+  if (/^\s*\[.*\]\s*$/s.test(cell)) return true;
+  // An "action" column of single words or ids ("Retry, Skip"), not a sentence.
+  return columns.length === 1 && /^actions?$/i.test((columns[0] ?? '').trim()) && splitList(cell).every((a) => /^[\p{L}\p{N}_-]+$/u.test(a));
+}
+
+export function actionList(cell: string): string {
+  const items = splitList(cell).map((a) => (/^[A-Za-z][A-Za-z0-9]*$/.test(a) ? a.replace(/([a-z])([A-Z])/g, '$1 $2') : a));
+  return items.length > 0 ? `Actions: ${items.join(', ')}` : '';
 }
 
 /** A code at the start of a heading, term or line; `rest` is what follows its separator. */

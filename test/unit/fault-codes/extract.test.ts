@@ -28,10 +28,11 @@ describe('extractCodes: tables', () => {
     const cols = ['Alarm', 'Message', 'Remedy'];
     const d = doc([
       row('alarms', cols, ['AL-03', 'Pressure low', 'Check the relief valve setting (210 bar); then restart']),
-      row('alarms', cols, ['AL-04', 'Filament stuck', '[Unload, Retry]']),
+      row('alarms', cols, ['AL-04', 'Filament stuck', '[Unload, Retry, ResetMMU]']),
+      row('alarms', cols, ['AL-05', 'Door open', '[]']),
     ]);
     const recs = extractCodes(d, ctx);
-    expect(recs.map((r) => r.remedy)).toEqual(['Check the relief valve setting (210 bar); then restart', 'Unload, Retry']);
+    expect(recs.map((r) => r.remedy)).toEqual(['Check the relief valve setting (210 bar); then restart', 'Actions: Unload, Retry, Reset MMU', '']);
   });
 
   it('leaves settings tables out', () => {
@@ -45,7 +46,7 @@ describe('extractCodes: tables', () => {
       code: 'XX201',
       title: 'HEATER FAULT',
       description: 'Heater did not warm up.',
-      remedy: 'Check the heater cable. Retry',
+      remedy: 'Check the heater cable. Actions: Retry',
       scope: ['ALPHA', 'BETA'],
       aliases: ['heater_fault'],
     });
