@@ -14,13 +14,7 @@ import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../native/engine.js';
 import { analyze } from '../native/text/analyze.js';
-import { loadQuestions, percentile } from './eval-lib.js';
-
-export function factPresent(fact: string, answerTokens: Set<string>, share: number): boolean {
-  const terms = [...new Set(analyze(fact))];
-  if (terms.length === 0) return true;
-  return terms.filter((t) => answerTokens.has(t)).length / terms.length >= share - 1e-9;
-}
+import { factPresent, loadQuestions, percentile } from './eval-lib.js';
 
 const { values } = parseArgs({
   options: {

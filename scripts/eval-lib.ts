@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineApi, SearchHit } from '../native/contract/api.js';
 import { parseFile } from '../native/parse/index.js';
+import { analyze } from '../native/text/analyze.js';
 
 export interface Question {
   id: string;
@@ -184,4 +185,11 @@ export function formatTable(report: EvalReport): string {
   const head = '| type | n | hit@1 | hit@5 | MRR@10 | p50 ms | p95 ms |\n|---|---|---|---|---|---|---|';
   const line = (r: TypeRow) => `| ${r.type} | ${r.n} | ${r.hit1} | ${r.hit5} | ${r.mrr10} | ${r.p50} | ${r.p95} |`;
   return [head, ...report.rows.map(line), line(report.overall)].join('\n');
+}
+
+/** A fact is present when at least `share` of its analyzed terms occur in the answer's terms. */
+export function factPresent(fact: string, answerTokens: Set<string>, share: number): boolean {
+  const terms = [...new Set(analyze(fact))];
+  if (terms.length === 0) return true;
+  return terms.filter((t) => answerTokens.has(t)).length / terms.length >= share - 1e-9;
 }
