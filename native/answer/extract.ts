@@ -49,7 +49,7 @@ const HEADING = /^\s*#{1,6}\s|^\s*=+\s/;
 /** A passage is the primary one when its best unit reaches this share of the best unit of all. */
 const PRIMARY_SHARE = 0.5;
 /** Another passage adds units when its best unit reaches this share of the best unit of all. */
-const RELEVANT_SHARE = 0.75;
+const RELEVANT_SHARE = 0.6;
 const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row']);
 
 /** Cuts a passage into answer units (pure). */
