@@ -42,12 +42,15 @@ try {
   let strict = 0;
   let half = 0;
   const ms: number[] = [];
+  /** Answer lengths (non-refused), so that a fact score bought with longer answers shows. */
+  const chars: number[] = [];
   const rows: unknown[] = [];
   for (const q of questions) {
     const res = await engine.ask({ question: q.query, prefer: values.prefer as 'extractive' | 'auto' });
     if (!res.ok) throw new Error(`${q.id}: ${res.error.code} ${res.error.message}`);
     const a = res.value;
     ms.push(a.ms);
+    if (!a.refused) chars.push(a.answer.length);
     const isOos = q.type === 'out_of_scope';
     if (isOos) {
       oos++;
@@ -80,6 +83,7 @@ try {
     }
   }
   ms.sort((x, y) => x - y);
+  chars.sort((x, y) => x - y);
   const summary = {
     questions: questions.length,
     outOfScopeRefused: `${oosRefused}/${oos} = ${(oosRefused / Math.max(1, oos)).toFixed(3)}`,
@@ -89,6 +93,8 @@ try {
     factsStrict: `${strict}/${facts} = ${(strict / Math.max(1, facts)).toFixed(3)}`,
     askMsP50: percentile(ms, 0.5),
     askMsP95: percentile(ms, 0.95),
+    answerCharsP50: percentile(chars, 0.5),
+    answerCharsP95: percentile(chars, 0.95),
   };
   console.log(JSON.stringify(summary, null, 1));
   if (values.json) await fs.writeFile(values.json, JSON.stringify({ summary, rows }, null, 1));
