@@ -56,7 +56,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   const t0 = performance.now();
   const question = validateQuestion(req.question);
   const k = req.k ?? DEFAULT_ANSWER_K;
-  if (!Number.isInteger(k) || k < 1 || k > 50) throw new EngineError('INVALID_INPUT', `k must be a whole number from 1 to 50 (got ${k}).`);
+  if (!Number.isInteger(k) || k < 1 || k > 50) throw new EngineError('INVALID_INPUT', `k (passages to read) must be a whole number from 1 to 50 (got ${k}); leave it out to use ${DEFAULT_ANSWER_K}.`);
   const prefer = req.prefer ?? 'auto';
   const t = timings ?? { llmMs: 0, firstTokenMs: null, tokens: 0 };
 
@@ -139,7 +139,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
 }
 
 function validateQuestion(q: unknown): string {
-  if (typeof q !== 'string') throw new EngineError('INVALID_INPUT', 'The question must be text.');
+  if (typeof q !== 'string') throw new EngineError('INVALID_INPUT', 'The question must be text: type a fault code or a few words about the problem.');
   // eslint-disable-next-line no-control-regex
   const clean = q.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   if (!clean) throw new EngineError('INVALID_INPUT', 'The question is empty. Type a fault code or a few words about the problem.');

@@ -798,10 +798,7 @@ describe.each(HOSTILE_QUERIES)('hostile query: %s', (_name, q) => {
       } catch (err) {
         expect.fail(`${what} threw: ${String(err)}`);
       }
-      if (!res.ok && what === 'ask' && typeof q !== 'string') {
-        // ask's own "must be text" message lives in native/answer (outside this suite's fixes): code only.
-        expect(res.error.code).toBe('INVALID_INPUT');
-      } else if (!res.ok) {
+      if (!res.ok) {
         expectClear(res.error, ['INVALID_INPUT']);
       } else {
         expect(res.value).toBeTypeOf('object');
@@ -814,9 +811,8 @@ describe.each(HOSTILE_QUERIES)('hostile query: %s', (_name, q) => {
 describe('query limits', () => {
   it('a k out of range is INVALID_INPUT, a query with real words next to hostile ones still finds them', async () => {
     for (const k of [0, -1, 1e9, 1.5, Number.NaN]) expectClear(failure(await base.search({ query: 'pump', k })), 'INVALID_INPUT');
-    // (ask's own k message lives in native/answer, outside this suite's fixes: code and subject only.)
     const askErr = failure(await base.ask({ question: 'pump', k: 0 }));
-    expect(askErr.code).toBe('INVALID_INPUT');
+    expectClear(askErr, 'INVALID_INPUT');
     expect(askErr.message).toMatch(/\bk\b/);
     expect(await hitsFor(base, `quorvalve \u0000 "*?()[]{}:^~! OR 1=1; -- \ud800 \u200b`)).toContain('good/pump.md');
     const codes = value(await base.lookupCode({ text: '\u200bE-401\u0000' }));
