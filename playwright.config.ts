@@ -14,6 +14,9 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
   '--disable-quic',
+  // Chromium otherwise sends the signature of the page's forms (the search box) to
+  // content-autofill.googleapis.com and asks Google for the time (found by test/reliability/network-cut).
+  '--disable-features=AutofillServerCommunication,NetworkTimeServiceQuerying',
 ];
 
 export default defineConfig({
