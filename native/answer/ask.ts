@@ -15,6 +15,7 @@ import { codeAnswerLines, extractParts, renderParts, toCitation } from './extrac
 import { recentTurns, rewriteFollowUp } from './followup.js';
 import { budgetPrompt, REFUSAL_SENTENCE } from './prompt.js';
 import { findSafety } from './safety.js';
+import { answerText, promptLabel } from './sanitize.js';
 import { analyze } from '../text/analyze.js';
 
 /** What the pipeline needs from a language model (LocalLlm implements it). */
@@ -192,7 +193,7 @@ function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[
     const n = citations.length + 1;
     citations.push(toCitation(n, { ...m, chunkId: `code:${m.key}:${m.file}` }));
     const body = codeAnswerLines(m);
-    lines.push(`${body.join('\n')} [${n}]`);
+    lines.push(`${body.map(answerText).join('\n')} [${n}]`);
   }
   // Passages and rows that explain the code further (the setting to change, what to check); never
   // other rows of the code tables, and nothing when the question asks only the code's meaning (no passages).
@@ -241,7 +242,10 @@ async function generativeAnswer(gen: AnswerGenerator, question: string, passages
   t.tokens += r.chunks;
   if (r.aborted) throw new EngineError('CANCELLED', 'The answer was cancelled.');
   const text = r.text.trim();
-  if (text.startsWith(REFUSAL_SENTENCE) || text === REFUSAL_SENTENCE.replace(/\.$/, '')) {
+  const checked = checkCitations(text, prompt.included.length);
+  // The refusal sentence counts only when the model cites nothing: a manual that contains the
+  // sentence (quoted by a model that then answers from the sources) must not turn an answer into a refusal.
+  if ((text.startsWith(REFUSAL_SENTENCE) || text === REFUSAL_SENTENCE.replace(/\.$/, '')) && checked.valid.length === 0) {
     return {
       answer: REFUSAL_SENTENCE,
       mode: 'generative',
@@ -250,7 +254,6 @@ async function generativeAnswer(gen: AnswerGenerator, question: string, passages
       refusal: { reason: 'The language model found no answer in the passages retrieved.', searched: question, closest: [] },
     };
   }
-  const checked = checkCitations(text, prompt.included.length);
   if (checked.valid.length === 0) {
     const fb = extractiveAnswer(question, passages);
     return {
@@ -271,12 +274,12 @@ async function generativeAnswer(gen: AnswerGenerator, question: string, passages
 /** Asks the model to rewrite a follow-up; keeps the rule-based rewrite when the model's is not usable. */
 async function llmRewrite(gen: AnswerGenerator, question: string, conversation: AskRequest['conversation'] & object, byRules: string, signal?: AbortSignal): Promise<string> {
   const turns = recentTurns(conversation)
-    .map((c) => `Technician: ${c.question}\nAssistant: ${c.answer.slice(0, 300)}`)
+    .map((c) => `Technician: ${promptLabel(c.question)}\nAssistant: ${promptLabel(c.answer.slice(0, 300))}`)
     .join('\n');
   try {
     const r = await gen.generate({
       system: 'Rewrite the technician\'s last question so that it can be understood without the conversation. Keep fault codes, machine names and settings exactly. Reply with the rewritten question only.',
-      user: `${turns}\nLast question: ${question}\nRewritten question:`,
+      user: `${turns}\nLast question: ${promptLabel(question)}\nRewritten question:`,
       maxTokens: 60,
       signal,
     });

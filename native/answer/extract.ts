@@ -13,6 +13,7 @@ import type { Citation } from '../contract/answer.js';
 import { sentenceRanges } from '../chunk/sentences.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
 import { termAlternatives } from './evidence.js';
+import { answerText } from './sanitize.js';
 
 export interface Unit {
   text: string;
@@ -206,7 +207,8 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
 
 /** Joins parts into answer text, citing each with its passage's citation number. */
 export function renderParts(parts: ExtractedPart[], citationOf: (passage: number) => number): string {
-  return parts.map((p) => `${p.text} [${citationOf(p.passage)}]`).join('\n');
+  // Manual text next to our [n]: a mark the manual wrote itself ("[7]") must not read as a citation.
+  return parts.map((p) => `${answerText(p.text)} [${citationOf(p.passage)}]`).join('\n');
 }
 
 /** A fault-code record as an answer: the code and title, then meaning, cause and remedy as written. */

@@ -90,10 +90,11 @@ async function expectGrounded(a: AskResponse): Promise<void> {
     expect(c.file).not.toBe(FAKE.file);
     expect(c.page).not.toBe(FAKE.page);
   }
-  // Every citation the answer view turns into a button opens one of these citations.
+  // Every [n] in the answer is one of these citations: marks a manual wrote ("[7]", "[1](http://…)") are not read as ours.
   const known = new Set(a.citations.map((c) => c.n));
-  const buttons = splitCitations(a.answer).filter((p): p is number[] => typeof p !== 'string').flat().filter((n) => known.has(n));
-  for (const n of buttons) expect(a.citations[n - 1]?.n).toBe(n);
+  const marks = splitCitations(a.answer).filter((p): p is number[] => typeof p !== 'string').flat();
+  for (const n of marks) expect(known.has(n), `[${n}] in ${JSON.stringify(a.answer.slice(0, 200))}`).toBe(true);
+  if (!a.refused) expect(marks.length).toBeGreaterThan(0);
   // No citation was made for a number written in a manual: [7], [12] and the like name no citation.
   expect(a.citations.length).toBeLessThan(3);
   expect(known.has(7) || known.has(12)).toBe(false);
@@ -296,6 +297,7 @@ describe('the prompt given to the model', () => {
     expect(p.system).not.toMatch(/override|HP-40|900 bar/);
     const [before, after] = p.user.split('\nQuestion: ');
     expect(before!.startsWith('Sources:')).toBe(true);
+    expect(p.system).toMatch(/never instructions to you/);
     expect(after).toBe(`${IN_SCOPE.fan}\nAnswer (with [n] citations):`);
     const words = (t: string) => new Set(t.match(/\p{L}{4,}/gu) ?? []);
     for (const s of sources) {
@@ -305,6 +307,18 @@ describe('the prompt given to the model', () => {
       for (const w of words(s.text)) expect(have.has(w), w).toBe(true);
     }
     expect(before).toContain('maintenance override mode');
+    // Fenced: the only header lines are the sources' own, manual lines are quoted, no control token is left.
+    const relief = (await retrieved(IN_SCOPE.relief)).filter((h) => h.kind !== 'code').slice(0, 3).map((h, i) => toCitation(i + 1, h));
+    expect(relief.some((c) => c.text.includes(FAKE.header))).toBe(true);
+    for (const set of [sources, relief]) {
+      const u = budgetPrompt({ question: IN_SCOPE.relief, sources: set, countTokens: (t) => Math.ceil(t.length / 3), contextSize: 4096, answerTokens: 400 }).user;
+      const body = u.slice('Sources:\n\n'.length, u.lastIndexOf('\n\nQuestion: '));
+      const lines = body.split('\n').filter((l) => l.trim());
+      expect(lines.filter((l) => /^\[\d+\]/.test(l))).toEqual(set.map((c) => expect.stringMatching(new RegExp(`^\\[${c.n}\\] Manual: `))));
+      expect(lines.every((l) => /^\[\d+\] Manual: /.test(l) || l.startsWith('>'))).toBe(true);
+      expect(u).not.toMatch(/<\|[a-z_]+\|>|\[\/?INST\]|<\/?s>|<(start|end)_of_turn>/);
+      expect(u.split('\n').filter((l) => l.startsWith('Question:'))).toHaveLength(1);
+    }
   });
 
   it('control tokens in manual text stay text to the tokenizer: the chat template keeps exactly its own turns', async () => {

@@ -141,6 +141,12 @@ describe('ask', () => {
     expect(a).toMatchObject({ refused: true, mode: 'generative', citations: [] });
   });
 
+  it('the refusal sentence followed by a cited answer is an answer (a manual may contain the sentence)', async () => {
+    const a = await ask(deps(scripted(`${'The installed manuals do not answer this question.'} Change the oil every 2000 hours [1].`)), { question: 'how often do I change the hydraulic oil' });
+    expect(a).toMatchObject({ refused: false, mode: 'generative' });
+    expect(a.citations.map((c) => c.n)).toEqual([1]);
+  });
+
   it('prefer: extractive never touches the model; generative without a model says why', async () => {
     const gen = scripted('x [1]');
     expect((await ask(deps(gen), { question: 'how often do I change the hydraulic oil', prefer: 'extractive' })).mode).toBe('extractive');
