@@ -104,6 +104,8 @@ export class LibraryStore {
   private codesTable: lancedb.Table | null;
   private closed = false;
   private writeChain: Promise<unknown> = Promise.resolve();
+  /** Read-only: the predicate that keeps a killed run's uncommitted rows out of searches (null: none). */
+  private garbageFence: string | null = null;
   /** Highest generation written per file in this session (including uncommitted attempts). */
   private readonly usedGenerations = new Map<string, number>();
   private vectorIndexed = false;
@@ -165,7 +167,9 @@ export class LibraryStore {
       const store = new LibraryStore(dir, meta, files, db, chunks, codes, lock, opts);
       try {
         await store.checkEmbedder(opts.embedder);
+        // A writer deletes what a killed run left; a reader cannot, so it fences those rows out of every search.
         if (!opts.readOnly) await store.collectGarbage();
+        else store.garbageFence = await store.uncommittedPredicate();
         store.vectorIndexed = await store.hasVectorIndex();
       } catch (err) {
         await store.close();
@@ -347,7 +351,7 @@ export class LibraryStore {
     if (!tbl || k <= 0) return [];
     const fts = this.buildFtsQuery(query, related);
     if (!fts) return [];
-    const where = whereClause(this.files, filters);
+    const where = this.searchWhere(filters);
     if (where === null) return [];
     let q = tbl.query().fullTextSearch(fts);
     if (where) q = q.where(where);
@@ -376,7 +380,7 @@ export class LibraryStore {
     }
     const tbl = this.chunksTable;
     if (!tbl || k <= 0) return [];
-    const where = whereClause(this.files, filters);
+    const where = this.searchWhere(filters);
     if (where === null) return [];
     let q = tbl.vectorSearch(Array.from(v)).distanceType('cosine');
     if (this.vectorIndexed) q = q.ef(Math.max(100, 2 * k));
@@ -414,6 +418,30 @@ export class LibraryStore {
     if (!this.codesTable) return [];
     const rows = (await this.codesTable.query().select(['file', 'generation', 'json']).toArray()) as Record<string, unknown>[];
     return rows.filter((r) => this.isCommitted(r)).map(rowToCode);
+  }
+
+  /**
+   * `NOT (…)` over the (file, generation) pairs of the chunks table that are not committed, or null
+   * when there are none (the row count matches the records, so nothing is scanned). Searches fetch
+   * k + 10 rows before dropping uncommitted ones; without the fence, a killed run's rows could crowd
+   * the committed ones out of a read-only reader's results.
+   */
+  private async uncommittedPredicate(): Promise<string | null> {
+    const tbl = this.chunksTable;
+    let want = 0;
+    for (const f of this.files.values()) want += f.chunks;
+    if (!tbl || (await tbl.countRows()) === want) return null;
+    const rows = (await tbl.query().select(['file', 'generation']).toArray()) as Record<string, unknown>[];
+    const bad = new Set<string>();
+    for (const r of rows) if (!this.isCommitted(r)) bad.add(`(file = ${sqlString(String(r.file))} AND generation = ${Number(r.generation)})`);
+    return bad.size > 0 ? `NOT (${[...bad].join(' OR ')})` : null;
+  }
+
+  /** The filters' where clause plus the garbage fence; null when nothing can match. */
+  private searchWhere(filters?: SearchFilters): string | null {
+    const where = whereClause(this.files, filters);
+    if (where === null || !this.garbageFence) return where;
+    return where ? `(${where}) AND ${this.garbageFence}` : this.garbageFence;
   }
 
   /**

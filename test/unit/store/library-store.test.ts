@@ -288,6 +288,20 @@ describe('LibraryStore replace and remove', () => {
     expect(s2.getFile('a.md')?.generation).toBe(1);
   });
 
+  it('a read-only reader of a killed run\'s library finds the committed version even when garbage outranks it', async () => {
+    const s = await openStore();
+    await s.replaceFile(record('a.md'), [chunk('a.md', 0, 'Adjust the gib strip screws.')], null, []);
+    failpoints.afterAdd = true;
+    const loud = Array.from({ length: 15 }, (_, i) => chunk('a.md', i, 'Gib strip, gib strip: gib strip wear and gib strip play.'));
+    await expect(s.replaceFile(record('a.md', { generation: 2 }), loud, null, [])).rejects.toThrow('failpoint');
+    failpoints.afterAdd = false;
+    await s.close();
+    const r = await openStore({ embedder: null, readOnly: true });
+    expect((await r.stats()).chunks).toBe(16); // the garbage is still there (a reader deletes nothing)…
+    const hits = await r.keywordSearch('gib strip', 1);
+    expect(hits.map((h) => h.chunk.text)).toEqual(['Adjust the gib strip screws.']); // …and fenced out
+  });
+
   it('survives an ingest killed after the commit: new version answers, old rows removed', async () => {
     const s = await openStore();
     await s.replaceFile(record('a.md'), [chunk('a.md', 0, 'Old text about the gib strip.')], null, []);
