@@ -123,8 +123,11 @@ describe('worker entry in a child process (real engine)', () => {
     const pdf = await client.call('openSource', { file: 'acme-ch-20-chiller.pdf' });
     expect(pdf).toMatchObject({ ok: true, value: { kind: 'pdf', changed: false } });
     expect(Buffer.from((pdf as { value: { base64: string } }).value.base64, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
+    // A path out of the library is refused by the request schema, before the engine.
     const outside = await client.call('openSource', { file: '../../etc/passwd' });
-    expect(outside).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(outside).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
+    const unknown = await client.call('openSource', { file: 'not-in-library.pdf' });
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
 
     await client.close();
     expect(await exited).toBe(0);
