@@ -47,8 +47,8 @@ export interface ExtractedPart {
 const STEP = /^\s*(?:\d{1,3}[.)]|step\s+\d+[:.)]?|第\s*\d+\s*步)\s+/i;
 const ITEM = /^\s*[-*•·▪◦‣]\s+/;
 const HEADING = /^\s*#{1,6}\s|^\s*=+\s/;
-/** A passage is the primary one when its best unit reaches this share of the best unit of all. */
-const PRIMARY_SHARE = 0.5;
+/** How much retrieval's rank weighs in choosing the primary passage: score × (1 + RANK_PRIOR / rank). */
+const RANK_PRIOR = 1.5;
 /** Another passage adds units when its best unit reaches this share of the best unit of all. */
 const RELEVANT_SHARE = 0.6;
 const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row']);
@@ -156,10 +156,11 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
   };
   const byScore = (a: Unit, b: Unit) => b.score - a.score || a.passage - b.passage || a.order - b.order;
   const passageBest = perPassage.map((units) => Math.max(0, ...units.map((u) => u.score)));
-  // The primary passage is the best-ranked one that is about the question: retrieval ranked the
-  // passages, and word overlap alone would let a passage that repeats one question word win over
-  // the section that answers it.
-  const primary = passageBest.findIndex((b) => b >= best * PRIMARY_SHARE);
+  // The primary passage covers the most of the question as a whole, with a prior for retrieval's rank
+  // (the second passage must cover 1.25x what the first does to lead, the third 1.4x): word overlap of
+  // one unit alone let a passage that repeats one question word win over the section that answers it.
+  const whole = pool.map((c, i) => scorer.score(c.text) * (1 + RANK_PRIOR / (i + 1)));
+  const primary = whole.indexOf(Math.max(...whole));
   const units = perPassage[primary] as Unit[];
   const primaryBest = passageBest[primary] as number;
   if (units[0]?.kind === 'heading' && units[0].score >= primaryBest) {
@@ -225,6 +226,6 @@ export function codeAnswerLines(m: CodeMatch): string[] {
 }
 
 /** Builds a citation from a passage or code record. */
-export function toCitation(n: number, h: Pick<SearchHit, 'file' | 'page' | 'section' | 'text' | 'manual' | 'chunkId'>): Citation {
-  return { n, file: h.file, page: h.page, section: h.section, text: h.text, manual: h.manual, chunkId: h.chunkId };
+export function toCitation(n: number, h: Pick<SearchHit, 'file' | 'page' | 'section' | 'text' | 'manual' | 'chunkId' | 'pack'>): Citation {
+  return { n, file: h.file, page: h.page, section: h.section, text: h.text, manual: h.manual, chunkId: h.chunkId, ...(h.pack ? { pack: h.pack } : {}) };
 }

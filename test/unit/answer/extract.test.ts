@@ -86,6 +86,13 @@ describe('extractive selection', () => {
     expect(parts[0]).toEqual({ text: 'The controller checks each head move against the travel limits only after homing.', passage: 0 });
     expect(termGroups('power-on head 电源接线', ['poweron', 'power', 'head', '电源', '接线', 'extra'])).toEqual([['poweron', 'power'], ['head'], ['电源'], ['接线'], ['extra']]);
   });
+  it('a lower-ranked passage that covers much more of the question leads; one that covers a little more does not', () => {
+    const first = hit('1. Wait for the nozzle to heat up (M109 S140).\n2. Home the machine.');
+    const faq = hit('## How do I cancel an M109 wait for temperature?\nSend M112 to shut down, then FIRMWARE_RESTART.');
+    expect(extractParts('cancel an M109 temperature wait', [first, faq])[0]?.passage).toBe(1);
+    const near = hit('The nozzle heats to the M109 temperature before printing.');
+    expect(extractParts('M109 nozzle heat', [first, near])[0]?.passage).toBe(0);
+  });
   it('nothing in common → nothing extracted', () => {
     expect(extractParts('spindle encoder', [OTHER])).toEqual([]);
   });
