@@ -7,8 +7,12 @@ import { buildRun, type Run } from './units.js';
 
 export { LIMITS } from './limits.js';
 
-/** Bump whenever the same document would chunk differently (sizes, rules, text format). */
-export const CHUNKER_VERSION = 2;
+/**
+ * Bump whenever the same document would chunk differently (sizes, rules, text format), or its fault
+ * codes would read differently. 3: invisible format characters dropped everywhere; code-table action
+ * lists read "Actions: Reset MMU, …".
+ */
+export const CHUNKER_VERSION = 3;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */
