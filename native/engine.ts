@@ -22,7 +22,7 @@ import type {
   SourceDocument,
   SourceRequest,
 } from './contract/api.js';
-import type { CodeRecord, Lang } from './contract/document.js';
+import type { CodeRecord, FileRecord, Lang } from './contract/document.js';
 import { detectLang } from './text/lang.js';
 import { EngineError, ok, toErrorData, type Result } from './contract/errors.js';
 import { configureNativeThreads, type EngineConfig } from './config.js';
@@ -344,23 +344,57 @@ class LocalEngine implements Engine {
     });
   }
 
-  /** The source viewer's copy of a library file: only files recorded in the library, never other paths. */
+  /**
+   * The source viewer's copy of a library file: only files recorded in the library (or in the named
+   * installed pack, whose documents/ folder holds its manuals), never other paths.
+   */
   openSource(req: SourceRequest): Promise<Result<SourceDocument>> {
     return this.guard(async () => {
       const store = await this.ensureOpen(false);
-      const rec = store.getFiles().find((f) => f.file === req.file);
-      if (!rec) throw new EngineError('NOT_FOUND', `${req.file} is not in the library. Search again, or add the file in the Library screen.`);
+      const { rec, file } = req.pack && req.pack !== LOCAL_ID ? this.packDocument(req.pack, req.file) : this.localDocument(store, req.file);
       let data: Buffer;
       try {
-        data = await fs.readFile(rec.source);
+        data = await fs.readFile(file);
       } catch {
-        throw new EngineError('FILE_UNREADABLE', `${rec.file} was moved or deleted since it was indexed (${rec.source}). Put it back or remove it from the library.`);
+        throw new EngineError(
+          'FILE_UNREADABLE',
+          req.pack && req.pack !== LOCAL_ID
+            ? `${rec.file} is missing from pack ${req.pack} (${file}). Run "manualdesk pack verify" on the pack file, or re-import the pack.`
+            : `${rec.file} was moved or deleted since it was indexed (${file}). Put it back or remove it from the library.`,
+        );
       }
       const changed = data.length !== rec.size || createHash('sha256').update(data).digest('hex') !== rec.sha256;
       const base = { file: rec.file, manual: rec.meta.title, format: rec.format, changed };
       if (rec.format === 'pdf') return { kind: 'pdf' as const, ...base, base64: data.toString('base64') };
-      return { kind: 'blocks' as const, ...base, blocks: (await parseFile(rec.source)).blocks };
+      return { kind: 'blocks' as const, ...base, blocks: (await parseFile(file)).blocks };
     });
+  }
+
+  private localDocument(store: LibraryStore, name: string): { rec: FileRecord; file: string } {
+    const rec = store.getFiles().find((f) => f.file === name);
+    if (!rec) throw new EngineError('NOT_FOUND', `${name} is not in the library. Search again, or add the file in the Library screen.`);
+    return { rec, file: rec.source };
+  }
+
+  /** A pack's manual: its record in the pack's library, its bytes under the pack's documents/ folder. */
+  private packDocument(pack: string, name: string): { rec: FileRecord; file: string } {
+    const src = this.packs.find((p) => p.pack === pack);
+    if (!src) {
+      const problem = this.packProblems.get(pack);
+      throw new EngineError(
+        'NOT_FOUND',
+        problem ?? `No active pack named ${pack} is installed (it may have been removed). Import the pack again or search again.`,
+      );
+    }
+    const rec = src.store.getFiles().find((f) => f.file === name);
+    if (!rec) throw new EngineError('NOT_FOUND', `${name} is not in pack ${pack} ${src.version}. Search again: the pack may have been updated.`);
+    const docs = path.join(path.dirname(src.dir), 'documents');
+    const file = path.join(docs, ...rec.file.split('/'));
+    const rel = path.relative(docs, file);
+    if (rel === '' || rel.split(path.sep)[0] === '..' || path.isAbsolute(rel)) {
+      throw new EngineError('NOT_FOUND', `${name} does not name a document inside pack ${pack}.`);
+    }
+    return { rec, file };
   }
 
   removeFiles(files: string[]): Promise<Result<{ removed: number }>> {

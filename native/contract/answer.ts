@@ -29,6 +29,8 @@ export interface Citation {
   text: string;
   manual: string;
   chunkId: string;
+  /** Installed pack the cited passage comes from (absent: the site's own library); open it with SourceRequest.pack. */
+  pack?: string;
 }
 
 export interface SafetyNotice {

@@ -176,6 +176,8 @@ export interface EngineHooks {
 export interface SourceRequest {
   /** Relative path as listed (SearchHit.file, Citation.file, ManualInfo.file). */
   file: string;
+  /** Installed pack the file comes from (SearchHit.pack, Citation.pack); absent or "local": the site's own library. */
+  pack?: string;
 }
 
 export type SourceDocument =

@@ -77,9 +77,12 @@ export const askRequestSchema = z.strictObject({
   prefer: z.enum(['auto', 'extractive', 'generative']).optional(),
 }) satisfies z.ZodType<AskRequest>;
 
-/** A library file as listed; the engine opens only files it has recorded, so no path is trusted here. */
+const packIdText = z.string().regex(PACK_ID_RE, 'must be a pack id as "manualdesk pack list" shows it (lower-case letters, digits, ".", "-" or "_")');
+
+/** A library file as listed (in the site's library or an installed pack); the engine opens only files it has recorded, so no path is trusted here. */
 export const sourceRequestSchema = z.strictObject({
   file: libraryFile,
+  pack: packIdText.optional(),
 }) satisfies z.ZodType<SourceRequest>;
 
 export const removeFilesSchema = z.array(libraryFile).min(1, 'must list at least one file').max(MAX_LIST) satisfies z.ZodType<
@@ -96,7 +99,7 @@ export const packImportRequestSchema = z.strictObject({
 
 /** An installed pack's id, as the pack format defines it (so no path step like ".." reaches the pack folders). */
 export const packIdSchema = z.strictObject({
-  id: z.string().regex(PACK_ID_RE, 'must be a pack id as "manualdesk pack list" shows it (lower-case letters, digits, ".", "-" or "_")'),
+  id: packIdText,
 }) satisfies z.ZodType<{ id: string }>;
 
 /** Methods without an argument accept nothing, null or {} (what a JSON client naturally sends). */

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SourceDocument } from '../../native/contract/api.js';
 import type { Result } from '../../native/contract/errors.js';
 import { createEngine, type Engine } from '../../native/engine.js';
 import { buildPack } from '../../native/packs/build.js';
@@ -406,6 +407,104 @@ describe('a clean library and embedders', () => {
     const eng = await engineFor(lib);
     expect(failure(await eng.importPack({ file: out })).code).toBe('MODEL_MISSING');
     expect(fs.existsSync(path.join(lib, 'packs'))).toBe(false);
+  });
+});
+
+describe('the source viewer opens pack documents', () => {
+  const text = (doc: SourceDocument) => (doc.kind === 'blocks' ? doc.blocks.map((b) => b.text).join('\n') : '');
+
+  it('opens a search hit from a pack at its document, and says clearly when it cannot', async () => {
+    const lib = await siteWithPack();
+    const eng = await engineFor(lib);
+    // "palletising" is only in the pack's robot manual, never in the site's own notes.
+    const hit = value(await eng.search({ query: 'palletising robot gripper vacuum', k: 5 })).hits[0];
+    expect(hit).toMatchObject({ file: 'robot/ra-7.txt', pack: 'plant-manuals' });
+    const doc = value(await eng.openSource({ file: hit!.file, pack: hit!.pack }));
+    expect(doc).toMatchObject({ kind: 'blocks', file: 'robot/ra-7.txt', changed: false, format: 'text' });
+    expect(text(doc)).toContain('Gripper vacuum low: clean the suction cups');
+    expect(text(doc)).toBe(text(value(await eng.openSource({ file: hit!.file, pack: hit!.pack }))));
+
+    // The site's own library: no pack, or "local".
+    expect(text(value(await eng.openSource({ file: 'site-notes.md' })))).toContain('Drain the compressor tank');
+    expect(text(value(await eng.openSource({ file: 'site-notes.md', pack: 'local' })))).toContain('Drain the compressor tank');
+    // Each source answers only for its own files.
+    expect(failure(await eng.openSource({ file: 'robot/ra-7.txt' })).code).toBe('NOT_FOUND');
+    const notInPack = failure(await eng.openSource({ file: 'site-notes.md', pack: 'plant-manuals' }));
+    expect(notInPack.code).toBe('NOT_FOUND');
+    expect(notInPack.message).toMatch(/not in pack plant-manuals 1\.0/);
+    const noPack = failure(await eng.openSource({ file: 'robot/ra-7.txt', pack: 'other-manuals' }));
+    expect(noPack.code).toBe('NOT_FOUND');
+    expect(noPack.message).toMatch(/Import the pack again or search again/);
+
+    // A document edited in the pack folder is shown, marked changed; a missing one is a clear error.
+    const onDisk = path.join(lib, 'packs', 'plant-manuals', '1.0', 'documents', 'robot', 'ra-7.txt');
+    fs.appendFileSync(onDisk, 'Edited on site.\n');
+    const edited = value(await eng.openSource({ file: 'robot/ra-7.txt', pack: 'plant-manuals' }));
+    expect(edited.changed).toBe(true);
+    expect(text(edited)).toContain('Edited on site.');
+    fs.rmSync(onDisk);
+    const missing = failure(await eng.openSource({ file: 'robot/ra-7.txt', pack: 'plant-manuals' }));
+    expect(missing.code).toBe('FILE_UNREADABLE');
+    expect(missing.message).toMatch(/missing from pack plant-manuals.*re-import the pack/);
+    // Other documents of the pack still open.
+    expect(text(value(await eng.openSource({ file: 'press/hx-500.md', pack: 'plant-manuals' })))).toContain('Bleeding the cylinder');
+
+    value(await eng.removePack({ id: 'plant-manuals' }));
+    expect(failure(await eng.openSource({ file: 'press/hx-500.md', pack: 'plant-manuals' })).code).toBe('NOT_FOUND');
+  });
+
+  it('answers cite the pack their passages and code rows come from, and the citations open', async () => {
+    const lib = await siteWithPack();
+    const eng = await engineFor(lib);
+    const res = value(await eng.ask({ question: 'How do I bleed the air from the press cylinder?', prefer: 'extractive' }));
+    const cited = res.citations.find((c) => c.file === 'press/hx-500.md');
+    expect(cited?.pack).toBe('plant-manuals');
+    const doc = value(await eng.openSource({ file: cited!.file, pack: cited!.pack }));
+    expect(text(doc)).toContain(cited!.text.split('\n').at(-1)!.slice(0, 40));
+
+    const code = value(await eng.ask({ question: 'What does fault E-102 mean?', prefer: 'extractive' }));
+    const row = code.citations.find((c) => c.chunkId.startsWith('code:'));
+    expect(row).toMatchObject({ file: 'press/hx-500.md', pack: 'plant-manuals' });
+    expect(value(await eng.openSource({ file: row!.file, pack: row!.pack })).kind).toBe('blocks');
+
+    const own = value(await eng.ask({ question: 'How often is the compressor tank condensate drained?', prefer: 'extractive' }));
+    const local = own.citations.find((c) => c.file === 'site-notes.md');
+    expect(local).toBeDefined();
+    expect(local).not.toHaveProperty('pack');
+  });
+
+  it('a PDF from a pack comes back byte for byte', async () => {
+    const src = tempDir('pdfsrc');
+    fs.mkdirSync(path.join(src, 'lift'));
+    const pdf = fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'manuals', 'lift', 'sl3-scissor-lift.pdf'));
+    fs.writeFileSync(path.join(src, 'lift', 'sl3.pdf'), pdf);
+    const out = path.join(tempDir('pdfpack'), 'lift.mdpack');
+    await buildPack({ id: 'lift-manuals', name: 'Lifts', publisher: 'Fictional Works', embedder: { kind: 'none' }, source: src, out, version: '1', keyFile: keys.privateKey });
+    const lib = await siteWithPack();
+    const eng = await engineFor(lib);
+    value(await eng.importPack({ file: out }));
+    const hit = value(await eng.search({ query: 'emergency lowering knob', k: 3 })).hits[0];
+    expect(hit).toMatchObject({ file: 'lift/sl3.pdf', pack: 'lift-manuals' });
+    const doc = value(await eng.openSource({ file: hit!.file, pack: hit!.pack }));
+    expect(doc).toMatchObject({ kind: 'pdf', file: 'lift/sl3.pdf', changed: false });
+    expect(doc.kind === 'pdf' && sha256(Buffer.from(doc.base64, 'base64'))).toBe(sha256(pdf));
+    // Same file name, other pack: the name alone never crosses sources.
+    expect(failure(await eng.openSource({ file: 'lift/sl3.pdf', pack: 'plant-manuals' })).code).toBe('NOT_FOUND');
+  });
+
+  it('never reads outside the pack documents folder, even for a record edited by hand', async () => {
+    const lib = await siteWithPack();
+    const filesJson = path.join(lib, 'packs', 'plant-manuals', '1.0', 'library', 'files.json');
+    const data = JSON.parse(fs.readFileSync(filesJson, 'utf8')) as { files: { file: string }[] };
+    const escape = '../../../../outside.md';
+    fs.writeFileSync(path.join(lib, 'outside.md'), '# Outside\n\nNot a pack document.\n');
+    data.files.push({ ...(data.files[0] as { file: string }), file: escape });
+    fs.writeFileSync(filesJson, JSON.stringify(data));
+    const eng = await engineFor(lib);
+    const err = failure(await eng.openSource({ file: escape, pack: 'plant-manuals' }));
+    expect(value(await eng.listPacks())[0]?.problem).toBeUndefined(); // the pack opened: the path check refused it
+    expect(err.code).toBe('NOT_FOUND');
+    expect(err.message).toMatch(/does not name a document inside pack plant-manuals/);
   });
 });
 

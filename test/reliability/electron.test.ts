@@ -335,6 +335,9 @@ const BAD: Record<RemoteMethod, unknown[]> = {
     { file: 'a\0.md' },
     { file: HUGE_PATH },
     { file: 'a.md', path: '/etc/passwd' },
+    { file: 'a.md', pack: 42 },
+    { file: 'a.md', pack: '../..' },
+    { file: 'a.md', pack: 'Plant/../x' },
     protoKey({ file: 'a.md' }),
   ],
   ask: [

@@ -27,4 +27,16 @@ describe('library file names', () => {
       expect(packIdSchema.safeParse({ id }).success, id).toBe(false);
     }
   });
+
+  it('openSource names the installed pack a file comes from, as a pack id', () => {
+    expect(sourceRequestSchema.parse({ file: 'press/hx-500.pdf', pack: 'plant-manuals' })).toEqual({ file: 'press/hx-500.pdf', pack: 'plant-manuals' });
+    expect(sourceRequestSchema.parse({ file: 'a.md', pack: 'local' })).toEqual({ file: 'a.md', pack: 'local' });
+    expect(sourceRequestSchema.parse({ file: 'a.md' })).toEqual({ file: 'a.md' });
+    for (const pack of ['', '..', '../x', 'a/b', 'A', '-x', 'x'.repeat(65), 'a\0', 42, null]) {
+      const res = sourceRequestSchema.safeParse({ file: 'a.md', pack });
+      expect(res.success, String(pack)).toBe(false);
+      expect(res.error?.issues[0]?.path).toEqual(['pack']);
+    }
+    expect(sourceRequestSchema.safeParse({ file: 'a.md', pack: 'x', extra: 1 }).success).toBe(false);
+  });
 });
