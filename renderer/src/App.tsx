@@ -69,8 +69,17 @@ export function App({ conn }: { conn: Connection }) {
 
   const openSource = useCallback(
     (target: SourceTarget) => {
-      const manual = manuals.find((m) => m.file === target.file);
-      record({ action: 'open', manual: target.manual, file: target.file, revision: manual?.revision ?? null, page: target.page, section: target.section });
+      // The manuals list is the site's own library; a pack's file is not in it (its name may even repeat there).
+      const manual = target.pack ? undefined : manuals.find((m) => m.file === target.file);
+      record({
+        action: 'open',
+        manual: target.manual,
+        file: target.file,
+        ...(target.pack ? { pack: target.pack } : {}),
+        revision: manual?.revision ?? null,
+        page: target.page,
+        section: target.section,
+      });
       setSource(target);
     },
     [manuals, record],

@@ -14,6 +14,8 @@ export const SCREENS: { id: Screen; label: string }[] = [
 /** A place in a manual: a search hit, a fault code's source row, or an answer's citation. */
 export interface SourceTarget {
   file: string;
+  /** Installed pack the file comes from (absent: the site's own library). */
+  pack?: string;
   manual: string;
   page: number | null;
   section: string;

@@ -12,6 +12,8 @@ export interface HistoryEntry {
   query?: string;
   manual?: string;
   file?: string;
+  /** Installed pack the opened file comes from (absent: the site's own library). */
+  pack?: string;
   revision?: string | null;
   page?: number | null;
   section?: string;
@@ -32,7 +34,7 @@ export function readHistory(): HistoryEntry[] {
 export function addHistory(entry: Omit<HistoryEntry, 'at'>, now = new Date()): HistoryEntry[] {
   const list = readHistory();
   const top = list[0];
-  if (top && top.action === entry.action && top.query === entry.query && top.file === entry.file && top.page === entry.page) return list;
+  if (top && top.action === entry.action && top.query === entry.query && top.file === entry.file && top.pack === entry.pack && top.page === entry.page) return list;
   const next = [{ at: now.toISOString(), ...entry }, ...list].slice(0, MAX);
   save(KEY, next);
   return next;

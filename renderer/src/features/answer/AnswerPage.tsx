@@ -101,7 +101,7 @@ export function AnswerPage({ engine, has, question, onOpen, onRecord, onSearch }
     }
   }
 
-  const openCitation = (c: Citation) => onOpen({ file: c.file, manual: c.manual, page: c.page, section: c.section, text: c.text });
+  const openCitation = (c: Citation) => onOpen({ file: c.file, pack: c.pack, manual: c.manual, page: c.page, section: c.section, text: c.text });
 
   if (!available) {
     return (

@@ -201,11 +201,11 @@ export function topTarget(o: Outcome): SourceTarget | null {
 }
 
 function codeTarget(m: CodeMatch, query?: string): SourceTarget {
-  return { file: m.file, manual: m.manual, page: m.page, section: m.section, text: m.text, query };
+  return { file: m.file, pack: m.pack, manual: m.manual, page: m.page, section: m.section, text: m.text, query };
 }
 
 function hitTarget(h: SearchHit, query?: string): SourceTarget {
-  return { file: h.file, manual: h.manual, page: h.page, section: h.section, text: h.text, query };
+  return { file: h.file, pack: h.pack, manual: h.manual, page: h.page, section: h.section, text: h.text, query };
 }
 
 function Results({

@@ -26,11 +26,11 @@ export function SourceViewer({
     if (!has('openSource')) return;
     let live = true;
     setDoc(null);
-    void engine.openSource({ file: target.file }).then((r) => live && setDoc(r));
+    void engine.openSource(target.pack ? { file: target.file, pack: target.pack } : { file: target.file }).then((r) => live && setDoc(r));
     return () => {
       live = false;
     };
-  }, [engine, has, target.file]);
+  }, [engine, has, target.file, target.pack]);
 
   const cited = useMemo(
     () => (doc?.ok && doc.value.kind === 'blocks' ? citedBlocks(doc.value.blocks, target.section, target.text) : []),
