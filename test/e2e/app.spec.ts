@@ -248,6 +248,13 @@ test('packs: verify shows signer and trust, import with progress, update, roll b
     await page.locator('#search-input').fill('tension');
     await expect(page.locator('.hit').first()).toContainText('Acme BS-300 Bandsaw');
     for (const text of await page.locator('.hit .hit-manual').allTextContents()) expect(text).toBe('Acme BS-300 Bandsaw');
+    // A pack's hit opens the pack's own document (version 2's text) in the source viewer.
+    await page.locator('.hit').first().click();
+    await expect(page.locator('.source-title')).toHaveText('Acme BS-300 Bandsaw');
+    await expect(page.locator('.source-viewer')).toContainText('Release the tension at the end of the shift.');
+    await app.shot('source-pack');
+    await page.keyboard.press('Escape');
+    await expect(page.locator('.source-viewer')).toHaveCount(0);
 
     await page.getByRole('button', { name: 'Packs' }).click();
     await row.getByRole('button', { name: 'Roll back to 1' }).click();
