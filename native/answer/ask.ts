@@ -303,10 +303,10 @@ function refusal(reason: string, searched: string, hits: SearchHit[], codes: Cod
   const closest: Refusal['closest'] = [];
   const seen = new Set<string>();
   for (const h of hits) {
-    const key = `${h.file}|${h.section}`;
+    const key = `${h.pack ?? ''}|${h.file}|${h.section}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    closest.push({ manual: h.manual, file: h.file, section: h.section, page: h.page });
+    closest.push({ manual: h.manual, file: h.file, section: h.section, page: h.page, ...(h.pack ? { pack: h.pack } : {}) });
     if (closest.length >= 3) break;
   }
   const near = codes?.nearest ?? [];

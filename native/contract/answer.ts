@@ -47,7 +47,7 @@ export interface Refusal {
   /** The query that was searched. */
   searched: string;
   /** The closest manuals/sections found, so the technician knows where to look. */
-  closest: { manual: string; file: string; section: string; page: number | null }[];
+  closest: { manual: string; file: string; section: string; page: number | null; /** Installed pack it is in (absent: the site's own library). */ pack?: string }[];
 }
 
 export interface AskResponse {

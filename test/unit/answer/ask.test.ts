@@ -105,6 +105,17 @@ describe('ask', () => {
     expect(a.citations).toEqual([]);
   });
 
+  it('a refusal\'s closest sections say which installed pack they are in', async () => {
+    const packHit = hit('Gearbox oil: change it every 5000 hours.', { file: 'gear/manual.md', section: 'Gearbox', pack: 'plant' });
+    const only: AnswerDeps = {
+      search: async (req) => ({ query: req.query, hits: [packHit], ms: 0, mode: 'keyword' }),
+      lookupCode: async (text) => ({ query: text, detected: [], matches: [], nearest: [], ms: 0 }),
+    };
+    const a = await ask(only, { question: 'Siemens spindle drive parameters' });
+    expect(a.refused).toBe(true);
+    expect(a.refusal?.closest).toEqual([{ manual: packHit.manual, file: 'gear/manual.md', section: 'Gearbox', page: null, pack: 'plant' }]);
+  });
+
   it('refuses a question about something the library does not mention', async () => {
     const a = await ask(deps(), { question: 'Siemens spindle drive parameters' });
     expect(a).toMatchObject({ refused: true, mode: 'extractive' });

@@ -271,7 +271,7 @@ function AnswerView({
                     <button
                       type="button"
                       className="link"
-                      onClick={() => onOpen({ file: c.file, manual: c.manual, page: c.page, section: c.section, text: c.section })}
+                      onClick={() => onOpen({ file: c.file, manual: c.manual, page: c.page, section: c.section, text: c.section, pack: c.pack })}
                     >
                       {c.manual} — {c.section || c.file}
                       {c.page !== null ? `, p. ${c.page}` : ''}
