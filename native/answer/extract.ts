@@ -3,10 +3,15 @@
  * question, in the manual's order and wording, each cited `[n]`. Pure.
  *
  * A passage is cut into units: each line that is a step, list item, table row, heading or code
- * line stays whole; a prose line is cut into sentences. A unit scores the question's content terms
- * it contains (a thesaurus alternative of a term counts), each weighted by how few of the candidate
- * passages contain it. Units scoring at least half of the best unit are kept; a kept step brings
- * the rest of its numbered run (a procedure is not useful cut short).
+ * line stays whole; a prose line is cut into sentences. A unit scores the question's words it
+ * contains (a thesaurus alternative counts; the terms of one hyphenated word count once), each
+ * weighted by how few of the candidate passages contain it.
+ *
+ * The primary passage is the one covering the most of the question, with a prior for retrieval's
+ * rank. From it come the units scoring at least half of its best, each with what completes it: a
+ * step its numbered run, a heading its subsection, a lead-in ending in ":" its list, the best
+ * sentence the sentences after it. Other passages about the question add their best units. The
+ * primary passage is cited first.
  */
 import type { CodeMatch, SearchHit } from '../contract/api.js';
 import type { Citation } from '../contract/answer.js';
@@ -167,9 +172,9 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
     // The question matches the section's heading (FAQ style, "How to …"): the section's text is the answer.
     for (const u of units) if (!add(u)) break;
   } else {
-    // Its units that carry the question's words, each with what completes it: the whole numbered run
-    // of a step (a procedure is not useful cut short) and the sentence after a sentence (the remedy
-    // often follows the symptom).
+    // Its units that carry the question's words, each with what completes it (a procedure is not
+    // useful cut short; the remedy or the caveat often follows the sentence that matches).
+    const top = units.reduce((a, b) => (b.score > a.score ? b : a));
     for (const u of [...units].sort(byScore)) {
       if (u.score < primaryBest * keepShare || u.score <= 0) break;
       if (!add(u)) break;
@@ -186,7 +191,7 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
       } else if (/[:：]$/.test(u.text)) {
         // A lead-in ("the settings are:", "Things to look for:") brings the list it introduces.
         for (let i = at + 1; i < units.length && i - at <= 12 && LIST_KINDS.has((units[i] as Unit).kind); i++) add(units[i] as Unit);
-      } else if (u.kind === 'sentence' && u === units.reduce((a, b) => (b.score > a.score ? b : a))) {
+      } else if (u.kind === 'sentence' && u === top) {
         // The best sentence brings the sentences that follow it (the caveat, what to do next).
         for (let i = at + 1; i < units.length && i - at <= 5 && (units[i] as Unit).kind === 'sentence'; i++) if (!add(units[i] as Unit)) break;
       } else if (u.kind === 'sentence' && units[at + 1]?.kind === 'sentence') {
@@ -201,8 +206,10 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
     if (u.score < best * keepShare) break;
     if (u.kind !== 'heading' && !add(u)) break;
   }
+  // The primary passage first (it gets [1]), then the others in rank order; manual order inside each.
+  const rank = (u: Unit) => (u.passage === primary ? -1 : u.passage);
   return [...chosen]
-    .sort((a, b) => a.passage - b.passage || a.order - b.order)
+    .sort((a, b) => rank(a) - rank(b) || a.order - b.order)
     .map((u) => ({ text: u.text, passage: u.passage }));
 }
 
