@@ -57,6 +57,7 @@ const RANK_PRIOR = 1.5;
 /** Another passage adds units when its best unit reaches this share of the best unit of all. */
 const RELEVANT_SHARE = 0.6;
 const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row']);
+const LEAD_IN = /[:：]$/;
 
 /** Cuts a passage into answer units (pure). */
 export function passageUnits(hit: Pick<SearchHit, 'text' | 'kind'>, passage: number): Unit[] {
@@ -175,6 +176,10 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
     // Its units that carry the question's words, each with what completes it (a procedure is not
     // useful cut short; the remedy or the caveat often follows the sentence that matches).
     const top = units.reduce((a, b) => (b.score > a.score ? b : a));
+    // A lead-in ("the settings are:", "Things to look for:") brings the list it introduces.
+    const addList = (at: number) => {
+      for (let i = at + 1; i < units.length && i - at <= 12 && LIST_KINDS.has((units[i] as Unit).kind); i++) add(units[i] as Unit);
+    };
     for (const u of [...units].sort(byScore)) {
       if (u.score < primaryBest * keepShare || u.score <= 0) break;
       if (!add(u)) break;
@@ -188,12 +193,18 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
       } else if (u.kind === 'heading') {
         // A heading inside the passage that matches the question: its subsection is the answer.
         for (let i = at + 1; i < units.length && i - at <= 12 && (units[i] as Unit).kind !== 'heading'; i++) if (!add(units[i] as Unit)) break;
-      } else if (/[:：]$/.test(u.text)) {
-        // A lead-in ("the settings are:", "Things to look for:") brings the list it introduces.
-        for (let i = at + 1; i < units.length && i - at <= 12 && LIST_KINDS.has((units[i] as Unit).kind); i++) add(units[i] as Unit);
+      } else if (LEAD_IN.test(u.text)) {
+        addList(at);
       } else if (u.kind === 'sentence' && u === top) {
-        // The best sentence brings the sentences that follow it (the caveat, what to do next).
-        for (let i = at + 1; i < units.length && i - at <= 5 && (units[i] as Unit).kind === 'sentence'; i++) if (!add(units[i] as Unit)) break;
+        // The best sentence brings the sentences that follow it (the caveat, what to do next), and the
+        // list a lead-in among them introduces ("If seen, make sure to:").
+        for (let i = at + 1; i < units.length && i - at <= 5 && (units[i] as Unit).kind === 'sentence'; i++) {
+          if (!add(units[i] as Unit)) break;
+          if (LEAD_IN.test((units[i] as Unit).text)) {
+            addList(i);
+            break;
+          }
+        }
       } else if (u.kind === 'sentence' && units[at + 1]?.kind === 'sentence') {
         add(units[at + 1] as Unit);
       }

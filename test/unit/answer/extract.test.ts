@@ -67,6 +67,15 @@ describe('extractive selection', () => {
       '- 40% infill',
     ]);
   });
+  it('a lead-in among the sentences after the best one brings its list', () => {
+    const p = hit('Counter errors on the bus mean reordered frames. If seen, make sure to:\n- Update the adapter firmware to v2.0.\n- Use kernel 6.6 or later.\nOther text.');
+    expect(extractParts('bus counter errors', [p]).map((x) => x.text)).toEqual([
+      'Counter errors on the bus mean reordered frames.',
+      'If seen, make sure to:',
+      '- Update the adapter firmware to v2.0.',
+      '- Use kernel 6.6 or later.',
+    ]);
+  });
   it('the best sentence brings the caveats that follow it; a matching inner heading brings its subsection', () => {
     const p = hit(
       '#### Unlock\nAlarm mode locks all commands. To move the axes off the switches, send the unlock command to clear the alarm lock.\nBe careful. The position may be lost. Home the machine again.\n#### Homing cycle\nStarts at the switches and sets zero.',
