@@ -59,6 +59,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
           ];
           for (const s of r.skipped) lines.push(`  skipped ${s.file}: ${s.reason}`);
           for (const p of r.pagesNeedingOcr) lines.push(`  ${p.file}: pages without text (need OCR): ${p.pages.join(', ')}`);
+          for (const f of r.withoutText ?? []) lines.push(`  ${f}: no searchable text found in it; check that it opens and holds text (not only headings or images).`);
           return lines.join('\n');
         });
       } finally {

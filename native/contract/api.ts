@@ -90,6 +90,11 @@ export interface IngestReport {
    * uncertain ("OCR text, check the page"). Absent when no page was OCR'd.
    */
   ocrPages?: { file: string; pages: number[]; lowConfidence: number[] }[];
+  /**
+   * Files read in this run that gave no searchable text at all (a table with no rows, a document of
+   * headings only; scanned PDF pages are in pagesNeedingOcr instead): recorded, but nothing can find them.
+   */
+  withoutText?: string[];
   seconds: number;
 }
 

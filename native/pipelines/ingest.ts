@@ -109,6 +109,8 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
           report.chunks += written.chunks;
           if (written.pagesWithoutText.length > 0) {
             report.pagesNeedingOcr.push({ file: f.rel, pages: written.pagesWithoutText });
+          } else if (written.chunks === 0) {
+            (report.withoutText ??= []).push(f.rel);
           }
           if (written.ocrPages.length > 0) {
             (report.ocrPages ??= []).push({

@@ -250,6 +250,26 @@ describe('a library of the fixture manuals', () => {
   });
 });
 
+describe('files that give no searchable text', () => {
+  it('are indexed, and the report names them so the technician can check them', async () => {
+    const src = tempDir('notext');
+    fs.writeFileSync(path.join(src, 'headings.md'), '# Hydraulic unit\n\n## Pump\n');
+    fs.writeFileSync(path.join(src, 'empty-table.csv'), 'Code,Message,Remedy\n');
+    fs.writeFileSync(path.join(src, 'pump.md'), '# Pump\n\nBleed the pump at screw B1 after a filter change.\n');
+    const engine = await createEngine({ libraryDir: tempDir('notext-lib'), create: true, embedder: { kind: 'none' } });
+    try {
+      const r = value(await engine.ingest({ paths: [src] }));
+      expect(r.skipped).toEqual([]);
+      expect([...(r.withoutText ?? [])].sort()).toEqual(['empty-table.csv', 'headings.md']);
+      expect(value(await engine.search({ query: 'bleed pump' })).hits[0]?.file).toBe('pump.md');
+      const again = value(await engine.ingest({ paths: [src] }));
+      expect(again.withoutText).toBeUndefined(); // unchanged files are not re-read
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
 describe('incremental re-ingest and true deletes', () => {
   let lib: string;
   let corpus: string;

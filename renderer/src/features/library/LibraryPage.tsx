@@ -251,6 +251,12 @@ function IngestSummary({ report: r }: { report: IngestReport }) {
         {r.removed > 0 ? `, ${r.removed} removed (no longer in the folder)` : ''}.
       </p>
       {r.skipped.length > 0 && <p className="status-failed">{plural(r.skipped.length, 'file')} could not be added — see the reasons below.</p>}
+      {(r.withoutText ?? []).length > 0 && (
+        <p className="status-ocr">
+          {(r.withoutText ?? []).join('; ')}: no searchable text was found in {plural((r.withoutText ?? []).length, 'file')}. Check that they open and hold text, not only
+          headings or images.
+        </p>
+      )}
       {r.pagesNeedingOcr.length > 0 && (
         <p className="status-ocr">
           {r.pagesNeedingOcr.map((o) => `${o.file}: ${plural(o.pages.length, 'page')}`).join('; ')} have no text layer and cannot be searched until they are
