@@ -20,9 +20,19 @@ export function defaultLibraryDir(): string {
   return process.env.MANUALDESK_LIBRARY ?? path.join(os.homedir(), '.manualdesk', 'library');
 }
 
+/**
+ * CPU threads the engine uses for indexing (LanceDB) and answers (the language model):
+ * $MANUALDESK_THREADS when it is a whole number from 1 to 256 (a shared PC can leave cores to other
+ * programs), else one per core. Read when the engine starts.
+ */
+export function engineThreads(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.MANUALDESK_THREADS);
+  return Number.isInteger(n) && n >= 1 && n <= 256 ? n : os.availableParallelism();
+}
+
 /** LanceDB deadlocks building FTS indexes on 2-core hosts unless this is set before its first call. */
 export function configureNativeThreads(): void {
   if (!process.env.LANCE_CPU_THREADS) {
-    process.env.LANCE_CPU_THREADS = String(Math.max(2, os.availableParallelism()));
+    process.env.LANCE_CPU_THREADS = String(Math.max(2, engineThreads()));
   }
 }

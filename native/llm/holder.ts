@@ -6,6 +6,7 @@ import type { ModelStatus } from '../contract/answer.js';
 import type { Reranker } from '../rerank/index.js';
 import { LocalLlm } from './llama.js';
 import { findLlm, findReranker, listModelStatus } from './models.js';
+import { engineThreads } from '../config.js';
 
 export class AnswerModels {
   private llmLoad: Promise<LocalLlm | null> | null = null;
@@ -23,7 +24,7 @@ export class AnswerModels {
       this.llmLoad = (async () => {
         const found = findLlm(this.dirs());
         if (!found) return null;
-        const llm = await LocalLlm.load({ modelPath: found.path });
+        const llm = await LocalLlm.load({ modelPath: found.path, threads: engineThreads() });
         this.llmId = found.id;
         if (this.disposed) {
           await llm.dispose();

@@ -7,17 +7,15 @@ export type TextSize = 'normal' | 'large' | 'larger';
 export interface Settings {
   theme: Theme;
   textSize: TextSize;
-  /** Preferred engine threads (0: one per CPU core). */
-  threads: number;
 }
 
-export const DEFAULT_SETTINGS: Settings = { theme: 'light', textSize: 'normal', threads: 0 };
+export const DEFAULT_SETTINGS: Settings = { theme: 'light', textSize: 'normal' };
 const KEY = 'manualdesk.settings.v1';
 
 function isSettings(v: unknown): v is Settings {
   if (typeof v !== 'object' || v === null) return false;
   const s = v as Settings;
-  return ['light', 'dark', 'contrast'].includes(s.theme) && ['normal', 'large', 'larger'].includes(s.textSize) && Number.isInteger(s.threads);
+  return ['light', 'dark', 'contrast'].includes(s.theme) && ['normal', 'large', 'larger'].includes(s.textSize);
 }
 
 export function readSettings(): Settings {

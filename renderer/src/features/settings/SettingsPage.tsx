@@ -1,4 +1,4 @@
-/** Settings: installed models and their status, threads, theme and text size. */
+/** Settings: installed models and their status, theme and text size; how to limit the engine's threads. */
 import { useEffect, useState } from 'react';
 import type { LibraryInfo, ModelRole, ModelStatus, Result } from '../../../../native/contract/index.js';
 import { notAvailableMessage } from '../../engine/adapter.js';
@@ -59,20 +59,10 @@ export function SettingsPage({
       </fieldset>
 
       <h2>Performance</h2>
-      <label className="field">
-        Threads for indexing and answers (0 = one per CPU core; this computer has {cores})
-        <input
-          type="number"
-          min={0}
-          max={64}
-          value={settings.threads}
-          onChange={(e) => {
-            const n = Math.max(0, Math.min(64, Math.trunc(Number(e.target.value) || 0)));
-            onChange({ ...settings, threads: n });
-          }}
-        />
-      </label>
-      <p className="status">Saved on this computer. This build’s engine picks its thread count at start (one per core); the setting takes effect once the engine accepts it.</p>
+      <p>
+        By default the engine uses one thread per CPU core ({cores} on this computer) for indexing and answers. On a shared PC, start ManualDesk with{' '}
+        <code>MANUALDESK_THREADS=2</code> (any number from 1) to leave cores to other programs.
+      </p>
 
       <h2>Models</h2>
       <p>
