@@ -13,6 +13,8 @@ export interface EngineConfig {
   create?: boolean;
   /** Open without the write lock (search, lookups): several readers can share a library. */
   readOnly?: boolean;
+  /** Quiet ms after the last call before one full GC gives back LanceDB's native memory (native/idle-gc.ts); 0: off. Default 2000. */
+  idleGcMs?: number;
 }
 
 /** Default library folder: $MANUALDESK_LIBRARY, else ~/.manualdesk/library. */

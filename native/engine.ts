@@ -26,6 +26,7 @@ import type { CodeRecord, FileRecord, Lang } from './contract/document.js';
 import { detectLang } from './text/lang.js';
 import { EngineError, ok, toErrorData, type Result } from './contract/errors.js';
 import { configureNativeThreads, type EngineConfig } from './config.js';
+import { IdleCollector } from './idle-gc.js';
 import { createEmbedder, findModel, type EmbedderSpec } from './embed/models.js';
 import type { Embedder } from './embed/types.js';
 import { EmbeddingCache } from './embed/cache.js';
@@ -73,6 +74,8 @@ class LocalEngine implements Engine {
   private packs: PackSource[] = [];
   /** Installed packs that could not be opened, with the reason (shown by listPacks). */
   private readonly packProblems = new Map<string, string>();
+  /** One full GC after each burst of calls (LanceDB's native results are freed only when collected). */
+  private readonly idle: IdleCollector;
   private packsCleaned = false;
   /** Set when the library folder turned out not writable: it was opened read-only, writes say why. */
   private writeBlocked: EngineError | null = null;
@@ -83,7 +86,9 @@ class LocalEngine implements Engine {
   /** The language model and reranker for answers: loaded on first use, disposed on close. */
   private answerModels = new AnswerModels(() => modelSearchDirs());
 
-  constructor(private readonly config: EngineConfig) {}
+  constructor(private readonly config: EngineConfig) {
+    this.idle = new IdleCollector(config.idleGcMs ?? 2000, 10_000);
+  }
 
   get embedderId(): string | null {
     return this.embedder?.id ?? null;
@@ -159,6 +164,7 @@ class LocalEngine implements Engine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.idle.stop();
     await this.opening?.catch(() => {});
     await this.writeChain.catch(() => {});
     await this.closeLocal();
@@ -568,7 +574,9 @@ class LocalEngine implements Engine {
 
   /** Runs an API call: anything thrown becomes error data; the library's full disk says so. */
   private guard<T>(fn: () => Promise<T>): Promise<Result<T>> {
-    return guard(fn, this.config.libraryDir);
+    return guard(fn, this.config.libraryDir).finally(() => {
+      if (!this.closed) this.idle.touch();
+    });
   }
 
   private assertWritable(): void {
