@@ -203,8 +203,7 @@ class LocalEngine implements Engine {
   ingest(req: IngestRequest, hooks: EngineHooks = {}): Promise<Result<IngestReport>> {
     return this.guard(() =>
       this.serialWrite(async () => {
-        this.assertWritable();
-        const store = await this.ensureOpen(true);
+        const store = await this.openForWriting(true);
         const recorded = store.info.embedder;
         if (recorded && (!this.embedder || this.embedder.id !== recorded.id)) {
           throw new EngineError(
@@ -406,9 +405,7 @@ class LocalEngine implements Engine {
   removeFiles(files: string[]): Promise<Result<{ removed: number }>> {
     return this.guard(() =>
       this.serialWrite(async () => {
-        this.assertWritable();
-        const store = await this.ensureOpen(false);
-        this.assertWritable(); // opening may have found the folder read-only
+        const store = await this.openForWriting(false);
         const known = new Set(store.getFiles().map((f) => f.file));
         const unknown = files.filter((f) => !known.has(f));
         if (unknown.length > 0) {
@@ -492,9 +489,8 @@ class LocalEngine implements Engine {
   private installPackFile(req: PackImportRequest, mode: 'import' | 'update', hooks: PackHooks): Promise<Result<PackInfo>> {
     return this.guard(() =>
       this.serialWrite(async () => {
-        this.assertWritable();
         // A site may start with packs only: the first import creates the (empty) local library.
-        let store = await this.ensureOpen(true);
+        let store = await this.openForWriting(true);
         // Open pack files are never replaced or deleted underneath a reader (Windows refuses that).
         await closePackSources(this.packs);
         try {
@@ -531,9 +527,7 @@ class LocalEngine implements Engine {
   rollbackPack(req: { id: string }): Promise<Result<PackInfo>> {
     return this.guard(() =>
       this.serialWrite(async () => {
-        this.assertWritable();
-        await this.ensureOpen(false);
-        this.assertWritable(); // opening may have found the folder read-only
+        await this.openForWriting(false);
         await closePackSources(this.packs);
         try {
           return await rollbackPack(this.config.libraryDir, req.id);
@@ -547,9 +541,7 @@ class LocalEngine implements Engine {
   removePack(req: { id: string }): Promise<Result<{ removed: string }>> {
     return this.guard(() =>
       this.serialWrite(async () => {
-        this.assertWritable();
-        await this.ensureOpen(false);
-        this.assertWritable(); // opening may have found the folder read-only
+        await this.openForWriting(false);
         await closePackSources(this.packs);
         try {
           await removePack(this.config.libraryDir, req.id, modelSearchDirs()[0] as string);
@@ -577,6 +569,14 @@ class LocalEngine implements Engine {
     return guard(fn, this.config.libraryDir).finally(() => {
       if (!this.closed) this.idle.touch();
     });
+  }
+
+  /** Opens the library for a write: refused when it is read-only, also when opening finds the folder so. */
+  private async openForWriting(create: boolean): Promise<LibraryStore> {
+    this.assertWritable();
+    const store = await this.ensureOpen(create);
+    this.assertWritable();
+    return store;
   }
 
   private assertWritable(): void {
