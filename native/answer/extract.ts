@@ -85,6 +85,8 @@ export function passageUnits(hit: Pick<SearchHit, 'text' | 'kind'>, passage: num
 
 interface Scorer {
   score(text: string): number;
+  /** The score of candidate passage i as a whole (its tokens are already analyzed). */
+  passage(i: number): number;
 }
 
 /**
@@ -117,13 +119,14 @@ function makeScorer(question: string, passages: string[], extraTerms: string[]):
     weights.set(t, extraTerms.includes(t) && !question.toLowerCase().includes(t) ? base * 0.5 : base);
   }
   const groups = termGroups(question, [...alts.keys()]);
+  const scoreSet = (set: Set<string>) => {
+    let s = 0;
+    for (const g of groups) s += Math.max(0, ...g.filter((t) => has(t, set)).map((t) => weights.get(t) ?? 0));
+    return s;
+  };
   return {
-    score(text: string): number {
-      const set = new Set(analyze(text));
-      let s = 0;
-      for (const g of groups) s += Math.max(0, ...g.filter((t) => has(t, set)).map((t) => weights.get(t) ?? 0));
-      return s;
-    },
+    score: (text) => scoreSet(new Set(analyze(text))),
+    passage: (i) => scoreSet(sets[i] ?? new Set()),
   };
 }
 
@@ -165,7 +168,7 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
   // The primary passage covers the most of the question as a whole, with a prior for retrieval's rank
   // (the second passage must cover 1.25x what the first does to lead, the third 1.4x): word overlap of
   // one unit alone let a passage that repeats one question word win over the section that answers it.
-  const whole = pool.map((c, i) => scorer.score(c.text) * (1 + RANK_PRIOR / (i + 1)));
+  const whole = pool.map((_, i) => scorer.passage(i) * (1 + RANK_PRIOR / (i + 1)));
   const primary = whole.indexOf(Math.max(...whole));
   const units = perPassage[primary] as Unit[];
   const primaryBest = passageBest[primary] as number;

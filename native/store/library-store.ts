@@ -427,14 +427,23 @@ export class LibraryStore {
    * the committed ones out of a read-only reader's results.
    */
   private async uncommittedPredicate(): Promise<string | null> {
-    const tbl = this.chunksTable;
-    let want = 0;
-    for (const f of this.files.values()) want += f.chunks;
-    if (!tbl || (await tbl.countRows()) === want) return null;
-    const rows = (await tbl.query().select(['file', 'generation']).toArray()) as Record<string, unknown>[];
     const bad = new Set<string>();
-    for (const r of rows) if (!this.isCommitted(r)) bad.add(`(file = ${sqlString(String(r.file))} AND generation = ${Number(r.generation)})`);
+    for (const r of await this.uncommittedRows(this.chunksTable, 'chunks')) bad.add(`(file = ${sqlString(String(r.file))} AND generation = ${Number(r.generation)})`);
     return bad.size > 0 ? `NOT (${[...bad].join(' OR ')})` : null;
+  }
+
+  /**
+   * (file, generation) of the rows that are not committed. Committed rows number exactly Σ chunks
+   * (Σ codes) of the file records, because rows are added before their record is committed; so a table
+   * whose row count matches holds none and is not scanned (a scan of 100k rows costs about a second).
+   */
+  private async uncommittedRows(tbl: lancedb.Table | null, count: 'chunks' | 'codes', force = false): Promise<Record<string, unknown>[]> {
+    if (!tbl) return [];
+    let want = 0;
+    for (const f of this.files.values()) want += f[count];
+    if (!force && (await tbl.countRows()) === want) return [];
+    const rows = (await tbl.query().select(['file', 'generation']).toArray()) as Record<string, unknown>[];
+    return rows.filter((r) => !this.isCommitted(r));
   }
 
   /** The filters' where clause plus the garbage fence; null when nothing can match. */
@@ -444,29 +453,16 @@ export class LibraryStore {
     return where ? `(${where}) AND ${this.garbageFence}` : this.garbageFence;
   }
 
-  /**
-   * Deletes rows whose (file, generation) is not committed. Returns the number of garbage pairs found.
-   * Committed rows number exactly Σ chunks (Σ codes) of the file records, because rows are added before
-   * their record is committed; so a table whose row count matches holds no garbage and is not scanned
-   * (a scan of 100k rows costs about a second).
-   */
+  /** Deletes rows whose (file, generation) is not committed. Returns the number of garbage pairs found. */
   async collectGarbage(opts: { force?: boolean } = {}): Promise<number> {
     let pairs = 0;
-    const expected = { chunks: 0, codes: 0 };
-    for (const f of this.files.values()) {
-      expected.chunks += f.chunks;
-      expected.codes += f.codes;
-    }
-    const tables: [lancedb.Table | null, number][] = [
-      [this.chunksTable, expected.chunks],
-      [this.codesTable, expected.codes],
+    const tables: [lancedb.Table | null, 'chunks' | 'codes'][] = [
+      [this.chunksTable, 'chunks'],
+      [this.codesTable, 'codes'],
     ];
-    for (const [tbl, want] of tables) {
+    for (const [tbl, count] of tables) {
       if (!tbl) continue;
-      if (!opts.force && (await tbl.countRows()) === want) continue;
-      const rows = (await tbl.query().select(['file', 'generation']).toArray()) as Record<string, unknown>[];
-      const bad = new Set<string>();
-      for (const r of rows) if (!this.isCommitted(r)) bad.add(String(r.file));
+      const bad = new Set((await this.uncommittedRows(tbl, count, opts.force)).map((r) => String(r.file)));
       if (bad.size === 0) continue;
       pairs += bad.size;
       const preds = [...bad].map((file) => {
