@@ -121,7 +121,7 @@ async function loadModules() {
   const { register } = await import('tsx/esm/api');
   register();
   const load = (rel) => import(pathToFileURL(path.join(ROOT, rel)).href);
-  const [{ startServer }, { REMOTE_METHODS }] = await Promise.all([load('native/server/http.ts'), load('native/server/methods.ts')]);
+  const [{ startServer }, { REMOTE_METHODS }] = await Promise.all([load('native/server/http.ts'), load('native/contract/methods.ts')]);
   let engineModule = null;
   const createEngine = async (config) => {
     engineModule ??= load('native/engine.ts');

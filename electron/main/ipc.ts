@@ -1,16 +1,15 @@
 /**
- * One IPC handler per remote EngineApi method ("manualdesk:<method>"). Each checks that the call comes
- * from the app's own page and hands the argument to an EngineCaller, which validates it with the same
- * zod schemas as the HTTP server and answers Result data (Electron would pass only the message of a
- * thrown error). The caller runs the engine in the utility process (electron/main/engine-host.ts).
+ * One IPC handler per method of the contract's method table ("manualdesk:<method>"). Each checks that
+ * the call comes from the app's own page and hands the argument to an EngineCaller, which validates it
+ * with the same zod schemas as the HTTP server and answers Result data (Electron would pass only the
+ * message of a thrown error). The caller runs the engine in the utility process (engine-host.ts).
  *
  * Streaming calls (progress, tokens): the page adds a second argument {op} with an id it chose; events
  * come back on EVENT_CHANNEL tagged with that id, and CANCEL_CHANNEL with the id cancels the call.
  */
-import { fail, type Result } from '../../native/contract/index.js';
-import { channelFor, REMOTE_METHODS, type RemoteMethod } from '../../native/server/methods.js';
+import { fail, REMOTE_METHODS, type RemoteMethod, type Result } from '../../native/contract/index.js';
 import type { EngineCaller } from '../../native/worker/streaming.js';
-import { CANCEL_CHANNEL, EVENT_CHANNEL, OP_PATTERN } from '../channels.js';
+import { CANCEL_CHANNEL, channelFor, EVENT_CHANNEL, OP_PATTERN } from '../channels.js';
 
 /** What registerIpc needs of an IPC invoke event (Electron's IpcMainInvokeEvent has it). */
 export interface InvokeEventLike {

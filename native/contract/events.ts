@@ -2,7 +2,7 @@
  * What long calls report while they run, as plain data, so every transport (Electron IPC, the utility
  * process, HTTP streaming in browser mode) carries the same events. Types only.
  */
-import type { EngineApi, IngestProgress } from './api.js';
+import type { IngestProgress } from './api.js';
 import type { PackProgress } from './packs.js';
 import type { Result } from './errors.js';
 
@@ -26,16 +26,3 @@ export interface TransportHooks {
   /** Called once, before the call starts, with a function that cancels it. */
   onCancelable?: (cancel: () => void) => void;
 }
-
-/**
- * An API as a transport exposes it: each method (close excepted: the owning process closes the
- * engine) takes its one argument and TransportHooks, and answers the same Result.
- */
-export type RemoteOf<Api> = {
-  [M in Exclude<keyof Api, 'close'>]: Api[M] extends (...args: infer A) => infer R
-    ? (arg: A[0], hooks?: TransportHooks) => R
-    : never;
-};
-
-/** EngineApi over a transport: the Electron preload's window.manualdesk satisfies it. */
-export type RemoteApi = RemoteOf<EngineApi>;

@@ -4,3 +4,4 @@ export type * from './api.js';
 export type * from './answer.js';
 export type * from './packs.js';
 export type * from './events.js';
+export * from './methods.js';

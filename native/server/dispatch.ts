@@ -1,10 +1,20 @@
 /**
- * Validate-then-call for the remote methods: shared by the HTTP server and the Electron IPC handlers,
- * so both boundaries accept exactly the same input and answer with the same Result data.
+ * Validate-then-call for the remote methods, built from the contract's method table: shared by the
+ * HTTP server, the engine host (utility process) and the Electron IPC handlers, so every boundary
+ * accepts exactly the same input, binds a streaming method's hooks the same way, and answers with
+ * the same Result data.
  */
 import type { z } from 'zod';
-import { fail, toErrorData, type EngineApi, type Result } from '../contract/index.js';
-import type { RemoteMethod } from './methods.js';
+import {
+  engineHooksFor,
+  fail,
+  toErrorData,
+  type ArgOf,
+  type CallHooks,
+  type EngineApi,
+  type RemoteMethod,
+  type Result,
+} from '../contract/index.js';
 import {
   askRequestSchema,
   codeLookupRequestSchema,
@@ -19,44 +29,44 @@ import {
   sourceRequestSchema,
 } from './schemas.js';
 
-type Caller = (engine: EngineApi, arg: unknown) => Promise<Result<unknown>>;
+/**
+ * The request schema of each method. Typed from the table: a method added to the contract fails
+ * typechecking here until its argument has a schema (a method without one takes noArgumentSchema).
+ */
+export const REQUEST_SCHEMAS = {
+  info: noArgumentSchema,
+  ingest: ingestRequestSchema,
+  search: searchRequestSchema,
+  lookupCode: codeLookupRequestSchema,
+  listManuals: noArgumentSchema,
+  removeFiles: removeFilesSchema,
+  openSource: sourceRequestSchema,
+  ask: askRequestSchema,
+  listModels: noArgumentSchema,
+  listPacks: noArgumentSchema,
+  verifyPack: packFileSchema,
+  importPack: packImportRequestSchema,
+  updatePack: packImportRequestSchema,
+  rollbackPack: packIdSchema,
+  removePack: packIdSchema,
+} satisfies { [M in RemoteMethod]: z.ZodType<ArgOf<M>> };
 
-function withSchema<S extends z.ZodType>(
-  method: RemoteMethod,
-  schema: S,
-  call: (engine: EngineApi, arg: z.output<S>) => Promise<Result<unknown>>,
-): Caller {
-  return async (engine, raw) => {
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) {
-      return fail('INVALID_INPUT', `Invalid ${method} request: ${describeIssues(parsed.error)}.`);
-    }
-    return call(engine, parsed.data);
-  };
-}
+type AnyMethod = (...args: unknown[]) => Promise<Result<unknown>>;
 
-const CALLERS = {
-  info: withSchema('info', noArgumentSchema, (e) => e.info()),
-  listManuals: withSchema('listManuals', noArgumentSchema, (e) => e.listManuals()),
-  search: withSchema('search', searchRequestSchema, (e, req) => e.search(req)),
-  lookupCode: withSchema('lookupCode', codeLookupRequestSchema, (e, req) => e.lookupCode(req)),
-  ingest: withSchema('ingest', ingestRequestSchema, (e, req) => e.ingest(req)),
-  removeFiles: withSchema('removeFiles', removeFilesSchema, (e, files) => e.removeFiles(files)),
-  openSource: withSchema('openSource', sourceRequestSchema, (e, req) => e.openSource(req)),
-  ask: withSchema('ask', askRequestSchema, (e, req) => e.ask(req)),
-  listModels: withSchema('listModels', noArgumentSchema, (e) => e.listModels()),
-  listPacks: withSchema('listPacks', noArgumentSchema, (e) => e.listPacks()),
-  verifyPack: withSchema('verifyPack', packFileSchema, (e, req) => e.verifyPack(req)),
-  importPack: withSchema('importPack', packImportRequestSchema, (e, req) => e.importPack(req)),
-  updatePack: withSchema('updatePack', packImportRequestSchema, (e, req) => e.updatePack(req)),
-  rollbackPack: withSchema('rollbackPack', packIdSchema, (e, req) => e.rollbackPack(req)),
-  removePack: withSchema('removePack', packIdSchema, (e, req) => e.removePack(req)),
-} satisfies Record<RemoteMethod, Caller>;
-
-/** Validates `arg` for `method` and calls the engine; never throws. */
-export async function callEngine(engine: EngineApi, method: RemoteMethod, arg: unknown): Promise<Result<unknown>> {
+/**
+ * Validates `arg` for `method` and calls the engine; with `hooks`, a streaming method gets its hooks
+ * object (signal and the hook named in the table, whose calls become events). Never throws.
+ */
+export async function callEngine(engine: EngineApi, method: RemoteMethod, arg: unknown, hooks?: CallHooks): Promise<Result<unknown>> {
+  const schema: z.ZodType = REQUEST_SCHEMAS[method];
+  const parsed = schema.safeParse(arg);
+  if (!parsed.success) {
+    return fail('INVALID_INPUT', `Invalid ${method} request: ${describeIssues(parsed.error)}.`);
+  }
+  const extra = hooks ? engineHooksFor(method, hooks) : undefined;
+  const args = extra ? [parsed.data, extra] : parsed.data === undefined ? [] : [parsed.data];
   try {
-    return await CALLERS[method](engine, arg);
+    return await (engine[method] as AnyMethod).apply(engine, args);
   } catch (err) {
     return { ok: false, error: toErrorData(err) };
   }

@@ -9,8 +9,7 @@
  *                        the same call, answered as NDJSON (application/x-ndjson): one StreamMessage per
  *                        line, events (ingest progress, pack progress, answer tokens) then one
  *                        {"type":"result"} line. Closing the connection cancels the call.
- *   GET  /api/methods    the methods this engine has ({ok:true, value:[…]}), so the UI can tell a feature
- *                        that is not in this build from one that failed.
+ *   GET  /api/methods    the contract's methods ({ok:true, value:[…]}), from its method table.
  *   GET  /…              files from staticDir, with a strict CSP.
  *
  * Every request must name a loopback Host (DNS-rebinding guard) and, when it carries an Origin, come
@@ -20,10 +19,9 @@ import http from 'node:http';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { fail, type EngineApi, type Result, type StreamMessage } from '../contract/index.js';
-import { availableMethods, localCaller } from '../worker/streaming.js';
+import { fail, isRemoteMethod, REMOTE_METHODS, type EngineApi, type Result, type StreamMessage } from '../contract/index.js';
+import { localCaller } from '../worker/streaming.js';
 import { CONTENT_SECURITY_POLICY } from './csp.js';
-import { isRemoteMethod, REMOTE_METHODS } from './methods.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -111,7 +109,7 @@ export async function startServer(engine: EngineApi, opts: ServerOptions = {}): 
 
   async function handleApi(req: http.IncomingMessage, res: http.ServerResponse, route: string): Promise<void> {
     if (route === 'methods' && (req.method === 'GET' || req.method === 'HEAD')) {
-      return sendJson(res, 200, { ok: true, value: availableMethods(engine) });
+      return sendJson(res, 200, { ok: true, value: REMOTE_METHODS });
     }
     const stream = route.endsWith('/stream');
     const method = stream ? route.slice(0, -'/stream'.length) : route;

@@ -4,14 +4,13 @@
  * answers with an error that says what to do.
  */
 import type { EngineErrorData, Result } from '../contract/index.js';
-import type { RemoteMethod } from '../server/methods.js';
 import type { FromHost, Port, ToHost } from './protocol.js';
 import type { CallHooks, EngineCaller } from './streaming.js';
 
 export interface WorkerClient {
   call: EngineCaller;
-  /** Resolves with the host's methods once the engine is open (with the start-up error, if any). */
-  ready: Promise<{ methods: RemoteMethod[]; error?: EngineErrorData }>;
+  /** Resolves once the engine is open (with the start-up error, if any). */
+  ready: Promise<{ error?: EngineErrorData }>;
   /** Asks the host to close the library; resolves when it has (or after timeoutMs). */
   close(timeoutMs?: number): Promise<void>;
   /** The host process ended (crash or exit): pending and later calls fail with `reason`. */
@@ -27,13 +26,13 @@ export function connectWorker(port: Port<unknown, ToHost>): WorkerClient {
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let dead: EngineErrorData | null = null;
-  let resolveReady!: (v: { methods: RemoteMethod[]; error?: EngineErrorData }) => void;
-  const ready = new Promise<{ methods: RemoteMethod[]; error?: EngineErrorData }>((r) => (resolveReady = r));
+  let resolveReady!: (v: { error?: EngineErrorData }) => void;
+  const ready = new Promise<{ error?: EngineErrorData }>((r) => (resolveReady = r));
   let onClosed: (() => void) | null = null;
 
   port.onMessage((raw) => {
     const msg = raw as FromHost;
-    if (msg.type === 'ready') resolveReady({ methods: msg.methods, error: msg.error });
+    if (msg.type === 'ready') resolveReady(msg.error ? { error: msg.error } : {});
     else if (msg.type === 'event') pending.get(msg.id)?.hooks?.onEvent?.(msg.event);
     else if (msg.type === 'result') {
       const p = pending.get(msg.id);
@@ -68,7 +67,7 @@ export function connectWorker(port: Port<unknown, ToHost>): WorkerClient {
       }),
     hostExited(reason) {
       dead = { code: 'INTERNAL', message: reason };
-      resolveReady({ methods: [], error: dead });
+      resolveReady({ error: dead });
       for (const p of pending.values()) p.resolve({ ok: false, error: dead });
       pending.clear();
       onClosed?.();

@@ -9,7 +9,7 @@ import { configureNativeThreads, defaultLibraryDir } from '../config.js';
 import { createEngine } from '../engine.js';
 import { serveEngine } from './host.js';
 import type { FromHost, Port } from './protocol.js';
-import { availableMethods, localCaller } from './streaming.js';
+import { localCaller } from './streaming.js';
 
 interface ParentPort {
   postMessage(message: unknown): void;
@@ -36,14 +36,14 @@ async function main(): Promise<void> {
   } catch (err) {
     const error = toErrorData(err);
     serveEngine(async () => ({ ok: false, error }), port, { close: async () => {}, onClosed: () => process.exit(0) });
-    port.post({ type: 'ready', methods: [], error });
+    port.post({ type: 'ready', error });
     return;
   }
   const opened: EngineApi = engine;
   serveEngine(localCaller(opened), port, { close: () => opened.close(), onClosed: () => process.exit(0) });
   // Open the library now so the first search does not pay for it (info also reports a broken library).
   const info = await opened.info();
-  port.post({ type: 'ready', methods: availableMethods(opened), ...(info.ok ? {} : { error: info.error }) });
+  port.post({ type: 'ready', ...(info.ok ? {} : { error: info.error }) });
 }
 
 void main();

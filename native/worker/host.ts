@@ -3,8 +3,7 @@
  * events, answers its Result. Pure: the port is passed in (utilityProcess parentPort, a Node IPC
  * channel, or an in-memory pair in tests).
  */
-import { fail } from '../contract/index.js';
-import { isRemoteMethod } from '../server/methods.js';
+import { fail, isRemoteMethod } from '../contract/index.js';
 import type { FromHost, Port, ToHost } from './protocol.js';
 import { isToHost } from './protocol.js';
 import type { EngineCaller } from './streaming.js';

@@ -2,8 +2,7 @@
  * Messages between the app's main process and the engine host process (Electron utilityProcess, or a
  * Node child process). Plain structured-clone data, typed from the contract.
  */
-import type { EngineErrorData, EngineEvent, Result } from '../contract/index.js';
-import type { RemoteMethod } from '../server/methods.js';
+import type { EngineErrorData, EngineEvent, RemoteMethod, Result } from '../contract/index.js';
 
 export type ToHost =
   | { type: 'call'; id: number; method: RemoteMethod; arg: unknown }
@@ -13,7 +12,7 @@ export type ToHost =
 
 export type FromHost =
   /** The engine is open (or could not be: error says why; calls then answer with it). */
-  | { type: 'ready'; methods: RemoteMethod[]; error?: EngineErrorData }
+  | { type: 'ready'; error?: EngineErrorData }
   | { type: 'event'; id: number; event: EngineEvent }
   | { type: 'result'; id: number; result: Result<unknown> }
   | { type: 'closed' };

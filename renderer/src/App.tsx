@@ -158,11 +158,10 @@ export function App({ conn }: { conn: Connection }) {
       </header>
 
       <main>
-        {source && <SourceViewer engine={conn.engine} has={conn.has} target={source} onBack={() => setSource(null)} />}
+        {source && <SourceViewer engine={conn.engine} target={source} onBack={() => setSource(null)} />}
         <div hidden={!show('search')}>
           <SearchPage
             engine={engine}
-            has={conn.has}
             manuals={manuals}
             onOpen={openSource}
             onAsk={ask}
@@ -175,22 +174,22 @@ export function App({ conn }: { conn: Connection }) {
         </div>
         {visited.has('answer') && (
           <div hidden={!show('answer')}>
-            <AnswerPage engine={engine} has={conn.has} question={question} onOpen={openSource} onRecord={record} onSearch={searchFor} />
+            <AnswerPage engine={engine} question={question} onOpen={openSource} onRecord={record} onSearch={searchFor} />
           </div>
         )}
         {visited.has('library') && (
           <div hidden={!show('library')}>
-            <LibraryPage engine={engine} has={conn.has} mode={conn.mode} manuals={manuals} onChanged={libraryChanged} />
+            <LibraryPage engine={engine} mode={conn.mode} manuals={manuals} onChanged={libraryChanged} />
           </div>
         )}
         {visited.has('packs') && (
           <div hidden={!show('packs')}>
-            <PacksPage engine={engine} has={conn.has} onChanged={libraryChanged} />
+            <PacksPage engine={engine} onChanged={libraryChanged} />
           </div>
         )}
         {visited.has('settings') && (
           <div hidden={!show('settings')}>
-            <SettingsPage engine={engine} has={conn.has} library={library.kind === 'ready' ? library.info : null} settings={settings} onChange={changeSettings} />
+            <SettingsPage engine={engine} library={library.kind === 'ready' ? library.info : null} settings={settings} onChange={changeSettings} />
           </div>
         )}
         {visited.has('history') && (

@@ -17,9 +17,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../native/server/csp.js';
-import { REMOTE_METHODS, channelFor, type RemoteMethod } from '../../native/server/methods.js';
+import { REMOTE_METHODS, type RemoteMethod } from '../../native/contract/index.js';
 import { windowOptions } from '../../electron/main/security.js';
-import { CANCEL_CHANNEL } from '../../electron/channels.js';
+import { CANCEL_CHANNEL, channelFor } from '../../electron/channels.js';
 import type { FakeEngine } from '../unit/server/fake-engine.js';
 
 type Fn = (...args: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -62,7 +62,7 @@ vi.mock('electron', async () => {
   const { EventEmitter } = await import('node:events');
   const { fakeEngine } = await import('../unit/server/fake-engine.js');
   const { serveEngine } = await import('../../native/worker/host.js');
-  const { availableMethods, localCaller } = await import('../../native/worker/streaming.js');
+  const { localCaller } = await import('../../native/worker/streaming.js');
   /** utilityProcess.fork: the real worker host in memory (structured-clone messages) serving a recording engine. */
   function fork(modulePath: string, _args: string[], opts: { env: Record<string, string | undefined> }) {
     fake.forks.push({ modulePath, env: opts.env });
@@ -77,7 +77,7 @@ vi.mock('electron', async () => {
       { post: (m) => queueMicrotask(() => child.emit('message', structuredClone(m))), onMessage: (fn) => (toHost = fn) },
       { close: () => engine.close() },
     );
-    queueMicrotask(() => child.emit('message', { type: 'ready', methods: availableMethods(engine) }));
+    queueMicrotask(() => child.emit('message', { type: 'ready' }));
     return child;
   }
   const ses = {

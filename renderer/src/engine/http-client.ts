@@ -4,9 +4,9 @@
  * Calls with hooks use POST /api/<method>/stream (NDJSON events, then the result); aborting the fetch
  * closes the connection, which cancels the call on the server.
  */
-import type { EngineErrorData, Result, StreamMessage, TransportHooks } from '../../../native/contract/index.js';
+import type { EngineErrorData, RemoteMethod, Result, StreamMessage, TransportHooks } from '../../../native/contract/index.js';
 import { engineOver, type Call } from './adapter.js';
-import type { UiEngine, UiMethod } from './types.js';
+import type { UiEngine } from './types.js';
 
 type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -14,8 +14,6 @@ const CANCELLED: EngineErrorData = { code: 'CANCELLED', message: 'Cancelled. Wor
 
 export interface HttpTransport {
   call: Call;
-  /** The methods the server's engine has (GET /api/methods); null when it cannot be asked. */
-  methods(): Promise<UiMethod[] | null>;
 }
 
 export function createHttpTransport(baseUrl: string, fetchImpl?: FetchLike): HttpTransport {
@@ -40,7 +38,7 @@ export function createHttpTransport(baseUrl: string, fetchImpl?: FetchLike): Htt
     }
   }
 
-  async function plain(method: UiMethod, arg: unknown): Promise<Result<unknown>> {
+  async function plain(method: RemoteMethod, arg: unknown): Promise<Result<unknown>> {
     const response = await post(method, arg);
     if (!(response instanceof Response)) return { ok: false, error: response };
     let body: unknown;
@@ -53,7 +51,7 @@ export function createHttpTransport(baseUrl: string, fetchImpl?: FetchLike): Htt
     return failure({ code: 'INTERNAL', message: `The engine answered ${method} with an unexpected reply. Reload the page.` });
   }
 
-  async function streamed(method: UiMethod, arg: unknown, hooks: TransportHooks): Promise<Result<unknown>> {
+  async function streamed(method: RemoteMethod, arg: unknown, hooks: TransportHooks): Promise<Result<unknown>> {
     const controller = new AbortController();
     hooks.onCancelable?.(() => controller.abort());
     const response = await post(`${method}/stream`, arg, controller.signal);
@@ -86,25 +84,12 @@ export function createHttpTransport(baseUrl: string, fetchImpl?: FetchLike): Htt
 
   return {
     call: (method, arg, hooks) => (hooks ? streamed(method, arg, hooks) : plain(method, arg)),
-    async methods() {
-      try {
-        const response = await doFetch(`${base}/api/methods`, { method: 'GET' });
-        const body: unknown = await response.json();
-        return isResult(body) && body.ok && Array.isArray(body.value) ? (body.value as UiMethod[]) : null;
-      } catch {
-        return null;
-      }
-    },
   };
 }
 
-/**
- * The full UI engine over HTTP. `methods` (from GET /api/methods) says which methods the server has;
- * without it every method is tried and the server's "Unknown method" answer comes back as data.
- */
-export function createHttpClient(baseUrl: string, fetchImpl?: FetchLike, methods?: readonly UiMethod[]): UiEngine {
-  const transport = createHttpTransport(baseUrl, fetchImpl);
-  return engineOver(transport.call, (m) => !methods || methods.includes(m));
+/** The full UI engine over HTTP. */
+export function createHttpClient(baseUrl: string, fetchImpl?: FetchLike): UiEngine {
+  return engineOver(createHttpTransport(baseUrl, fetchImpl).call);
 }
 
 async function readLines(response: Response, onLine: (line: string) => void): Promise<void> {

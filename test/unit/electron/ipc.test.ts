@@ -3,7 +3,7 @@ import type { EngineHooks } from '../../../native/contract/index.js';
 import { registerIpc, type InvokeEventLike, type IpcMainLike } from '../../../electron/main/ipc.js';
 import { unavailableEngine } from '../../../electron/main/unavailable-engine.js';
 import { CANCEL_CHANNEL, EVENT_CHANNEL } from '../../../electron/channels.js';
-import { REMOTE_METHODS } from '../../../native/server/methods.js';
+import { REMOTE_METHODS } from '../../../native/contract/index.js';
 import { localCaller } from '../../../native/worker/streaming.js';
 import { fakeEngine } from '../server/fake-engine.js';
 

@@ -48,7 +48,7 @@ vi.mock('electron', async () => {
   const { EventEmitter } = await import('node:events');
   const { createEngine } = await import('../../../native/engine.js');
   const { serveEngine } = await import('../../../native/worker/host.js');
-  const { availableMethods, localCaller } = await import('../../../native/worker/streaming.js');
+  const { localCaller } = await import('../../../native/worker/streaming.js');
   /** utilityProcess.fork: the real worker host and engine, in memory, with structured-clone messages. */
   function fork(modulePath: string, _args: string[], opts: { env: Record<string, string | undefined> }) {
     fake.forks.push({ modulePath, env: opts.env });
@@ -71,7 +71,7 @@ vi.mock('electron', async () => {
         },
         { close: () => engine.close() },
       );
-      child.emit('message', { type: 'ready', methods: availableMethods(engine) });
+      child.emit('message', { type: 'ready' });
     });
     return child;
   }

@@ -6,7 +6,8 @@ import { splitCitations } from '../../../renderer/src/features/answer/AnswerText
 import { historyCsv, type HistoryEntry } from '../../../renderer/src/local/history.js';
 import { ingestRootFor, progressLabel } from '../../../renderer/src/features/library/LibraryPage.js';
 import { packProgressLabel } from '../../../renderer/src/features/packs/PacksPage.js';
-import { notAvailableMessage, engineOver } from '../../../renderer/src/engine/adapter.js';
+import { REMOTE_METHODS } from '../../../native/contract/index.js';
+import { engineOver } from '../../../renderer/src/engine/adapter.js';
 import { toSearchFilters, NO_FILTERS } from '../../../renderer/src/features/search/Filters.js';
 import { topTarget } from '../../../renderer/src/features/search/SearchPage.js';
 
@@ -98,14 +99,17 @@ describe('library and pack helpers', () => {
 });
 
 describe('engine adapter and search helpers', () => {
-  it('answers a method the engine lacks without calling the transport', async () => {
-    const called: string[] = [];
-    const engine = engineOver(async (m) => (called.push(m), { ok: true, value: null }), (m) => m !== 'listPacks');
-    const res = await engine.listPacks();
-    expect(res).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: notAvailableMessage('listPacks') } });
-    expect(notAvailableMessage('listPacks')).toMatch(/^Packs are not available in this build/);
-    await engine.info();
-    expect(called).toEqual(['info']);
+  it('has every method of the table and passes each straight to the transport', async () => {
+    const called: { method: string; arg: unknown; hooks: unknown }[] = [];
+    const engine = engineOver(async (method, arg, hooks) => (called.push({ method, arg, hooks }), { ok: true, value: null }));
+    const source = engine as unknown as Record<string, (arg?: unknown, hooks?: unknown) => Promise<unknown>>;
+    for (const m of REMOTE_METHODS) expect(await source[m]!({ x: m }), m).toEqual({ ok: true, value: null });
+    expect(called.map((c) => c.method)).toEqual(REMOTE_METHODS);
+    expect(called.every((c, i) => (c.arg as { x: string }).x === REMOTE_METHODS[i] && c.hooks === undefined)).toBe(true);
+    // A call method never streams, whatever it is handed.
+    called.length = 0;
+    await source.search!({ query: 'x' }, { signal: new AbortController().signal, onToken: () => {} });
+    expect(called).toEqual([{ method: 'search', arg: { query: 'x' }, hooks: undefined }]);
   });
 
   it('turns contract hooks into transport hooks and back', async () => {
@@ -117,7 +121,7 @@ describe('engine adapter and search helpers', () => {
       hooks?.onCancelable?.(() => (cancel = undefined));
       cancel = () => {};
       return { ok: true, value: null };
-    }, () => true);
+    });
     const ac = new AbortController();
     await engine.ingest({ paths: ['/m'] }, { signal: ac.signal, onProgress: (p) => progress.push(p) });
     expect(progress).toEqual([{ phase: 'scan', done: 0, total: 1 }]);

@@ -1,8 +1,8 @@
 /** Streaming over HTTP (browser mode): NDJSON events then the result, cancel by closing, method list. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineApi, EngineHooks, IngestProgress, StreamMessage } from '../../../native/contract/index.js';
+import { REMOTE_METHODS, type EngineHooks, type IngestProgress, type StreamMessage } from '../../../native/contract/index.js';
 import { startServer, type RunningServer } from '../../../native/server/http.js';
-import { createHttpClient, createHttpTransport } from '../../../renderer/src/engine/http-client.js';
+import { createHttpClient } from '../../../renderer/src/engine/http-client.js';
 import { fakeEngine, type FakeEngine } from './fake-engine.js';
 
 let server: RunningServer;
@@ -102,30 +102,11 @@ describe('POST /api/<method>/stream', () => {
 });
 
 describe('GET /api/methods', () => {
-  it('lists the methods the engine really has', async () => {
+  it("lists the contract's methods, from the method table", async () => {
     const res = await fetch(`${server.url}/api/methods`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { ok: true; value: string[] };
-    expect(body.value).toEqual(expect.arrayContaining(['search', 'lookupCode', 'ingest', 'openSource']));
+    expect(body.value).toEqual(REMOTE_METHODS);
     expect(body.value).not.toContain('close');
-  });
-
-  it('leaves out methods the engine lacks, and the client says they are not available', async () => {
-    const partial = { ...fakeEngine() } as Partial<EngineApi>;
-    delete partial.openSource;
-    delete (partial as Record<string, unknown>).ask;
-    const s = await startServer(partial as EngineApi);
-    try {
-      const methods = await createHttpTransport(s.url).methods();
-      expect(methods).not.toContain('openSource');
-      const client = createHttpClient(s.url, undefined, methods ?? []);
-      const res = await client.openSource({ file: 'a.md' });
-      expect(res.ok).toBe(false);
-      expect(!res.ok && res.error.message).toMatch(/not available in this build/);
-      const ask = await client.ask({ question: 'why' });
-      expect(!ask.ok && ask.error.message).toMatch(/Answers are not available in this build/);
-    } finally {
-      await s.close();
-    }
   });
 });

@@ -5,12 +5,11 @@
  */
 import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { AnswerMode, AskResponse, Citation, ConversationTurn } from '../../../../native/contract/index.js';
-import type { UiEngine, UiMethod } from '../../engine/types.js';
-import { notAvailableMessage } from '../../engine/adapter.js';
+import type { UiEngine } from '../../engine/types.js';
 import { addFeedback } from '../../local/feedback.js';
 import type { HistoryEntry } from '../../local/history.js';
 import type { OpenSource } from '../../routes.js';
-import { Busy, ErrorNote, Unavailable } from '../../ui/notices.js';
+import { Busy, ErrorNote } from '../../ui/notices.js';
 import { AnswerText } from './AnswerText.js';
 
 const MODE_LABEL: Record<AnswerMode, { badge: string; note: string }> = {
@@ -27,15 +26,13 @@ type State =
 
 export interface AnswerPageProps {
   engine: UiEngine;
-  has: (m: UiMethod) => boolean;
   question: { text: string; seq: number } | null;
   onOpen: OpenSource;
   onRecord: (entry: Omit<HistoryEntry, 'at'>) => void;
   onSearch: (text: string) => void;
 }
 
-export function AnswerPage({ engine, has, question, onOpen, onRecord, onSearch }: AnswerPageProps) {
-  const available = has('ask');
+export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: AnswerPageProps) {
   const [text, setText] = useState('');
   const [state, setState] = useState<State>({ kind: 'idle' });
   const [turns, setTurns] = useState<ConversationTurn[]>([]);
@@ -46,7 +43,7 @@ export function AnswerPage({ engine, has, question, onOpen, onRecord, onSearch }
   const ask = useCallback(
     async (q: string, conversation: ConversationTurn[]) => {
       const question = q.trim();
-      if (!question || !available) return;
+      if (!question) return;
       controller.current?.abort();
       const ac = new AbortController();
       controller.current = ac;
@@ -69,7 +66,7 @@ export function AnswerPage({ engine, has, question, onOpen, onRecord, onSearch }
         setState({ kind: 'error', question, message: res.error.message });
       }
     },
-    [engine, available, onRecord],
+    [engine, onRecord],
   );
 
   useEffect(() => {
@@ -102,21 +99,6 @@ export function AnswerPage({ engine, has, question, onOpen, onRecord, onSearch }
   }
 
   const openCitation = (c: Citation) => onOpen({ file: c.file, pack: c.pack, manual: c.manual, page: c.page, section: c.section, text: c.text });
-
-  if (!available) {
-    return (
-      <section className="answer-page" aria-label="Ask">
-        <h2>Ask the manuals</h2>
-        <Unavailable message={notAvailableMessage('ask')}>
-          {question && (
-            <button type="button" className="button primary" onClick={() => onSearch(question.text)}>
-              Search for “{question.text}” instead
-            </button>
-          )}
-        </Unavailable>
-      </section>
-    );
-  }
 
   return (
     <section className="answer-page" aria-label="Ask">

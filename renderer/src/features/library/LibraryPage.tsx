@@ -5,7 +5,7 @@
  */
 import { useRef, useState, type FormEvent } from 'react';
 import type { IngestProgress, IngestReport, ManualInfo, SkippedFile } from '../../../../native/contract/index.js';
-import type { UiEngine, UiMethod } from '../../engine/types.js';
+import type { UiEngine } from '../../engine/types.js';
 import { load, save } from '../../local/storage.js';
 import { ErrorNote, ProgressBar, plural } from '../../ui/notices.js';
 
@@ -49,7 +49,6 @@ export function LibraryPage({
   onChanged,
 }: {
   engine: UiEngine;
-  has: (m: UiMethod) => boolean;
   mode: 'desktop' | 'browser';
   manuals: ManualInfo[];
   onChanged: () => void;

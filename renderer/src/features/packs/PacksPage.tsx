@@ -4,9 +4,8 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { PackInfo, PackProgress, PackVerifyReport, Result } from '../../../../native/contract/index.js';
-import { notAvailableMessage } from '../../engine/adapter.js';
-import type { UiEngine, UiMethod } from '../../engine/types.js';
-import { Busy, ErrorNote, ProgressBar, Unavailable, plural } from '../../ui/notices.js';
+import type { UiEngine } from '../../engine/types.js';
+import { Busy, ErrorNote, ProgressBar, plural } from '../../ui/notices.js';
 
 type Action = 'verify' | 'import' | 'update';
 
@@ -42,8 +41,7 @@ export function SignerBadge({ pack }: { pack: Pick<PackInfo, 'signer'> & { unver
   );
 }
 
-export function PacksPage({ engine, has, onChanged }: { engine: UiEngine; has: (m: UiMethod) => boolean; onChanged: () => void }) {
-  const available = has('listPacks');
+export function PacksPage({ engine, onChanged }: { engine: UiEngine; onChanged: () => void }) {
   const [packs, setPacks] = useState<Result<PackInfo[]> | null>(null);
   const [file, setFile] = useState('');
   const [allowUnsigned, setAllowUnsigned] = useState(false);
@@ -53,18 +51,9 @@ export function PacksPage({ engine, has, onChanged }: { engine: UiEngine; has: (
   const controller = useRef<AbortController | null>(null);
 
   const refresh = useCallback(() => {
-    if (available) void engine.listPacks().then(setPacks);
-  }, [engine, available]);
+    void engine.listPacks().then(setPacks);
+  }, [engine]);
   useEffect(refresh, [refresh]);
-
-  if (!available) {
-    return (
-      <section className="packs-page" aria-label="Packs">
-        <h2>Packs</h2>
-        <Unavailable message={notAvailableMessage('listPacks')} />
-      </section>
-    );
-  }
 
   async function run(action: Action) {
     const f = file.trim();
@@ -172,7 +161,7 @@ export function PacksPage({ engine, has, onChanged }: { engine: UiEngine; has: (
                 <button
                   type="button"
                   className="button small"
-                  disabled={p.versions.length < 2 || !has('rollbackPack')}
+                  disabled={p.versions.length < 2}
                   title={p.versions.length < 2 ? 'No older version is kept.' : `Go back to ${p.versions[1]}`}
                   onClick={() => void rowAction(() => engine.rollbackPack({ id: p.id }))}
                 >
@@ -195,7 +184,7 @@ export function PacksPage({ engine, has, onChanged }: { engine: UiEngine; has: (
                     </button>
                   </>
                 ) : (
-                  <button type="button" className="button small" disabled={!has('removePack')} onClick={() => setConfirmRemove(p.id)}>
+                  <button type="button" className="button small" onClick={() => setConfirmRemove(p.id)}>
                     Remove
                   </button>
                 )}

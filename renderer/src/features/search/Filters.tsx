@@ -22,13 +22,11 @@ export function toSearchFilters(f: FilterState): SearchFilters | undefined {
 export function Filters({
   manuals,
   packs,
-  packsAvailable,
   value,
   onChange,
 }: {
   manuals: ManualInfo[];
   packs: PackInfo[] | null;
-  packsAvailable: boolean;
   value: FilterState;
   onChange: (f: FilterState) => void;
 }) {
@@ -74,11 +72,11 @@ export function Filters({
           ))}
         </select>
       </label>
-      <label title={packsAvailable ? undefined : 'Packs are not available in this build of ManualDesk.'}>
+      <label>
         Pack
-        <select value={value.pack} disabled={!packsAvailable || !packs || packs.length === 0} onChange={(e) => set({ pack: e.target.value })}>
-          <option value="">{packsAvailable ? (packs && packs.length === 0 ? 'No packs installed' : 'All packs') : 'Packs: not in this build'}</option>
-          {packsAvailable && <option value="local">This library only</option>}
+        <select value={value.pack} disabled={!packs || packs.length === 0} onChange={(e) => set({ pack: e.target.value })}>
+          <option value="">{packs && packs.length === 0 ? 'No packs installed' : 'All packs'}</option>
+          <option value="local">This library only</option>
           {(packs ?? []).map((p) => (
             <option key={p.id} value={p.id}>
               {p.name} {p.active}

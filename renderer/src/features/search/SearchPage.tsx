@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent, type MutableRefObject } from 'react';
 import type { CodeLookupResponse, CodeMatch, HitKind, ManualInfo, PackInfo, Result, SearchFilters, SearchHit, SearchResponse } from '../../../../native/contract/index.js';
-import type { UiEngine, UiMethod } from '../../engine/types.js';
+import type { UiEngine } from '../../engine/types.js';
 import type { HistoryEntry } from '../../local/history.js';
 import type { OpenSource, SourceTarget } from '../../routes.js';
 import { Busy, ErrorNote, plural } from '../../ui/notices.js';
@@ -29,7 +29,6 @@ interface Outcome {
 
 export interface SearchPageProps {
   engine: UiEngine;
-  has: (m: UiMethod) => boolean;
   manuals: ManualInfo[];
   onOpen: OpenSource;
   onAsk: (question: string) => void;
@@ -42,7 +41,7 @@ export interface SearchPageProps {
   libraryVersion?: number;
 }
 
-export function SearchPage({ engine, has, manuals, onOpen, onAsk, onRecord, focusRef, request, libraryVersion }: SearchPageProps) {
+export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef, request, libraryVersion }: SearchPageProps) {
   const [query, setQuery] = useState('');
   const [filters, setFilters] = useState<FilterState>(NO_FILTERS);
   const [codes, setCodes] = useState<{ query: string; res: Result<CodeLookupResponse> } | null>(null);
@@ -60,9 +59,8 @@ export function SearchPage({ engine, has, manuals, onOpen, onAsk, onRecord, focu
   };
 
   useEffect(() => {
-    if (!has('listPacks')) return;
     void engine.listPacks().then((r) => setPacks(r.ok ? r.value : []));
-  }, [engine, has, libraryVersion]);
+  }, [engine, libraryVersion]);
 
   const searchFilters: SearchFilters | undefined = useMemo(() => toSearchFilters(filters), [filters]);
 
@@ -179,7 +177,7 @@ export function SearchPage({ engine, has, manuals, onOpen, onAsk, onRecord, focu
       </form>
       <p className="shortcuts">Results appear as you type · Enter opens the top result · Ctrl+Enter asks · Esc clears · Ctrl+K (⌘K) comes back here</p>
 
-      <Filters manuals={manuals} packs={packs} packsAvailable={has('listPacks')} value={filters} onChange={setFilters} />
+      <Filters manuals={manuals} packs={packs} value={filters} onChange={setFilters} />
 
       <div aria-live="polite" className="results">
         {!current && <p className="status">Type a fault code or describe the problem.</p>}

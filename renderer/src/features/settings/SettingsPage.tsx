@@ -1,10 +1,9 @@
 /** Settings: installed models and their status, theme and text size; how to limit the engine's threads. */
 import { useEffect, useState } from 'react';
 import type { LibraryInfo, ModelRole, ModelStatus, Result } from '../../../../native/contract/index.js';
-import { notAvailableMessage } from '../../engine/adapter.js';
-import type { UiEngine, UiMethod } from '../../engine/types.js';
+import type { UiEngine } from '../../engine/types.js';
 import type { Settings, TextSize, Theme } from '../../local/settings.js';
-import { Busy, ErrorNote, Unavailable } from '../../ui/notices.js';
+import { Busy, ErrorNote } from '../../ui/notices.js';
 
 const ROLE: Record<ModelRole, string> = { embed: 'Search model (embedder)', llm: 'Answer model (LLM)', rerank: 'Reranker' };
 const THEMES: { id: Theme; label: string }[] = [
@@ -20,21 +19,19 @@ const SIZES: { id: TextSize; label: string }[] = [
 
 export function SettingsPage({
   engine,
-  has,
   library,
   settings,
   onChange,
 }: {
   engine: UiEngine;
-  has: (m: UiMethod) => boolean;
   library: LibraryInfo | null;
   settings: Settings;
   onChange: (s: Settings) => void;
 }) {
   const [models, setModels] = useState<Result<ModelStatus[]> | null>(null);
   useEffect(() => {
-    if (has('listModels')) void engine.listModels().then(setModels);
-  }, [engine, has]);
+    void engine.listModels().then(setModels);
+  }, [engine]);
   const cores = navigator.hardwareConcurrency || 2;
 
   return (
@@ -69,8 +66,7 @@ export function SettingsPage({
         This library searches with{' '}
         <strong>{library ? (library.embedder ? `${library.embedder.id} (${library.embedder.dims} dimensions)` : 'keywords and fault codes only (no search model)') : '…'}</strong>.
       </p>
-      {!has('listModels') && <Unavailable message={notAvailableMessage('listModels')} />}
-      {has('listModels') && !models && <Busy message="Checking the installed models…" />}
+      {!models && <Busy message="Checking the installed models…" />}
       {models && !models.ok && <ErrorNote message={models.error.message} />}
       {models?.ok && models.value.length === 0 && <p className="status">No models are installed. Keyword search and fault codes work without them; install a model pack to add more.</p>}
       {models?.ok && models.value.length > 0 && (

@@ -1,36 +1,32 @@
 /** The manual at the cited place: PDFs drawn at the page, other formats as text scrolled to the section. */
 import { useEffect, useMemo, useState } from 'react';
 import type { Result, SourceDocument } from '../../../../native/contract/index.js';
-import { notAvailableMessage } from '../../engine/adapter.js';
-import type { UiEngine, UiMethod } from '../../engine/types.js';
+import type { UiEngine } from '../../engine/types.js';
 import type { SourceTarget } from '../../routes.js';
-import { Busy, ErrorNote, Unavailable } from '../../ui/notices.js';
+import { Busy, ErrorNote } from '../../ui/notices.js';
 import { BlocksView } from './BlocksView.js';
 import { citedBlocks } from './match.js';
 import { PdfView } from './PdfView.js';
 
 export function SourceViewer({
   engine,
-  has,
   target,
   onBack,
 }: {
   engine: UiEngine;
-  has: (m: UiMethod) => boolean;
   target: SourceTarget;
   onBack: () => void;
 }) {
   const [doc, setDoc] = useState<Result<SourceDocument> | null>(null);
 
   useEffect(() => {
-    if (!has('openSource')) return;
     let live = true;
     setDoc(null);
     void engine.openSource(target.pack ? { file: target.file, pack: target.pack } : { file: target.file }).then((r) => live && setDoc(r));
     return () => {
       live = false;
     };
-  }, [engine, has, target.file, target.pack]);
+  }, [engine, target.file, target.pack]);
 
   const cited = useMemo(
     () => (doc?.ok && doc.value.kind === 'blocks' ? citedBlocks(doc.value.blocks, target.section, target.text) : []),
@@ -51,8 +47,7 @@ export function SourceViewer({
           </p>
         </div>
       </header>
-      {!has('openSource') && <Unavailable message={notAvailableMessage('openSource')} />}
-      {has('openSource') && !doc && <Busy message={`Opening ${target.file}…`} />}
+      {!doc && <Busy message={`Opening ${target.file}…`} />}
       {doc && !doc.ok && <ErrorNote message={doc.error.message} />}
       {doc?.ok && doc.value.changed && (
         <p className="notice">This file changed since it was indexed; the page or passage may have moved. Re-index it in the Library screen.</p>
