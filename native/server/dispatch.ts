@@ -29,27 +29,32 @@ import {
   sourceRequestSchema,
 } from './schemas.js';
 
+/** Methods whose one argument is a request (the others take none). */
+type RequestMethod = { [M in RemoteMethod]: [ArgOf<M>] extends [undefined] ? never : M }[RemoteMethod];
+
 /**
- * The request schema of each method. Typed from the table: a method added to the contract fails
- * typechecking here until its argument has a schema (a method without one takes noArgumentSchema).
+ * The schema of each method's request. Typed from the contract: a method added with a request fails
+ * typechecking here until its request has a schema; a method without an argument needs no entry (it
+ * accepts nothing, null or {}).
  */
 export const REQUEST_SCHEMAS = {
-  info: noArgumentSchema,
   ingest: ingestRequestSchema,
   search: searchRequestSchema,
   lookupCode: codeLookupRequestSchema,
-  listManuals: noArgumentSchema,
   removeFiles: removeFilesSchema,
   openSource: sourceRequestSchema,
   ask: askRequestSchema,
-  listModels: noArgumentSchema,
-  listPacks: noArgumentSchema,
   verifyPack: packFileSchema,
   importPack: packImportRequestSchema,
   updatePack: packImportRequestSchema,
   rollbackPack: packIdSchema,
   removePack: packIdSchema,
-} satisfies { [M in RemoteMethod]: z.ZodType<ArgOf<M>> };
+} satisfies { [M in RequestMethod]: z.ZodType<ArgOf<M>> };
+
+/** The schema a method's argument must pass. */
+export function requestSchema(method: RemoteMethod): z.ZodType {
+  return Object.hasOwn(REQUEST_SCHEMAS, method) ? REQUEST_SCHEMAS[method as RequestMethod] : noArgumentSchema;
+}
 
 type AnyMethod = (...args: unknown[]) => Promise<Result<unknown>>;
 
@@ -58,8 +63,7 @@ type AnyMethod = (...args: unknown[]) => Promise<Result<unknown>>;
  * object (signal and the hook named in the table, whose calls become events). Never throws.
  */
 export async function callEngine(engine: EngineApi, method: RemoteMethod, arg: unknown, hooks?: CallHooks): Promise<Result<unknown>> {
-  const schema: z.ZodType = REQUEST_SCHEMAS[method];
-  const parsed = schema.safeParse(arg);
+  const parsed = requestSchema(method).safeParse(arg);
   if (!parsed.success) {
     return fail('INVALID_INPUT', `Invalid ${method} request: ${describeIssues(parsed.error)}.`);
   }

@@ -22,7 +22,7 @@ import {
   type StreamingMethod,
   type StreamMethod,
 } from '../../../native/contract/index.js';
-import { REQUEST_SCHEMAS } from '../../../native/server/dispatch.js';
+import { REQUEST_SCHEMAS, requestSchema } from '../../../native/server/dispatch.js';
 import { startServer, type RunningServer } from '../../../native/server/http.js';
 import { connectWorker } from '../../../native/worker/client.js';
 import { serveEngine } from '../../../native/worker/host.js';
@@ -93,8 +93,18 @@ describe('the method table', () => {
     expect([asCall, wrongEvent, wrongHook, noHooks, withClose, missing]).toHaveLength(6);
   });
 
-  it('gives every method a request schema, and nothing else one', () => {
-    expect(Object.keys(REQUEST_SCHEMAS).sort()).toEqual([...REMOTE_METHODS].sort());
+  it('gives every method with a request its schema, and only methods without one the no-argument schema', () => {
+    const withRequest = Object.keys(REQUEST_SCHEMAS);
+    for (const m of withRequest) expect(REMOTE_METHODS, m).toContain(m);
+    for (const m of REMOTE_METHODS) {
+      const schema = requestSchema(m);
+      if (withRequest.includes(m)) expect(schema, m).toBe(REQUEST_SCHEMAS[m as keyof typeof REQUEST_SCHEMAS]);
+      else {
+        expect(schema.safeParse(undefined).success, m).toBe(true);
+        expect(schema.safeParse({ x: 1 }).success, m).toBe(false);
+      }
+    }
+    expect([...REMOTE_METHODS].filter((m) => !withRequest.includes(m)).sort()).toEqual(['info', 'listManuals', 'listModels', 'listPacks']);
   });
 });
 
