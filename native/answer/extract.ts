@@ -61,6 +61,8 @@ const RELEVANT_SHARE = 0.6;
 const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row', 'code']);
 const LEAD_IN = /[:：]$/;
 const STEP_KINDS = new Set<Unit['kind']>(['step']);
+/** A question that asks how to do something ("how do I calibrate…", "how to…", "怎么/如何…"). */
+const HOW_TO = /^\s*(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)\b|how\s+to\b)|怎么|怎样|如何/i;
 
 /** A code fence line (```` ``` ```` or `~~~`, with an optional info string). */
 const FENCE = /^\s*(`{3,}|~{3,})/;
@@ -304,6 +306,12 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
       if (u.score < primaryBest * keepShare || u.score <= 0) break;
       if (!addGroup(withCompletion(units, u, u === top))) break;
     }
+  }
+  // A how-to question is answered by what to type or set: the primary passage's first code block (the
+  // command, the configuration line) comes with its lead-in even when its words are not the question's.
+  if (HOW_TO.test(question)) {
+    const code = units.find((u) => u.kind === 'code');
+    if (code && !chosen.has(code)) addGroup(withCompletion(units, code, false));
   }
   // Other passages about the question (their best is close to the best of all) add their units that
   // carry the question's words (a code table row that names the symptom, the setting to change), each
