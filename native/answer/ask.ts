@@ -14,7 +14,7 @@ import { collectEvidence, contentTerms, gate, type Evidence } from './evidence.j
 import { codeAnswerLines, extractParts, renderParts, toCitation } from './extract.js';
 import { recentTurns, rewriteFollowUp } from './followup.js';
 import { budgetPrompt, REFUSAL_SENTENCE } from './prompt.js';
-import { findSafety } from './safety.js';
+import { withReferencedSafety } from './safety.js';
 import { answerText, promptLabel } from './sanitize.js';
 import { analyze } from '../text/analyze.js';
 
@@ -136,7 +136,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     if (generatorError && prefer !== 'extractive') out.fallbackReason = `The language model could not be used: ${generatorError}`;
     else if (prefer === 'generative') out.fallbackReason = 'No language model is installed; the answer quotes the manuals instead.';
   }
-  return { ...out, safety: findSafety(out.citations), ms: round2(performance.now() - t0 - t.llmMs) };
+  return { ...out, safety: await withReferencedSafety(deps.search, out.citations, req.filters), ms: round2(performance.now() - t0 - t.llmMs) };
 }
 
 function validateQuestion(q: unknown): string {

@@ -26,8 +26,10 @@ export interface Unit {
   passage: number;
   /** Order inside the passage. */
   order: number;
-  kind: 'step' | 'item' | 'row' | 'heading' | 'sentence';
+  kind: 'step' | 'item' | 'row' | 'heading' | 'sentence' | 'code';
   score: number;
+  /** The last unit of its line (a sentence that ends its paragraph). */
+  endsLine?: boolean;
 }
 
 export interface ExtractOptions {
@@ -56,28 +58,56 @@ const HEADING = /^\s*#{1,6}\s|^\s*=+\s/;
 const RANK_PRIOR = 1.5;
 /** Another passage adds units when its best unit reaches this share of the best unit of all. */
 const RELEVANT_SHARE = 0.6;
-const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row']);
+const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row', 'code']);
 const LEAD_IN = /[:：]$/;
+const STEP_KINDS = new Set<Unit['kind']>(['step']);
+/** A question that asks how to do something ("how do I calibrate…", "how to…", "怎么/如何…"). */
+const HOW_TO = /^\s*(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)\b|how\s+to\b)|怎么|怎样|如何/i;
 
-/** Cuts a passage into answer units (pure). */
+/** A code fence line (```` ``` ```` or `~~~`, with an optional info string). */
+const FENCE = /^\s*(`{3,}|~{3,})/;
+
+/**
+ * Cuts a passage into answer units (pure): a fenced code block is one unit, fences included (a
+ * passage from an older library, without fences, reads its code lines as rows or sentences).
+ */
 export function passageUnits(hit: Pick<SearchHit, 'text' | 'kind'>, passage: number): Unit[] {
   if (hit.kind === 'table-row' || hit.kind === 'code') {
-    return [{ text: hit.text.trim(), passage, order: 0, kind: 'row', score: 0 }];
+    return [{ text: hit.text.trim(), passage, order: 0, kind: 'row', score: 0, endsLine: true }];
   }
   const units: Unit[] = [];
   let order = 0;
-  for (const raw of hit.text.split('\n')) {
+  const push = (text: string, kind: Unit['kind'], endsLine = true) => units.push({ text, passage, order: order++, kind, score: 0, endsLine });
+  const lines = hit.text.split('\n');
+  for (let k = 0; k < lines.length; k++) {
+    const raw = lines[k] as string;
     const line = raw.trim();
     if (!line) continue;
-    if (STEP.test(line)) units.push({ text: line, passage, order: order++, kind: 'step', score: 0 });
-    else if (ITEM.test(line)) units.push({ text: line, passage, order: order++, kind: 'item', score: 0 });
-    else if (HEADING.test(line)) units.push({ text: line, passage, order: order++, kind: 'heading', score: 0 });
-    else if (/^\|.*\|$/.test(line) || /^[^\s=]+=\S/.test(line)) units.push({ text: line, passage, order: order++, kind: 'row', score: 0 });
+    const fence = FENCE.exec(raw);
+    if (fence) {
+      const close = new RegExp(`^\\s*${(fence[1] as string)[0] === '`' ? '`' : '~'}{${(fence[1] as string).length},}\\s*$`);
+      let end = k + 1;
+      while (end < lines.length && !close.test(lines[end] as string)) end++;
+      const body = lines.slice(k, Math.min(end + 1, lines.length));
+      if (end >= lines.length) body.push((fence[1] as string));
+      if (body.slice(1, -1).some((l) => l.trim())) push(body.join('\n'), 'code');
+      k = end;
+      continue;
+    }
+    // A Markdown table's delimiter row (|---|:--:|) is layout, not content.
+    if (/^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?$/.test(line)) continue;
+    if (STEP.test(line)) push(line, 'step');
+    else if (ITEM.test(line)) push(line, 'item');
+    else if (HEADING.test(line)) push(line, 'heading');
+    else if (/^\|.*\|$/.test(line) || /^[^\s=]+=\S/.test(line)) push(line, 'row');
     else {
-      for (const [s, e] of sentenceRanges(line)) {
+      const ranges = sentenceRanges(line);
+      ranges.forEach(([s, e], j) => {
         const text = line.slice(s, e).trim();
-        if (text) units.push({ text, passage, order: order++, kind: 'sentence', score: 0 });
-      }
+        if (text) push(text, 'sentence', j === ranges.length - 1);
+      });
+      const last = units[units.length - 1];
+      if (last && last.kind === 'sentence') last.endsLine = true;
     }
   }
   return units;
@@ -130,6 +160,82 @@ function makeScorer(question: string, passages: string[], extraTerms: string[]):
   };
 }
 
+/** Units a lead-in brings at most (a list, a procedure, a table, a code block). */
+const LIST_MAX = 12;
+/** How far past its budget a lead-in with its list, or a step with its procedure, may take the answer. */
+const GROUP_SLACK = 2;
+
+/**
+ * What units[at] introduces: after a lead-in ("…appears:", "run this:") the list, steps, table rows or
+ * code block that follow; after the last sentence of a paragraph, a code block right below it.
+ */
+function introduced(units: Unit[], at: number): Unit[] {
+  const u = units[at];
+  if (!u) return [];
+  const next = units[at + 1];
+  const leads = LEAD_IN.test(u.text) && (u.kind === 'sentence' ? u.endsLine !== false : u.kind !== 'code');
+  if (!leads && !(u.kind === 'sentence' && u.endsLine && next?.kind === 'code')) return [];
+  const out: Unit[] = [];
+  for (let i = at + 1; i < units.length && out.length < LIST_MAX; i++) {
+    const v = units[i] as Unit;
+    if (!LIST_KINDS.has(v.kind)) break;
+    out.push(v);
+    // A code block introduced by a plain sentence is the whole of what it introduces.
+    if (!leads) break;
+  }
+  return out;
+}
+
+/** The start of the list / procedure / code run units[at] is in, and its lead-in when it has one. */
+function runWithLeadIn(units: Unit[], at: number, kinds: Set<Unit['kind']>): Unit[] {
+  let a = at;
+  let b = at;
+  while (a > 0 && kinds.has((units[a - 1] as Unit).kind)) a--;
+  while (b + 1 < units.length && kinds.has((units[b + 1] as Unit).kind)) b++;
+  const lead = a > 0 ? introduced(units, a - 1) : [];
+  const from = lead.length > 0 ? a - 1 : a;
+  const to = Math.min(b, from + LIST_MAX);
+  return units.slice(from, to + 1);
+}
+
+/** A unit with what completes it, the unit itself first. */
+function withCompletion(units: Unit[], u: Unit, isTop: boolean): Unit[] {
+  const at = units.indexOf(u);
+  const group = [u];
+  const add = (v: Unit | undefined) => {
+    if (v && !group.includes(v)) group.push(v);
+  };
+  const follow = introduced(units, at);
+  if (follow.length > 0) {
+    follow.forEach(add);
+  } else if (u.kind === 'step') {
+    // A step brings its numbered run (and the line that introduces it).
+    runWithLeadIn(units, at, STEP_KINDS).forEach(add);
+  } else if (u.kind === 'item' || u.kind === 'code') {
+    // A list item or a code block is never cut from the sentence that introduces it.
+    const run = runWithLeadIn(units, at, LIST_KINDS);
+    if (run[0] && !LIST_KINDS.has(run[0].kind)) add(run[0]);
+  } else if (u.kind === 'heading') {
+    // A heading inside the passage that matches the question: its subsection is the answer.
+    for (let i = at + 1; i < units.length && i - at <= LIST_MAX && (units[i] as Unit).kind !== 'heading'; i++) add(units[i]);
+  } else if (u.kind === 'sentence' && isTop) {
+    // The best sentence brings the sentences that follow it (the caveat, what to do next), and the
+    // list a lead-in among them introduces ("If seen, make sure to:").
+    for (let i = at + 1; i < units.length && i - at <= 5 && (units[i] as Unit).kind === 'sentence'; i++) {
+      add(units[i]);
+      const more = introduced(units, i);
+      if (more.length > 0) {
+        more.forEach(add);
+        break;
+      }
+    }
+  } else if (u.kind === 'sentence' && units[at + 1]?.kind === 'sentence') {
+    add(units[at + 1]);
+    introduced(units, at + 1).forEach(add);
+  }
+  return group;
+}
+
 /**
  * Picks the parts of the candidates that answer the question, in citation order (passage rank)
  * and manual order inside each passage.
@@ -156,11 +262,24 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
   if (best <= 0) return [];
   const chosen = new Set<Unit>();
   let chars = 0;
-  const add = (u: Unit): boolean => {
-    if (chosen.has(u)) return true;
-    if (chosen.size >= maxUnits || (chars + u.text.length > maxChars && chosen.size > 0)) return false;
-    chosen.add(u);
-    chars += u.text.length;
+  // A lead-in and its list, a step and its procedure come whole or not at all: the group may run past
+  // the budget (up to GROUP_SLACK times it), never stop on "…appears:" without the steps that follow.
+  const fits = (group: Unit[], slack: number): boolean => {
+    const fresh = group.filter((u) => !chosen.has(u));
+    const size = fresh.reduce((n, u) => n + u.text.length, 0);
+    if (chosen.size === 0) return true;
+    return chosen.size + fresh.length <= maxUnits * slack + (slack > 1 ? LIST_MAX : 0) && chars + size <= maxChars * slack;
+  };
+  const addGroup = (group: Unit[]): boolean => {
+    const head = group[0] as Unit;
+    if (chosen.has(head) && group.every((u) => chosen.has(u))) return true;
+    if (!fits([head], 1)) return false;
+    if (!fits(group, group.length > 1 ? GROUP_SLACK : 1)) return false;
+    for (const u of group) {
+      if (chosen.has(u)) continue;
+      chosen.add(u);
+      chars += u.text.length;
+    }
     return true;
   };
   const byScore = (a: Unit, b: Unit) => b.score - a.score || a.passage - b.passage || a.order - b.order;
@@ -174,51 +293,40 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
   const primaryBest = passageBest[primary] as number;
   if (units[0]?.kind === 'heading' && units[0].score >= primaryBest) {
     // The question matches the section's heading (FAQ style, "How to …"): the section's text is the answer.
-    for (const u of units) if (!add(u)) break;
+    for (let i = 0; i < units.length; i++) {
+      const group = [units[i] as Unit, ...introduced(units, i)];
+      if (!addGroup(group)) break;
+      i += group.length - 1;
+    }
   } else {
     // Its units that carry the question's words, each with what completes it (a procedure is not
     // useful cut short; the remedy or the caveat often follows the sentence that matches).
     const top = units.reduce((a, b) => (b.score > a.score ? b : a));
-    // A lead-in ("the settings are:", "Things to look for:") brings the list it introduces.
-    const addList = (at: number) => {
-      for (let i = at + 1; i < units.length && i - at <= 12 && LIST_KINDS.has((units[i] as Unit).kind); i++) add(units[i] as Unit);
-    };
     for (const u of [...units].sort(byScore)) {
       if (u.score < primaryBest * keepShare || u.score <= 0) break;
-      if (!add(u)) break;
-      const at = units.indexOf(u);
-      if (u.kind === 'step') {
-        let a = at;
-        let b = at;
-        while (a > 0 && units[a - 1]?.kind === 'step') a--;
-        while (b + 1 < units.length && units[b + 1]?.kind === 'step') b++;
-        for (let i = a; i <= b && i - a < 12; i++) add(units[i] as Unit);
-      } else if (u.kind === 'heading') {
-        // A heading inside the passage that matches the question: its subsection is the answer.
-        for (let i = at + 1; i < units.length && i - at <= 12 && (units[i] as Unit).kind !== 'heading'; i++) if (!add(units[i] as Unit)) break;
-      } else if (LEAD_IN.test(u.text)) {
-        addList(at);
-      } else if (u.kind === 'sentence' && u === top) {
-        // The best sentence brings the sentences that follow it (the caveat, what to do next), and the
-        // list a lead-in among them introduces ("If seen, make sure to:").
-        for (let i = at + 1; i < units.length && i - at <= 5 && (units[i] as Unit).kind === 'sentence'; i++) {
-          if (!add(units[i] as Unit)) break;
-          if (LEAD_IN.test((units[i] as Unit).text)) {
-            addList(i);
-            break;
-          }
-        }
-      } else if (u.kind === 'sentence' && units[at + 1]?.kind === 'sentence') {
-        add(units[at + 1] as Unit);
-      }
+      if (!addGroup(withCompletion(units, u, u === top))) break;
     }
   }
+  // A how-to question is answered by what to type or set: the primary passage's first code block (the
+  // command, the configuration line) comes with its lead-in even when its words are not the question's.
+  if (HOW_TO.test(question)) {
+    const code = units.find((u) => u.kind === 'code');
+    if (code && !chosen.has(code)) addGroup(withCompletion(units, code, false));
+  }
   // Other passages about the question (their best is close to the best of all) add their units that
-  // carry the question's words (a code table row that names the symptom, the setting to change).
+  // carry the question's words (a code table row that names the symptom, the setting to change), each
+  // with what completes it, as in the primary passage.
   const others = perPassage.flatMap((us, i) => (i === primary || (passageBest[i] as number) < best * RELEVANT_SHARE ? [] : us)).sort(byScore);
   for (const u of others) {
     if (u.score < best * keepShare) break;
-    if (u.kind !== 'heading' && !add(u)) break;
+    if (u.kind === 'heading') continue;
+    if (!addGroup(withCompletion(perPassage[u.passage] as Unit[], u, false))) break;
+  }
+  // Never end a part on a lead-in without what it introduces (a budget stop can leave one).
+  for (const u of [...chosen]) {
+    const us = perPassage[u.passage] as Unit[];
+    const follow = introduced(us, us.indexOf(u));
+    if (follow.length > 0 && !follow.some((f) => chosen.has(f)) && chosen.size > 1) chosen.delete(u);
   }
   // The primary passage first (it gets [1]), then the others in rank order; manual order inside each.
   const rank = (u: Unit) => (u.passage === primary ? -1 : u.passage);
@@ -227,10 +335,24 @@ export function extractParts(question: string, candidates: Pick<SearchHit, 'text
     .map((u) => ({ text: u.text, passage: u.passage }));
 }
 
-/** Joins parts into answer text, citing each with its passage's citation number. */
+/**
+ * Joins parts into answer text, citing each with its passage's citation number. A code block stays
+ * a fenced block (a mark after its closing fence would break it): its citation goes on the line
+ * before, unless the line before is already cited to the same passage (its lead-in).
+ */
 export function renderParts(parts: ExtractedPart[], citationOf: (passage: number) => number): string {
   // Manual text next to our [n]: a mark the manual wrote itself ("[7]") must not read as a citation.
-  return parts.map((p) => `${answerText(p.text)} [${citationOf(p.passage)}]`).join('\n');
+  const lines: string[] = [];
+  parts.forEach((p, i) => {
+    const n = citationOf(p.passage);
+    if (FENCE.test(p.text)) {
+      if (parts[i - 1]?.passage !== p.passage) lines.push(`[${n}]`);
+      lines.push(answerText(p.text));
+    } else {
+      lines.push(`${answerText(p.text)} [${n}]`);
+    }
+  });
+  return lines.join('\n');
 }
 
 /** A fault-code record as an answer: the code and title, then meaning, cause and remedy as written. */

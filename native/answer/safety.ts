@@ -1,40 +1,164 @@
 /**
- * Safety text in cited passages: DANGER / WARNING / CAUTION admonitions (the chunker labels them
- * "WARNING: …", and manuals often write the label themselves) and lockout/tagout instructions.
- * Returned verbatim, in citation order, to be shown before the answer. Pure.
+ * Safety text in cited passages: DANGER / WARNING / CAUTION / NOTICE admonitions (the chunker labels
+ * them "WARNING: …", and manuals often write the label themselves) and lockout/tagout instructions.
+ * Returned verbatim, in citation order, to be shown before the answer; each notice's kind is its
+ * level (DANGER, WARNING, CAUTION, NOTICE, LOCKOUT), so the UI colours them apart.
+ *
+ * A cited line that sends the reader to another section ("Lock out the machine (section 1.1).",
+ * "see Safety") brings that section's safety text, verbatim, with where it is (file, page,
+ * section), so the procedure is in the box and the UI can open the section. findSafety is pure;
+ * withReferencedSafety looks the sections up through the search adapter it is given.
  */
+import type { SearchFilters, SearchRequest, SearchResponse } from '../contract/api.js';
 import type { Citation, SafetyNotice } from '../contract/answer.js';
 
 const LABELS: [RegExp, SafetyNotice['kind']][] = [
   [/^(?:danger|危险)\s*(?:[:：!！]|$)/i, 'DANGER'],
   [/^(?:warning|警告)\s*(?:[:：!！]|$)/i, 'WARNING'],
   [/^(?:caution|小心)\s*(?:[:：!！]|$)/i, 'CAUTION'],
+  [/^(?:notice)\s*(?:[:：!！]|$)/i, 'NOTICE'],
 ];
 const LOCKOUT = /\block[\s-]?out\b|\blockout\b|\btag[\s-]?out\b|\bLOTO\b|上锁挂牌|挂牌上锁/i;
+/** A heading line of a passage (`### 1.1 Lockout / tagout`). */
+const HEADING = /^#{1,6}\s+/;
+/** Emphasis a Markdown manual puts around a label ("**WARNING:** …"), and a quote marker. */
+const LEAD_MARKUP = /^(?:>\s*)?(?:\*\*|__)?/;
+
+/** Where a pulled-in notice comes from (it is not one of the answer's citations). */
+type NoticeSource = NonNullable<SafetyNotice['source']>;
+
+/** The notices of one passage's lines, in order; a heading that is a lockout section brings its body. */
+function noticesOf(text: string, n: number): SafetyNotice[] {
+  const out: SafetyNotice[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = (lines[i] ?? '').trim();
+    if (!line) continue;
+    const bare = line.replace(LEAD_MARKUP, '').replace(/^(\p{L}+)(?:\*\*|__)\s*/u, '$1 ').replace(/^(\p{L}+)\s+([:：])/u, '$1$2');
+    const label = LABELS.find(([re]) => re.test(bare));
+    if (label) {
+      // A label alone on its line heads the next line ("WARNING" / "Disconnect power…").
+      const alone = /^\S+\s*[:：!！]?$/.test(bare) && lines[i + 1]?.trim();
+      out.push({ kind: label[1], text: alone ? `${line} ${lines[i + 1]?.trim()}` : line, n });
+      if (alone) i++;
+    } else if (HEADING.test(line)) {
+      // A lockout section's heading alone says nothing: its text is the notice (up to the next heading).
+      if (!LOCKOUT.test(line)) continue;
+      const body: string[] = [];
+      for (let j = i + 1; j < lines.length && !HEADING.test((lines[j] ?? '').trim()); j++) {
+        const l = (lines[j] ?? '').trim();
+        if (l && !LABELS.some(([re]) => re.test(l.replace(LEAD_MARKUP, '')))) body.push(l);
+      }
+      if (body.length > 0) out.push({ kind: 'LOCKOUT', text: body.join('\n'), n });
+    } else if (LOCKOUT.test(line)) {
+      out.push({ kind: 'LOCKOUT', text: line, n });
+    }
+  }
+  return out;
+}
 
 /** Safety notices of the given citations, each once, in citation order. */
 export function findSafety(citations: Pick<Citation, 'n' | 'text'>[]): SafetyNotice[] {
   const out: SafetyNotice[] = [];
   const seen = new Set<string>();
   for (const c of citations) {
-    const lines = c.text.split('\n');
-    for (let i = 0; i < lines.length; i++) {
-      const line = (lines[i] ?? '').trim();
-      if (!line) continue;
-      const label = LABELS.find(([re]) => re.test(line));
-      let notice: SafetyNotice | null = null;
-      if (label) {
-        // A label alone on its line heads the next line ("WARNING" / "Disconnect power…").
-        const text = /^\S+\s*[:：!！]?$/.test(line) && lines[i + 1]?.trim() ? `${line} ${lines[i + 1]?.trim()}` : line;
-        notice = { kind: label[1], text, n: c.n };
-      } else if (LOCKOUT.test(line)) {
-        notice = { kind: 'LOCKOUT', text: line, n: c.n };
-      }
-      if (notice && !seen.has(notice.text)) {
-        seen.add(notice.text);
-        out.push(notice);
-      }
+    for (const notice of noticesOf(c.text, c.n)) {
+      if (seen.has(notice.text)) continue;
+      seen.add(notice.text);
+      out.push(notice);
     }
   }
   return out;
+}
+
+/** A reference from a cited line to another section: by number ("section 1.1", "see 4.4") or by title ("see Safety"). */
+export interface SectionReference {
+  /** Citation number of the line that refers. */
+  n: number;
+  /** The line as written. */
+  line: string;
+  /** "1.1", or a title as written ("Safety"). */
+  target: string;
+  byNumber: boolean;
+}
+
+const NUMBER_REF = /(?:\bsections?|\bsect\.|§|\bchapters?|\bsee|\brefer to|\bper)\s*(\d+(?:\.\d+)+|\d+(?=\s*[)）]))|第\s*(\d+(?:\.\d+)*)\s*[节章]/gi;
+const TITLE_REF = /\b(?:see|refer to|read)\s+(?:the\s+)?["“'‘]?(\p{Lu}[\p{L}\p{N} /&-]{2,40}?)["”'’]?(?:\s+(?:section|chapter))?\s*(?=[).,;:]|$)/gu;
+
+/** References to other sections in the citations' lines, each target once per manual file, at most `max`. */
+export function sectionReferences(citations: Pick<Citation, 'n' | 'text'>[], max = 3): SectionReference[] {
+  const out: SectionReference[] = [];
+  const seen = new Set<string>();
+  for (const c of citations) {
+    for (const raw of c.text.split('\n')) {
+      const line = raw.trim();
+      if (!line || HEADING.test(line)) continue;
+      for (const m of line.matchAll(NUMBER_REF)) {
+        const target = (m[1] ?? m[2] ?? '').trim();
+        if (target && !seen.has(`${c.n}|${target}`)) {
+          seen.add(`${c.n}|${target}`);
+          out.push({ n: c.n, line, target, byNumber: true });
+        }
+      }
+      for (const m of line.matchAll(TITLE_REF)) {
+        const target = (m[1] ?? '').trim();
+        if (target && !/^\d/.test(target) && !seen.has(`${c.n}|${target.toLowerCase()}`)) {
+          seen.add(`${c.n}|${target.toLowerCase()}`);
+          out.push({ n: c.n, line, target, byNumber: false });
+        }
+      }
+      if (out.length >= max) return out.slice(0, max);
+    }
+  }
+  return out;
+}
+
+/** The heading of a section path that a reference names: "1.1 Lockout / tagout" for "1.1", "1 Safety" for "Safety". */
+function namesSection(section: string, ref: SectionReference): boolean {
+  const titles = section.split(' > ').map((t) => t.trim());
+  const last = titles[titles.length - 1] ?? '';
+  if (ref.byNumber) return new RegExp(`^(?:section\\s+|chapter\\s+)?${ref.target.replace(/\./g, '\\.')}(?![.\\d])`, 'i').test(last);
+  const want = ref.target.toLowerCase();
+  return titles.some((t) => t.toLowerCase().replace(/^[\d.]+\s*/, '') === want || t.toLowerCase().replace(/^[\d.]+\s*/, '').startsWith(`${want} `));
+}
+
+export type SafetySearch = (req: SearchRequest) => Promise<SearchResponse>;
+
+/**
+ * The citations' own safety notices, then the safety text of the sections their lines refer to, in
+ * the same manual file: verbatim, each with its source (file, page, section) and the reference.
+ * A referenced section with no safety text adds nothing; a failed look-up never fails the answer.
+ */
+export async function withReferencedSafety(
+  search: SafetySearch,
+  citations: Pick<Citation, 'n' | 'text' | 'file' | 'pack' | 'chunkId'>[],
+  filters?: SearchFilters,
+): Promise<SafetyNotice[]> {
+  const own = findSafety(citations);
+  const seen = new Set(own.map((x) => x.text));
+  const citedChunks = new Set(citations.map((c) => c.chunkId));
+  for (const ref of sectionReferences(citations)) {
+    const from = citations.find((c) => c.n === ref.n);
+    if (!from) continue;
+    let hits: SearchResponse['hits'];
+    try {
+      const words = ref.line.replace(/^\s*(?:\d{1,3}[.)]|[-*•])\s+/, '').replace(/[()（）]/g, ' ');
+      const res = await search({ query: `${ref.target} ${words}`.slice(0, 400), k: 20, mode: 'keyword', filters: { ...filters, pathPrefix: from.file } });
+      hits = res.hits.filter((h) => h.file === from.file && (h.pack ?? '') === (from.pack ?? ''));
+    } catch {
+      continue;
+    }
+    // The section itself, or (a chapter: "see Safety") its subsections, in manual order of the hits.
+    const targets = hits.filter((h) => namesSection(h.section, ref)).slice(0, 3);
+    for (const h of targets) {
+      if (citedChunks.has(h.chunkId)) continue;
+      const source: NoticeSource = { file: h.file, page: h.page, section: h.section, manual: h.manual, chunkId: h.chunkId, ref: ref.target, ...(h.pack ? { pack: h.pack } : {}) };
+      for (const notice of noticesOf(h.text, ref.n)) {
+        if (seen.has(notice.text)) continue;
+        seen.add(notice.text);
+        own.push({ ...notice, source });
+      }
+    }
+  }
+  return own;
 }

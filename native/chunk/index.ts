@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Block, Chunk, ChunkKind, ParsedDocument } from '../contract/document.js';
 import { detectLang } from '../text/lang.js';
-import { tableRowText } from './normalize.js';
+import { fenceCode, headingLine, tableRowText } from './normalize.js';
 import { packRun, type Piece } from './pack.js';
 import { buildRun, type Run } from './units.js';
 
@@ -10,9 +10,10 @@ export { LIMITS } from './limits.js';
 /**
  * Bump whenever the same document would chunk differently (sizes, rules, text format), or its fault
  * codes would read differently. 3: invisible format characters dropped everywhere; code-table action
- * lists read "Actions: Reset MMU, …".
+ * lists read "Actions: Reset MMU, …". 4: code blocks fenced with ```, headings of every format read
+ * as `#` × level + title (Markdown's own line kept).
  */
-export const CHUNKER_VERSION = 3;
+export const CHUNKER_VERSION = 4;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */
@@ -104,9 +105,9 @@ function sections(blocks: Block[]): Section[] {
   return out;
 }
 
-/** A heading as the manual writes it (`#### $27 - Homing pull-off, mm`), else its title. */
+/** A heading as the manual writes it in Markdown (`#### $27 - Homing pull-off, mm`), else `#` × level and its title. */
 function headingText(block: Block): string {
-  return (block.raw ?? block.text).replace(/\s+/g, ' ').trim();
+  return headingLine(block);
 }
 
 function passageDrafts(blocks: Block[]): Draft[] {
@@ -129,7 +130,10 @@ function renderPiece(run: Run, piece: Piece): string {
     const unit = run.units[u]!;
     let v = u;
     while (v + 1 <= piece.last && run.units[v + 1]!.block === unit.block) v++;
-    const text = run.blocks[unit.block]!.text.slice(unit.start, run.units[v]!.end);
+    const rb = run.blocks[unit.block]!;
+    const slice = rb.text.slice(unit.start, run.units[v]!.end);
+    // A code block (or the part of a long one in this chunk) is fenced, so it reads as code.
+    const text = rb.block.kind === 'code' ? fenceCode(slice.replace(/^\n+|\n+$/g, '')) : slice;
     // A definition continued from the previous chunk reads "term: rest…" on one line.
     if (u === startUnit && piece.context && piece.contextInline) {
       lines[0] = `${piece.context} ${text}`;

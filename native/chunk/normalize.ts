@@ -113,3 +113,26 @@ export function normalizeCode(text: string): string {
   }
   return out.join('\n');
 }
+
+/**
+ * A code block as a passage shows it: fenced (```` ``` ````, longer when the code itself holds a
+ * backtick run), so the answer builder and the viewer know where code starts and ends.
+ */
+export function fenceCode(code: string): string {
+  const longest = Math.max(2, ...[...code.matchAll(/^\s*(`{3,})/gm)].map((m) => (m[1] as string).length));
+  const fence = '`'.repeat(longest + 1 > 3 ? longest + 1 : 3);
+  return `${fence}\n${code}\n${fence}`;
+}
+
+/**
+ * A heading as a passage shows it: the manual's own Markdown line (`#### $27 - Homing pull-off, mm`),
+ * else `#` × level and the title (RST, AsciiDoc, HTML, DOCX, PDF headings), so every format's heading
+ * reads as a heading and never as its source markup (`== Title`, an underline).
+ */
+export function headingLine(block: Block): string {
+  const raw = block.raw?.replace(/\s+/g, ' ').trim();
+  if (raw && /^#{1,6}\s/.test(raw)) return raw;
+  const title = normalizeInline(block.text);
+  if (!title) return '';
+  return `${'#'.repeat(Math.min(Math.max(block.level ?? 1, 1), 6))} ${title}`;
+}

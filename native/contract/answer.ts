@@ -34,11 +34,21 @@ export interface Citation {
 }
 
 export interface SafetyNotice {
-  kind: AdmonitionKind | 'LOCKOUT';
-  /** Verbatim text from the cited passage. */
+  /**
+   * Its level, for its colour (ANSI Z535 / ISO 3864: DANGER red, WARNING orange, CAUTION yellow,
+   * NOTICE blue), or LOCKOUT for a lockout/tagout instruction.
+   */
+  kind: AdmonitionKind | 'NOTICE' | 'LOCKOUT';
+  /** Verbatim text from the cited passage (or from the section a cited line refers to). */
   text: string;
-  /** Citation number it comes from. */
+  /** Citation number it comes from (for a pulled-in section: the citation whose line refers to it). */
   n: number;
+  /**
+   * Set when the notice comes from a section that a cited line refers to ("Lock out the machine
+   * (section 1.1)", "see Safety") rather than from a cited passage: where it is, to open it, and the
+   * reference as written ("1.1", "Safety").
+   */
+  source?: { file: string; page: number | null; section: string; manual: string; chunkId: string; ref: string; pack?: string };
 }
 
 export interface Refusal {

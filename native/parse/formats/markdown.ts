@@ -92,9 +92,26 @@ function walk(tokens: Token[], ctx: Ctx): void {
       case 'list':
         list(tok as Tokens.List, ctx);
         break;
-      case 'code':
-        b.add('code', (tok as Tokens.Code).text);
+      case 'code': {
+        // MyST directives (```{note}, ```{dropdown} Title) are fenced like code but are not code:
+        // an admonition keeps its kind, any other directive's content is read as Markdown.
+        const t = tok as Tokens.Code;
+        const myst = /^\{([A-Za-z][\w-]*)\}\s*(.*)$/.exec(t.lang ?? '');
+        if (myst) {
+          const name = (myst[1] as string).toLowerCase();
+          const kind = admonitionKind(name);
+          const body = t.text.replace(/^(?::[\w-]+:.*\n)+/, '');
+          if (kind) b.admonition(kind, admonitionText(kind, normalizeInline(stripMarkdown([myst[2] ?? '', body].filter(Boolean).join('\n')))));
+          else if (/^(?:code|code-block|sourcecode)$/.test(name)) b.add('code', body);
+          else if (!/^(?:image|figure|toctree|contents|include|literalinclude|raw|eval-rst|math|mermaid)$/.test(name)) {
+            if (myst[2]) paragraph(myst[2], ctx);
+            walk(new Lexer({ gfm: true }).lex(body), ctx);
+          }
+          break;
+        }
+        b.add('code', t.text);
         break;
+      }
       case 'table': {
         const t = tok as Tokens.Table;
         const columns = t.header.map((c) => oneLine(inline(c.tokens)));

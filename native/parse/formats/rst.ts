@@ -154,7 +154,9 @@ function blocks(lines: string[], ctx: Ctx): void {
 
     // Paragraph.
     const para: string[] = [];
-    while (i < lines.length && !isBlank(lines[i]) && indentOf(lines[i] ?? '') === 0) para.push(lines[i++] ?? '');
+    // A directive written right under a paragraph line (no blank line between, as authors often do)
+    // starts its own block: `.. note::` is never text of the paragraph above it.
+    while (i < lines.length && !isBlank(lines[i]) && indentOf(lines[i] ?? '') === 0 && (para.length === 0 || !DIRECTIVE_RE.test(lines[i] ?? ''))) para.push(lines[i++] ?? '');
     let ptext = para.join('\n');
     if (/::$/.test(ptext)) {
       literalNext = true;

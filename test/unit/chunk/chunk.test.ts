@@ -117,7 +117,7 @@ describe('chunkDocument: prose', () => {
     const after = para(englishSentences(10).join(' '), P);
     const chunks = chunk([intro, lead, snippet, after]);
     const withCode = chunks.find((c) => c.text.includes('$X'))!;
-    expect(withCode.text).toContain('Send this to unlock the machine:\n$X\n$H\n  G0 X10 Y10');
+    expect(withCode.text).toContain('Send this to unlock the machine:\n```\n$X\n$H\n  G0 X10 Y10');
   });
 
   it('keeps a lower-case paragraph that finishes the sentence around a code block with it', () => {
@@ -128,7 +128,7 @@ describe('chunkDocument: prose', () => {
     const after = para(englishSentences(10).join(' '), P);
     const chunks = chunk([before, lead, snippet, rest, after]);
     expect(chunks.length).toBeGreaterThan(1);
-    expect(chunks.some((c) => c.text.includes('make menuconfig\nand select the AVR target'))).toBe(true);
+    expect(chunks.some((c) => c.text.includes('make menuconfig\n```\nand select the AVR target'))).toBe(true);
   });
 });
 
@@ -243,8 +243,8 @@ describe('chunkDocument: structure and metadata', () => {
       ctx,
     );
     expect(chunks.map((c) => [c.section, c.text, c.page])).toEqual([
-      ['Maintenance > Filter', 'Filter\nReplace the filter every 500 hours.', 2],
-      ['Maintenance > Belt', 'Belt\nCheck the belt tension monthly.', 3],
+      ['Maintenance > Filter', '## Filter\nReplace the filter every 500 hours.', 2],
+      ['Maintenance > Belt', '## Belt\nCheck the belt tension monthly.', 3],
     ]);
   });
 
@@ -284,7 +284,7 @@ describe('chunkDocument: structure and metadata', () => {
       ['passage', 9, 'zh', '维护'],
     ]);
     expect(chunks[0]!.headingPath).toEqual(P);
-    expect(CHUNKER_VERSION).toBe(3);
+    expect(CHUNKER_VERSION).toBe(4);
   });
 
   it('is deterministic, and ids depend on the file', () => {
@@ -312,7 +312,7 @@ describe('chunkDocument: structure and metadata', () => {
       { kind: 'definition', term: 'max_velocity', text: 'Maximum   velocity.', headingPath: P, page: null },
     ]);
     expect(chunks[0]!.text).toBe(
-      'Grbl should respond with:\n[mcu]\n  serial: /dev/ttyUSB0\n\nbaud: 250000\n- Check the fuse.\nmax_velocity: Maximum velocity.',
+      'Grbl should respond with:\n```\n[mcu]\n  serial: /dev/ttyUSB0\n\nbaud: 250000\n```\n- Check the fuse.\nmax_velocity: Maximum velocity.',
     );
   });
 });

@@ -1,0 +1,58 @@
+/** Passage text free of markup: RST directives and MyST directives never leak; code blocks are fenced; headings read as headings. */
+import { describe, expect, it } from 'vitest';
+import { chunkDocument } from '../../../native/chunk/index.js';
+import { parseMarkdown } from '../../../native/parse/formats/markdown.js';
+import { parseRst } from '../../../native/parse/formats/rst.js';
+
+const RST = `Homing
+======
+
+To home the axis, enter
+:attr:\`AXIS_STATE_HOMING <ODrive.Axis.AxisState.HOMING>\` and wait.
+.. note:: The speed is in turns/s.
+
+.. dropdown:: Why does my motor not home?
+   :animate: fade-in
+
+   Check the endstop wiring.
+
+To enable homing at start-up, set the flag::
+
+    odrv0.axis0.config.startup_homing = True
+
+.. code-block:: python
+
+   odrv0.save_configuration()
+`;
+
+const texts = (doc: ReturnType<typeof parseRst>) => chunkDocument(doc, { file: 'x', manual: 'x' }).map((c) => c.text).join('\n');
+
+describe('RST passages', () => {
+  const text = texts(parseRst({ text: RST, fileStem: 'homing' }));
+  it('keeps no directive markup and no lost spaces', () => {
+    expect(text).not.toMatch(/\.\.\s+[\w-]+::|:animate:|:attr:/);
+    expect(text).toContain('enter AXIS_STATE_HOMING and wait.');
+    expect(text).toContain('NOTE: The speed is in turns/s.');
+    expect(text).toContain('Check the endstop wiring.');
+  });
+  it('writes the heading as a heading and fences literal and code blocks', () => {
+    expect(text.startsWith('# Homing\n')).toBe(true);
+    expect(text).toContain('To enable homing at start-up, set the flag:\n```\nodrv0.axis0.config.startup_homing = True\n```');
+    expect(text).toContain('```\nodrv0.save_configuration()\n```');
+  });
+});
+
+describe('Markdown passages', () => {
+  it('reads MyST directives as what they are, not as code', () => {
+    const md = '# Setup\n\n```{warning}\nDisconnect the motor first.\n```\n\n```{dropdown} Details\n:open:\n\nThe bus runs at 5 Mbps.\n```\n';
+    const text = texts(parseMarkdown({ text: md, fileStem: 'setup' }));
+    expect(text).toContain('WARNING: Disconnect the motor first.');
+    expect(text).toContain('The bus runs at 5 Mbps.');
+    expect(text).not.toMatch(/\{warning\}|\{dropdown\}|:open:/);
+  });
+  it('keeps a lead-in with its list and fences a code block, a longer fence when the code holds one', () => {
+    const md = '## Flashing\n\nBefore flashing, check:\n\n- the bus is powered\n- the board is idle\n\n````\n```\nnested\n```\n````\n';
+    const text = texts(parseMarkdown({ text: md, fileStem: 'flash' }));
+    expect(text).toContain('## Flashing\nBefore flashing, check:\n- the bus is powered\n- the board is idle\n````\n```\nnested\n```\n````');
+  });
+});
