@@ -49,6 +49,8 @@ export class CodeIndex {
   private loose = new Map<string, Hit[]>();
   /** Per family, for nearest-code suggestions. */
   private byFamily = new Map<string, FamilyKeys>();
+  /** Word families (error/alarm/fault) each documentation set defines, for cross-family fallbacks. */
+  private setFamilies = new Map<string, Set<string>>();
   private readonly cache: LRUCache<string, CodeLookupResponse>;
   private readonly nearestLimit: number;
 
@@ -69,6 +71,14 @@ export class CodeIndex {
     this.exact = new Map();
     this.loose = new Map();
     this.byFamily = new Map();
+    this.setFamilies = new Map();
+    for (const r of records) {
+      if (!WORD_FAMILIES.has(r.family)) continue;
+      const set = docSet(r.file);
+      let fams = this.setFamilies.get(set);
+      if (!fams) this.setFamilies.set(set, (fams = new Set()));
+      fams.add(r.family);
+    }
     const uniqueSchemes = dedupeSchemes(schemes);
     const familyKeys = new Map<string, Set<string>>();
     const addKey = (hit: Hit): void => {
@@ -184,9 +194,22 @@ export class CodeIndex {
     const exact = this.exact.get(c.key) ?? [];
     // A bare number says nothing about its family: "9" means alarm 9, error 9 and code 9 alike.
     if (exact.length > 0 && c.family !== 'number') return exact;
-    const loose = (this.loose.get(looseKey(c.key, c.family)) ?? []).filter((h) => familiesCompatible(c.family, h.family));
+    const loose = (this.loose.get(looseKey(c.key, c.family)) ?? []).filter(
+      (h) => familiesCompatible(c.family, h.family) || this.onlyWordFamily(c.family, h),
+    );
     if (exact.length === 0) return loose;
     return [...exact, ...loose.filter((h) => !exact.includes(h))];
+  }
+
+  /**
+   * "err 43" for a record `fault 43`: family words contradict each other only where a manual uses
+   * both (Grbl's alarm 9 and error 9). A documentation set that defines no code of the typed word's
+   * family calls all its codes by its own word, and technicians call them by theirs.
+   */
+  private onlyWordFamily(queryFamily: string, h: Hit): boolean {
+    if (!WORD_FAMILIES.has(queryFamily) || !WORD_FAMILIES.has(h.family)) return false;
+    const fams = this.setFamilies.get(docSet((this.records[h.rec] as CodeRecord).file));
+    return fams !== undefined && !fams.has(queryFamily);
   }
 
   private passes(h: Hit, filters: CodeLookupFilters): boolean {
@@ -283,6 +306,12 @@ function neighbours(s: string, alphabet: string): string[] {
     for (const ch of alphabet) out.push(head + ch + tail);
   }
   return out;
+}
+
+/** The documentation set a file belongs to: its top folder (the machine's or vendor's manuals). */
+function docSet(file: string): string {
+  const at = file.indexOf('/');
+  return at > 0 ? file.slice(0, at) : file;
 }
 
 function render(r: CodeRecord, h: Hit): CodeMatch {

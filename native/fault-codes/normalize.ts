@@ -121,12 +121,17 @@ function wordKey(family: string, digits: string, suffix = ''): NormalizedCode {
  * code (no number, prose, a decimal…). Pure and allocation-light: it runs on every table cell.
  */
 export function normalizeCode(raw: string, ctx?: { family?: string; identifier?: boolean }): NormalizedCode | null {
+  const n = normalizeCodeShape(raw, ctx);
+  if (n || !ctx?.identifier) return n;
+  // A one-word identifier (`INITIALIZING`, `TIMEOUT`) is a code only where a document lists it as one.
   const folded = raw.normalize('NFKC').trim();
-  let s = folded.toLowerCase();
+  return ONE_WORD_ID.test(folded) && /[A-Z]{3}/.test(folded) ? { key: folded.toLowerCase(), family: 'symbol' } : null;
+}
+
+function normalizeCodeShape(raw: string, ctx?: { family?: string }): NormalizedCode | null {
+  let s = raw.normalize('NFKC').trim().toLowerCase();
   if (s === '' || s.length > 64) return null;
   if (isSymbolic(s)) return { key: s, family: 'symbol' };
-  // A one-word identifier (`INITIALIZING`, `TIMEOUT`) is a code only where a document lists it as one.
-  if (ctx?.identifier && ONE_WORD_ID.test(folded)) return { key: s, family: 'symbol' };
 
   let family = '';
   let obdHint = false;
