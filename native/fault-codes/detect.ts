@@ -142,7 +142,8 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
   }
   if (isKnown) {
     for (const m of text.matchAll(TOKEN)) {
-      if (GCODE_TOKEN.test(m[0])) continue;
+      // A G-code word or axis word is a code only where a record defines that very token (`C-02`).
+      if (GCODE_TOKEN.test(m[0]) && !isKnownExactly(m[0], isKnown)) continue;
       add(m[0], m.index, 'weak');
     }
     knownIdentifiers(text, isKnown, found);
@@ -188,6 +189,11 @@ function knownIdentifiers(text: string, isKnown: (key: string, family: string) =
       }
     }
   }
+}
+
+function isKnownExactly(raw: string, isKnown: (key: string, family: string) => boolean): boolean {
+  const n = normalizeCode(raw);
+  return n !== null && isKnown(n.key, n.family);
 }
 
 function isErrorishKey(key: string): boolean {

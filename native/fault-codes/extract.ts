@@ -77,6 +77,21 @@ function roleOfHeader(h: string): ColumnRole | null {
   return null;
 }
 
+/** A column the parser named for want of a header ("Column 3"). */
+const PLACEHOLDER_COLUMN = /^Column \d+$/;
+
+/** The two roles of a header that holds two header words ("Meaning Remedy", "Cause Action"), or null. */
+function mergedRoles(h: string): [ColumnRole, ColumnRole] | null {
+  const words = headerKey(h).split(' ');
+  if (words.length < 2) return null;
+  for (let i = 1; i < words.length; i++) {
+    const a = roleOfHeader(words.slice(0, i).join(' '));
+    const b = roleOfHeader(words.slice(i).join(' '));
+    if (a && b && a !== b) return [a, b];
+  }
+  return null;
+}
+
 function familyInText(text: string): string | undefined {
   const m = FAMILY_IN_HEADER.exec(headerKey(text));
   if (!m) return undefined;
@@ -126,9 +141,19 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
   for (const r of rows) for (const c of r.keys()) if (!columns.includes(c)) columns.push(c);
   const roles = new Map<ColumnRole, string[]>();
   const codeHeaderCols = new Set<string>();
-  for (const h of columns) {
-    const role = roleOfHeader(h);
+  for (let c = 0; c < columns.length; c++) {
+    const h = columns[c] as string;
     const k = headerKey(h);
+    // "Meaning Remedy" over two columns (a merged header cell, the next one unnamed): one role each.
+    const merged = mergedRoles(h);
+    const next = columns[c + 1];
+    if (merged && next !== undefined && PLACEHOLDER_COLUMN.test(next)) {
+      roles.set(merged[0], [...(roles.get(merged[0]) ?? []), h]);
+      roles.set(merged[1], [...(roles.get(merged[1]) ?? []), next]);
+      c++;
+      continue;
+    }
+    const role = roleOfHeader(h);
     if (role) roles.set(role, [...(roles.get(role) ?? []), h]);
     else if (STRONG_CODE_HEADER.test(k) || WEAK_CODE_HEADER.test(k)) codeHeaderCols.add(h);
   }
@@ -457,6 +482,8 @@ function nameAndText(rest: string): { title?: string; rest: string } {
 const LINE_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})(?:\s*[:：=–—]\s*|\s+-\s+)(.*)$/u;
 /** `C-02 Low coolant flow: …`, `97 max_power: …`: a code, a short name, then a colon and the text. */
 const TITLED_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})\s+([^\s:：.!?;][^:：.!?;]{0,58}?)\s*[:：]\s+(\S.*)$/u;
+/** `"43 (no position)": the most common reason…`: a code, its name in brackets, a colon, the text. */
+const PAREN_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})\s*\(([^()]{1,60})\)["”]?\s*[:：]\s+(\S.*)$/u;
 /** `calibration fault - the encoder was…`: a short name, a dash, then the text. */
 const NAME_DASH = /^([^\s.!?:;-][^.!?:;]{0,58}?)\s+[-–—:]\s+(\S.*)$/u;
 const WHOLE_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})$/u;
@@ -479,7 +506,12 @@ function leadingCode(
   contextFamily: string | undefined,
 ): LeadingCode | null {
   // Emphasis marks around the code or its name (`**97 max_power**:`, `*calibration fault*`) are not text.
-  const body = text.replace(/^\s*(?:[-*•]\s+)?/, '').replace(/\*+|`/g, '').replace(/^_+/, '').slice(0, 400);
+  const body = text
+    .replace(/^\s*(?:[-*•]\s+)?/, '')
+    .replace(/\*+|`/g, '')
+    .replace(/^_+/, '')
+    .replace(/^["“](?=[A-Za-z0-9]{1,8}\s*\()/, '')
+    .slice(0, 400);
   const first = detectCodes(body)[0];
   if (first && first.start === 0 && (isSelfIdentifying(first.family) || first.family === 'symbol')) {
     if (first.family === 'symbol') {
@@ -502,11 +534,12 @@ function leadingCode(
   }
   if (!errorContext) return null;
   const m = LINE_TOKEN.exec(body) ?? (mode === 'term' || mode === 'heading' ? WHOLE_TOKEN.exec(body.trim()) : null);
-  const titled = m ? null : mode === 'line' ? TITLED_TOKEN.exec(body) : null;
+  const titled = m ? null : mode === 'line' ? (PAREN_TOKEN.exec(body) ?? TITLED_TOKEN.exec(body)) : null;
   const hit = m ?? titled;
   if (hit) {
     const token = hit[1] ?? '';
-    if (GCODE_TOKEN.test(token)) return null;
+    // `C-02 Low coolant flow: …` under an alarm heading is a code; `C90` alone may be an axis word.
+    if (GCODE_TOKEN.test(token) && !(titled && /^[A-Za-z]-0\d/.test(token))) return null;
     const numeric = /^\d+$/.test(token);
     if (numeric && (mode === 'heading' || !contextFamily)) return null;
     const n = numeric ? normalizeCode(token, { family: contextFamily }) : normalizeCode(token);
@@ -581,6 +614,25 @@ function headingRecord(blocks: Block[], at: number, lead: LeadingCode, sink: Rec
   sink.add(lead.raw, lead.n, f, h, texts.join('\n'));
 }
 
+/** Where a new entry starts inside a paragraph: after a sentence end, a code, then its name and a colon. */
+const ENTRY_START = /(?<=[.;!?])\s+(?=(?:[A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})\s+[^\s:：.!?;][^:：.!?;]{0,58}[:：]\s)/gu;
+
+/**
+ * The lines of a prose block in an error section, with entries that a PDF or a reflowed text ran
+ * together ("C-01 Coolant flow low: … pump. C-02 Coolant temperature high: …") cut apart, provided
+ * every piece starts with a code of the same shape as the first.
+ */
+function entryLines(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const parts = line.split(ENTRY_START);
+    const shape = (t: string): string => (/^\S+/.exec(t.trim())?.[0] ?? '').replace(/[A-Za-z]/g, 'a').replace(/\d+/g, '9');
+    if (parts.length > 1 && parts.every((p) => shape(p) === shape(parts[0] as string))) out.push(...parts.map((p) => p.trim()));
+    else out.push(line);
+  }
+  return out;
+}
+
 /** The paragraph just before the list that block `at` belongs to, in the same section ('' when none). */
 function listIntro(blocks: Block[], at: number): string {
   const section = (blocks[at] as Block).headingPath.join('\u0000');
@@ -623,7 +675,7 @@ function extractPassages(blocks: Block[], sink: RecordSink, consumed: Set<number
     const intro = b.kind === 'list-item' ? listIntro(blocks, i) : '';
     const ctx = isErrorContext(near, intro);
     const ctxFamily = family ?? (intro ? familyInText(intro) : undefined);
-    for (const line of b.text.split('\n')) {
+    for (const line of ctx ? entryLines(b.text) : b.text.split('\n')) {
       const lead = leadingCode(line, 'line', ctx, ctxFamily);
       if (!lead || lead.rest === '') continue;
       const { role, rest } = splitLabel(lead.rest);

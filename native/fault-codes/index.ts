@@ -153,6 +153,7 @@ export class CodeIndex {
       knownFamily: (family) => this.byFamily.has(family),
     });
     const zhFirst = HAN.test(text);
+    const words = otherWords(text, detected);
     const matches: CodeMatch[] = [];
     const nearest: CodeLookupResponse['nearest'] = [];
     const seen = new Set<number>();
@@ -166,10 +167,12 @@ export class CodeIndex {
       }
       const ordered = hits
         .map((h, order) => ({ h, order, r: this.records[h.rec] as CodeRecord }))
+        .map((x) => ({ ...x, fit: wordsFound(words, x.r) }))
         .sort(
           (a, b) =>
             (a.h.key < b.h.key ? -1 : a.h.key > b.h.key ? 1 : 0) ||
             langRank(a.r.lang, zhFirst) - langRank(b.r.lang, zhFirst) ||
+            b.fit - a.fit ||
             a.order - b.order,
         );
       for (const { h, r } of ordered) {
@@ -343,6 +346,23 @@ function displayCode(r: CodeRecord, h: Hit): string {
   if (h.key !== r.key) return h.key.toUpperCase();
   if (WORD_FAMILIES.has(r.family) && /^\d+$/.test(r.code)) return r.key;
   return r.code;
+}
+
+/** The query's words besides its codes (`uvlo` of "flt 33 uvlo=true"), lower-cased, 3+ letters. */
+function otherWords(text: string, detected: DetectedCode[]): string[] {
+  let rest = text;
+  for (const d of [...detected].sort((a, b) => b.start - a.start)) rest = rest.slice(0, d.start) + ' ' + rest.slice(d.end);
+  return [...new Set((rest.toLowerCase().match(/[a-z][a-z0-9_]{2,}/g) ?? []))];
+}
+
+/**
+ * How many of those words a definition holds: where a code is defined twice (a register table and
+ * a troubleshooting page), the one about what the technician also wrote comes first.
+ */
+function wordsFound(words: string[], r: CodeRecord): number {
+  if (words.length === 0) return 0;
+  const hay = `${r.title} ${r.description} ${r.cause} ${r.remedy} ${r.text} ${r.section} ${r.file}`.toLowerCase();
+  return words.filter((w) => new RegExp(`(?<![a-z0-9])${w}`).test(hay)).length;
 }
 
 function langRank(lang: string, zhFirst: boolean): number {

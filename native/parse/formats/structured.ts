@@ -175,9 +175,9 @@ function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (st
       const raw = entryRaw(k, rawOf([...path, k]));
       if (isObj(v)) {
         const { columns, cells, nested } = flatten(v);
-        b.row(table, ['code', ...columns], [k, ...cells], { raw });
+        b.row(table, ['key', ...columns], [k, ...cells], { raw });
         for (const [nk, nv, p] of nested) walk(nv, nk, b, depth + 1, [...path, k, ...p], rawOf);
-      } else b.row(table, ['code', 'description'], [k, scalarText(v)], { raw });
+      } else b.row(table, ['key', 'description'], [k, scalarText(v)], { raw });
     }
     return;
   }
