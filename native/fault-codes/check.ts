@@ -5,7 +5,7 @@
  */
 import type { CodeLookupResponse } from '../contract/api.js';
 import { detectCodes } from './detect.js';
-import { familiesCompatible, looseKey } from './normalize.js';
+import { familiesCompatible, looseKey, normalizeCode } from './normalize.js';
 
 export interface CodeCheck {
   /** Detected keys that a matched record answers. */
@@ -18,8 +18,9 @@ export interface CodeCheck {
 
 const WORD_KEY = /^(error|alarm|fault):/;
 
+/** The family of a normalised key (keys normalise to themselves); one-word ids are symbols. */
 function familyOfKey(key: string): string {
-  return WORD_KEY.exec(key)?.[1] ?? (/^[pbcu][0-9a-f]{4}$/.test(key) ? `obd-${key[0]}` : /^\d+$/.test(key) ? 'number' : 'symbol');
+  return normalizeCode(key)?.family ?? 'symbol';
 }
 
 /**

@@ -65,6 +65,8 @@ const FAMILY_THEN_NUMBER = new RegExp(`${B}(error|err|alarm|alm|fault|flt)s?\\b(
 const SNAKE = new RegExp(`${B}[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+${E}`, 'gu');
 const NUMBER = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])#?\\d{4,6}${E}(?![:/]\\d)`, 'gu');
 const TOKEN = new RegExp(`${B}[A-Za-z]{1,4}[-_]?\\d{1,6}[A-Za-z]?${E}`, 'gu');
+/** `C 02`, `H 12`: a letter code typed with a space, a code only where a record defines it. */
+const SPACED_TOKEN = new RegExp(`${B}[A-Za-z]{1,3}\\s\\d{1,6}${E}`, 'gu');
 
 /** Segments of an UPPER_SNAKE id that make it an error name without asking the library. */
 const ERRORISH = new Set([
@@ -145,6 +147,9 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
       // A G-code word or axis word is a code only where a record defines that very token (`C-02`).
       if (GCODE_TOKEN.test(m[0]) && !isKnownExactly(m[0], isKnown)) continue;
       add(m[0], m.index, 'weak');
+    }
+    for (const m of text.matchAll(SPACED_TOKEN)) {
+      if (isKnownExactly(m[0], isKnown) && !UNIT.test(text.slice(m.index + m[0].length, m.index + m[0].length + 12))) add(m[0], m.index, 'weak');
     }
     knownIdentifiers(text, isKnown, found);
     for (const m of text.matchAll(FAMILY_THEN_NUMBER)) {

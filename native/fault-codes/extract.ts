@@ -109,6 +109,8 @@ interface TableLayout {
   family?: string;
   /** The code column holds identifiers (`DRV_FAULT`, `TIMEOUT`): one-word ones count too. */
   identifiers: boolean;
+  /** Columns under a merged header ("Meaning Remedy") whose cells hold both texts run together. */
+  mergedCols: Map<string, [ColumnRole, ColumnRole]>;
   symbolAlias: string | null;
   roles: Map<ColumnRole, string[]>;
 }
@@ -141,6 +143,7 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
   for (const r of rows) for (const c of r.keys()) if (!columns.includes(c)) columns.push(c);
   const roles = new Map<ColumnRole, string[]>();
   const codeHeaderCols = new Set<string>();
+  const mergedCols = new Map<string, [ColumnRole, ColumnRole]>();
   for (let c = 0; c < columns.length; c++) {
     const h = columns[c] as string;
     const k = headerKey(h);
@@ -154,6 +157,7 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
       continue;
     }
     const role = roleOfHeader(h);
+    if (merged) mergedCols.set(h, merged);
     if (role) roles.set(role, [...(roles.get(role) ?? []), h]);
     else if (STRONG_CODE_HEADER.test(k) || WEAK_CODE_HEADER.test(k)) codeHeaderCols.add(h);
   }
@@ -236,7 +240,7 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
     const role: ColumnRole = roles.has('title') ? 'description' : 'title';
     roles.set(role, [...(roles.get(role) ?? []), h]);
   }
-  return { code, family, identifiers, symbolAlias, roles };
+  return { code, family, identifiers, symbolAlias, roles, mergedCols };
 }
 
 /** "alarmController", "ODrive.Axis.Error", "motor_errors" → words a context test can see. */
@@ -383,7 +387,38 @@ function rowLanguage(row: Row, layout: TableLayout): string | null {
   return langs.find((l) => l === 'en' || l.startsWith('en')) ?? (langs[0] as string);
 }
 
-function tableRow(b: Block, row: Row, layout: TableLayout, sink: RecordSink): void {
+/**
+ * Splits a cell under a merged header ("Meaning Remedy": "Low coolant flow Check the pump.") where
+ * the second text starts: the first word from which on the rest reads as a remedy (or a cause).
+ */
+function splitMergedCell(cell: string, second: ColumnRole): [string, string] | null {
+  const words = cell.split(/\s+/);
+  for (let i = 1; i < words.length; i++) {
+    const tail = words.slice(i).join(' ');
+    if (!/^\p{Lu}/u.test(tail)) continue;
+    if (second === 'remedy' ? isRemedySentence(tail) : second === 'cause' ? isCauseSentence(tail) : false) {
+      return [words.slice(0, i).join(' '), tail];
+    }
+  }
+  return null;
+}
+
+function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink): void {
+  let row = srcRow;
+  for (const [col, [first, second]] of layout.mergedCols) {
+    const cut = splitMergedCell(cleanCell(row.get(col) ?? ''), second);
+    if (!cut) continue;
+    // The merged column already holds the first role; the second part goes to its own role.
+    row = new Map(row);
+    row.set(col, cut[0]);
+    row.set(`${col}\u0000${second}`, cut[1]);
+    if (!layout.roles.get(second)?.includes(`${col}\u0000${second}`)) layout.roles.set(second, [...(layout.roles.get(second) ?? []), `${col}\u0000${second}`]);
+    const own = layout.roles.get(first) ?? [];
+    if (!own.includes(col)) {
+      for (const [r, cols] of layout.roles) if (r !== first) layout.roles.set(r, cols.filter((c) => c !== col));
+      layout.roles.set(first, [...own, col]);
+    }
+  }
   const lang = rowLanguage(row, layout);
   const columnsOf = (role: ColumnRole): string[] =>
     (layout.roles.get(role) ?? []).filter((c) => lang === null || (langOfColumn(c) ?? lang) === lang);

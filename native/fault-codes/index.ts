@@ -173,6 +173,7 @@ export class CodeIndex {
             (a.h.key < b.h.key ? -1 : a.h.key > b.h.key ? 1 : 0) ||
             langRank(a.r.lang, zhFirst) - langRank(b.r.lang, zhFirst) ||
             b.fit - a.fit ||
+            fullness(b.r) - fullness(a.r) ||
             a.order - b.order,
         );
       for (const { h, r } of ordered) {
@@ -363,6 +364,11 @@ function wordsFound(words: string[], r: CodeRecord): number {
   if (words.length === 0) return 0;
   const hay = `${r.title} ${r.description} ${r.cause} ${r.remedy} ${r.text} ${r.section} ${r.file}`.toLowerCase();
   return words.filter((w) => new RegExp(`(?<![a-z0-9])${w}`).test(hay)).length;
+}
+
+/** How much a definition explains (meaning, cause, remedy), in steps of 40 characters: the fuller comes first. */
+function fullness(r: CodeRecord): number {
+  return Math.floor((r.description.length + r.cause.length + r.remedy.length) / 40);
 }
 
 function langRank(lang: string, zhFirst: boolean): number {
