@@ -48,7 +48,7 @@ export function checkCodes(question: string, codes: CodeLookupResponse | null): 
       return how === 'same' || (how === 'other-word' && !detected.some((d) => d !== k && answersCode(d, m.key) === 'same'));
     }),
   );
-  const typed: Record<string, string> = {};
-  for (const c of detectCodes(question, { includeWeak: true })) if (!(c.key in typed)) typed[c.key] = c.raw;
+  const typed: Record<string, string> = { ...codes?.typed };
+  for (const c of detectCodes(question, { includeWeak: true })) typed[c.key] ??= c.raw;
   return { defined, undefined: detected.filter((k) => !defined.includes(k)), typed };
 }

@@ -182,9 +182,12 @@ export class CodeIndex {
         matches.push(render(r, h));
       }
     }
+    const typed: Record<string, string> = {};
+    for (const d of detected) typed[d.key] ??= d.raw;
     const res: CodeLookupResponse = {
       query: text,
       detected: [...new Set(detected.map((d) => d.key))],
+      typed,
       matches,
       nearest: nearest.slice(0, this.nearestLimit),
       ms: 0,

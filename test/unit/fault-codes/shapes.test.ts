@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeRecord } from '../../../native/contract/document.js';
+import { collectEvidence, gate } from '../../../native/answer/evidence.js';
 import { checkCodes } from '../../../native/fault-codes/check.js';
 import { detectCodes } from '../../../native/fault-codes/detect.js';
 import { extractCodes } from '../../../native/fault-codes/extract.js';
@@ -238,5 +239,11 @@ describe('one code path: the forms a technician types', () => {
     const unknown = checkCodes('what is E-199', index.lookup('what is E-199'));
     expect(unknown.undefined).toEqual(['error:199']);
     expect(unknown.typed['error:199']).toBe('E-199');
+    // The gate answers what the lookup found and refuses an unknown code in the technician's spelling.
+    for (const q of ['err 4105', 'p301', 'code P0 171 lean']) {
+      expect(gate(collectEvidence({ question: q, hits: [], codes: index.lookup(q) }), 0).rule, q).toBe('code-defined');
+    }
+    const refused = gate(collectEvidence({ question: 'what is E-199', hits: [], codes: index.lookup('what is E-199') }), 0);
+    expect(refused).toMatchObject({ answer: false, rule: 'code-undefined', reason: 'No installed manual defines E-199.' });
   });
 });
