@@ -681,6 +681,33 @@ function listIntro(blocks: Block[], at: number): string {
 }
 
 function extractPassages(blocks: Block[], sink: RecordSink, consumed: Set<number>): void {
+  const numbered: { at: number; raw: string; section: string }[] = [];
+  passages(blocks, sink, consumed, numbered);
+  dropMixedPadding(sink, numbered);
+}
+
+/**
+ * Numbered lines of one section are codes of one scheme, so they share its padding: a list that mixes
+ * `01` with `2` and `12` explains the parts of a code (printer 12, category 2, error 01), it does not
+ * define codes. Such lines give no records.
+ */
+function dropMixedPadding(sink: RecordSink, numbered: { at: number; raw: string; section: string }[]): void {
+  const drop = new Set<number>();
+  const bySection = new Map<string, { at: number; raw: string }[]>();
+  for (const n of numbered) bySection.set(n.section, [...(bySection.get(n.section) ?? []), n]);
+  for (const list of bySection.values()) {
+    const padded = list.filter((n) => n.raw.length > 1 && n.raw.startsWith('0'));
+    if (padded.length === 0) continue;
+    const width = (padded[0] as { raw: string }).raw.length;
+    if (list.some((n) => n.raw.length !== width)) for (const n of list) drop.add(n.at);
+  }
+  if (drop.size === 0) return;
+  const kept = sink.records.filter((_, i) => !drop.has(i));
+  sink.records.length = 0;
+  sink.records.push(...kept);
+}
+
+function passages(blocks: Block[], sink: RecordSink, consumed: Set<number>, numbered: { at: number; raw: string; section: string }[]): void {
   for (let i = 0; i < blocks.length; i++) {
     if (consumed.has(i)) continue;
     const b = blocks[i] as Block;
@@ -722,6 +749,7 @@ function extractPassages(blocks: Block[], sink: RecordSink, consumed: Set<number
             ? fields({ title, remedy: rest })
             : fields({ title, description: rest });
       sink.add(lead.raw, lead.n, f, b, line.trim());
+      if (/^\d+$/.test(lead.raw)) numbered.push({ at: sink.records.length - 1, raw: lead.raw, section: section(b) });
     }
   }
 }

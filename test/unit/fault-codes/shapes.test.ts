@@ -188,6 +188,11 @@ describe('code lines in PDF and prose', () => {
     ]);
     expect(recs[0]?.description).toBe('the encoder did not sense a magnet');
   });
+
+  it('gives no records for a list that explains the parts of a code (mixed padding: 12, 2, 01)', async () => {
+    const md = '# Error codes\n\nExample: 12201\n\n* 12 - printer number 12: Model A\n* 2 - error category: temperature error\n* 01 - specific error code: Heatbed heating failed\n';
+    expect(await recordsOf('readme.md', md)).toEqual([]);
+  });
 });
 
 describe('one code path: the forms a technician types', () => {
