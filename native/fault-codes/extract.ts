@@ -156,8 +156,14 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
       c++;
       continue;
     }
+    if (merged) {
+      // Both texts in one cell under one header: the cell is split per row (see splitMergedCell).
+      mergedCols.set(h, merged);
+      roles.set(merged[0], [...(roles.get(merged[0]) ?? []), h]);
+      roles.set(merged[1], [...(roles.get(merged[1]) ?? []), mergedPart(h, merged[1])]);
+      continue;
+    }
     const role = roleOfHeader(h);
-    if (merged) mergedCols.set(h, merged);
     if (role) roles.set(role, [...(roles.get(role) ?? []), h]);
     else if (STRONG_CODE_HEADER.test(k) || WEAK_CODE_HEADER.test(k)) codeHeaderCols.add(h);
   }
@@ -403,21 +409,19 @@ function splitMergedCell(cell: string, second: ColumnRole): [string, string] | n
   return null;
 }
 
+/** The virtual column that holds the second text of a merged column's cells. */
+function mergedPart(col: string, role: ColumnRole): string {
+  return `${col}\u0000${role}`;
+}
+
 function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink): void {
   let row = srcRow;
-  for (const [col, [first, second]] of layout.mergedCols) {
+  for (const [col, [, second]] of layout.mergedCols) {
     const cut = splitMergedCell(cleanCell(row.get(col) ?? ''), second);
     if (!cut) continue;
-    // The merged column already holds the first role; the second part goes to its own role.
     row = new Map(row);
     row.set(col, cut[0]);
-    row.set(`${col}\u0000${second}`, cut[1]);
-    if (!layout.roles.get(second)?.includes(`${col}\u0000${second}`)) layout.roles.set(second, [...(layout.roles.get(second) ?? []), `${col}\u0000${second}`]);
-    const own = layout.roles.get(first) ?? [];
-    if (!own.includes(col)) {
-      for (const [r, cols] of layout.roles) if (r !== first) layout.roles.set(r, cols.filter((c) => c !== col));
-      layout.roles.set(first, [...own, col]);
-    }
+    row.set(mergedPart(col, second), cut[1]);
   }
   const lang = rowLanguage(row, layout);
   const columnsOf = (role: ColumnRole): string[] =>
