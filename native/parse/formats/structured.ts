@@ -246,8 +246,13 @@ function entryRaw(key: string, raw: string | undefined): string | undefined {
 function enumerationName(path: (string | number)[], name: string): string {
   const keys = path.filter((p): p is string => typeof p === 'string');
   const own = keys[keys.length - 1] ?? name;
-  const parent = [...keys.slice(0, -1)].reverse().find((k) => ERROR_NAME.test(k.split('.').pop() ?? k)) ?? keys[keys.length - 2];
-  return parent && parent !== own ? `${parent} ${own}` : own;
+  const above = keys.slice(0, -1);
+  const at = above.map((k) => ERROR_NAME.test(k.split('.').pop() ?? k)).lastIndexOf(true);
+  const parent = at >= 0 ? above[at] : above[above.length - 1];
+  if (!parent || parent === own) return own;
+  // An `error:` attribute of a type (`ODrive.Motor: attributes: error: flags:`) is that type's error.
+  const owner = at > 0 && !/[.A-Z]/.test(parent) ? [...above.slice(0, at)].reverse().find((k) => /^[A-Z]|\./.test(k)) : undefined;
+  return owner ? `${owner} ${parent} ${own}` : `${parent} ${own}`;
 }
 
 function scalarText(v: Json): string {

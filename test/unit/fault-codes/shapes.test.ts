@@ -73,6 +73,30 @@ describe('structured enumerations', () => {
     expect(recs.some((r) => /dump|idle|closed/i.test(r.code))).toBe(false);
   });
 
+  it('reads an error attribute of a type (`Drive.Motor: attributes: error: flags:`) with inline entries', async () => {
+    const yaml = [
+      'interfaces:',
+      '  Drive.Motor:',
+      '    attributes:',
+      '      error:',
+      '        type: flags',
+      '        flags:',
+      '          PHASE_RESISTANCE_OUT_OF_RANGE: {bit: 0, doc: "The measured phase resistance is implausible."}',
+      '          DRV_FAULT: {bit: 3, doc: "The gate driver chip reported an error."}',
+      '      config:',
+      '        pole_pairs: {type: int32, doc: Number of pole pairs.}',
+      '        current_lim: {type: float32, doc: Current limit.}',
+    ].join('\n');
+    const recs = await recordsOf('motor.yaml', yaml);
+    expect(recs.map((r) => r.code)).toEqual(['PHASE_RESISTANCE_OUT_OF_RANGE', 'DRV_FAULT']);
+    expect(recs[1]?.aliases).toEqual(expect.arrayContaining(['error_drv_fault', 'motor_error_drv_fault']));
+    expect(recs[1]?.scope).toContain('Motor');
+    const index = new CodeIndex(recs);
+    for (const typed of ['MOTOR_ERROR_DRV_FAULT', 'MotorError.DRV_FAULT', 'motor error drv fault', 'drv fault']) {
+      expect(index.lookup(typed).matches.map((m) => m.code), typed).toEqual(['DRV_FAULT']);
+    }
+  });
+
   it('makes one record per entry of a JSON alarm table with one object per language, searchable in both', async () => {
     const json = JSON.stringify([
       { id: 1201, level: 2, en: { description: 'Joint 3 brake fault', cause: 'Brake wire loose', solution: 'Check the brake cable' }, zh_CN: { description: '关节3抱闸故障', cause: '抱闸线松动', solution: '检查抱闸线缆' }, ja: { description: '', cause: '', solution: '' } },
