@@ -63,6 +63,8 @@ const IDENT = /(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*(?![A-Za-z
 /** A family word, then a few words, then a number: `fault register shows 101` (known codes only). */
 const FAMILY_THEN_NUMBER = new RegExp(`${B}(error|err|alarm|alm|fault|flt)s?\\b((?:\\s+[A-Za-z][A-Za-z'-]*){1,3})\\s+#?(\\d{1,6})${E}`, 'giu');
 const SNAKE = new RegExp(`${B}[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+${E}`, 'gu');
+/** `-10000`, a protocol's negative return code in prose ("返回-20000"): a code only where a record defines it. */
+const NEGATIVE = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])-\\d{3,6}${E}`, 'gu');
 const NUMBER = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])#?\\d{4,6}${E}(?![:/]\\d)`, 'gu');
 const TOKEN = new RegExp(`${B}[A-Za-z]{1,4}[-_]?\\d{1,6}[A-Za-z]?${E}`, 'gu');
 /** `C 02`, `H 12`: a letter code typed with a space, a code only where a record defines it. */
@@ -151,6 +153,7 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
     for (const m of text.matchAll(SPACED_TOKEN)) {
       if (isKnownExactly(m[0], isKnown) && !UNIT.test(text.slice(m.index + m[0].length, m.index + m[0].length + 12))) add(m[0], m.index, 'weak');
     }
+    for (const m of text.matchAll(NEGATIVE)) add(m[0], m.index, 'weak');
     knownIdentifiers(text, isKnown, found);
     for (const m of text.matchAll(FAMILY_THEN_NUMBER)) {
       const family = normalizeCode(`${m[1]} 1`)?.family;

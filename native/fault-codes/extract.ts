@@ -68,7 +68,8 @@ const SETTING_HEADER = /\b(?:settings?|parameters?|params?|options?|registers?|v
 const FAULT_CONTEXT = /\b(?:errors?|faults?|alarms?|dtcs?|diagnostics?|trouble|failures?|warnings?)\b|故障|报警|错误|警报/i;
 
 function headerKey(h: string): string {
-  return h.normalize('NFKC').toLowerCase().replace(/[_\s]+/g, ' ').trim();
+  // "ErrorID", "AlarmCode" are two words.
+  return h.normalize('NFKC').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().replace(/[_\s]+/g, ' ').trim();
 }
 
 function roleOfHeader(h: string): ColumnRole | null {
@@ -401,7 +402,7 @@ function splitMergedCell(cell: string, second: ColumnRole): [string, string] | n
   const words = cell.split(/\s+/);
   for (let i = 1; i < words.length; i++) {
     const tail = words.slice(i).join(' ');
-    if (!/^\p{Lu}/u.test(tail)) continue;
+    if (!/^[\p{Lu}\u4e00-\u9fff]/u.test(tail)) continue;
     if (second === 'remedy' ? isRemedySentence(tail) : second === 'cause' ? isCauseSentence(tail) : false) {
       return [words.slice(0, i).join(' '), tail];
     }
@@ -518,9 +519,9 @@ function nameAndText(rest: string): { title?: string; rest: string } {
   return { title: (m[1] ?? '').trim(), rest: (m[2] ?? '').trim() };
 }
 
-const LINE_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})(?:\s*[:：=–—]\s*|\s+-\s+)(.*)$/u;
+const LINE_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|-?\d{1,6})(?:\s*[:：=–—]\s*|\s+-\s+)(.*)$/u;
 /** `C-02 Low coolant flow: …`, `97 max_power: …`: a code, a short name, then a colon and the text. */
-const TITLED_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})\s+([^\s:：.!?;][^:：.!?;]{0,58}?)\s*[:：]\s+(\S.*)$/u;
+const TITLED_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|-?\d{1,6})\s+([^\s:：.!?;][^:：.!?;]{0,58}?)\s*[:：]\s+(\S.*)$/u;
 /** `"43 (no position)": the most common reason…`: a code, its name in brackets, a colon, the text. */
 const PAREN_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})\s*\(([^()]{1,60})\)["”]?\s*[:：]\s+(\S.*)$/u;
 /** `calibration fault - the encoder was…`: a short name, a dash, then the text. */
@@ -579,7 +580,8 @@ function leadingCode(
     const token = hit[1] ?? '';
     // `C-02 Low coolant flow: …` under an alarm heading is a code; `C90` alone may be an axis word.
     if (GCODE_TOKEN.test(token) && !(titled && /^[A-Za-z]-0\d/.test(token))) return null;
-    const numeric = /^\d+$/.test(token);
+    // A protocol's return codes are negative (-10000 command error): the sign is not a separator.
+    const numeric = /^-?\d+$/.test(token);
     if (numeric && (mode === 'heading' || !contextFamily)) return null;
     const n = numeric ? normalizeCode(token, { family: contextFamily }) : normalizeCode(token);
     if (!n) return null;
@@ -753,7 +755,7 @@ function passages(blocks: Block[], sink: RecordSink, consumed: Set<number>, numb
             ? fields({ title, remedy: rest })
             : fields({ title, description: rest });
       sink.add(lead.raw, lead.n, f, b, line.trim());
-      if (/^\d+$/.test(lead.raw)) numbered.push({ at: sink.records.length - 1, raw: lead.raw, section: section(b) });
+      if (/^-?\d+$/.test(lead.raw)) numbered.push({ at: sink.records.length - 1, raw: lead.raw, section: section(b) });
     }
   }
 }

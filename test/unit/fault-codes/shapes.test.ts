@@ -219,6 +219,18 @@ describe('code lines in PDF and prose', () => {
   });
 });
 
+describe('a Chinese protocol manual: negative return codes in lines and an ErrorID table', () => {
+  it('makes records of "-10000：…" lines and an "ErrorID" column, and finds them as typed in prose', async () => {
+    const md = '# 协议\n\n## 错误码\n\n-10000：命令错误，请检查命令格式\n\n-20000：参数数量错误\n\n| ErrorID | 描述 |\n|---|---|\n| -30001 | 第一个参数类型错误 |\n| -30002 | 第二个参数类型错误 |\n';
+    const recs = await recordsOf('protocol_zh.md', md);
+    expect(recs.map((r) => r.code).sort()).toEqual(['-10000', '-20000', '-30001', '-30002']);
+    const index = new CodeIndex(recs);
+    expect(index.lookup('返回-20000是什么意思').matches.map((m) => m.code)).toEqual(['-20000']);
+    expect(index.lookup('错误码-30002').matches.map((m) => m.code)).toEqual(['-30002']);
+    expect(index.lookup('-10000').matches[0]?.lang).toBe('zh');
+  });
+});
+
 describe('one code path: the forms a technician types', () => {
   let index: CodeIndex;
   beforeAll(async () => {
