@@ -11,7 +11,15 @@
  *     ("Cause:", a "Remedy" sub-heading) or wording ("Check…", "Caused by…").
  *  3. Definition lists whose term is a code.
  *  4. Prose lines that start with a code and a separator (`E-204: …`, `Alarm 21 – …`, `error:9 …`,
- *     `F0023 Overcurrent…`).
+ *     `F0023 Overcurrent…`), and in an error section (heading, or a list's lead-in sentence, names
+ *     errors/faults/alarms): `32 - *name* - text`, `"43 (no position)": text`, `**97 max_power**: text`,
+ *     `C-02 Low coolant flow: text` (also several run together in one PDF paragraph), `-10000：…`.
+ *     Numbered lines that mix padding (`12`, `2`, `01`: a code's parts explained) give nothing.
+ * Structured enumerations (`flags:` of an error type in YAML/JSON, see parse/formats/structured.ts)
+ * arrive as tables: one-word identifiers count there, the type's name gives prefixed aliases
+ * (`error_…`, `axis_error_…`) and a scope word; per-language columns (`en.description`,
+ * `zh_CN.solution`) give one record in the entry's English (else first) language, its row text
+ * keeping every translation. A merged header ("Meaning Remedy") gives each part its role.
  * UPPER_SNAKE ids count only where the document presents them as errors (an error/fault/alarm
  * word in the column header, table name or nearest heading, or in the id itself).
  *
