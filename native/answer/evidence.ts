@@ -11,6 +11,7 @@
  * - agreement between the keyword and vector lists (when vectors exist).
  */
 import type { CodeLookupResponse, SearchHit } from '../contract/api.js';
+import { checkCodes } from '../fault-codes/check.js';
 import { detectCodes } from '../fault-codes/detect.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
 
@@ -160,9 +161,11 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   // A name the question gives must fit the code's manual too ("Haas alarm 1" is not Grbl's alarm 1).
   const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
   const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n));
-  const detected = [...new Set(codeRaw)];
-  const definedCodes = detected.filter((k) => matches.some((m) => m.key === k || sameCode(m.key, k)));
-  const undefinedCodes = detected.filter((k) => !definedCodes.includes(k));
+  // One code path: the fault-code module says which named codes the lookup answered, as typed.
+  const check = checkCodes(input.question, input.codes);
+  const definedCodes = check.defined;
+  const undefinedCodes = check.undefined;
+  for (const k of undefinedCodes) if (check.typed[k] && !words.has(k)) words.set(k, check.typed[k]);
   let agreement: number | null = null;
   if (input.keywordTop && input.vectorTop && input.keywordTop.length > 0 && input.vectorTop.length > 0) {
     const kw = new Set(input.keywordTop.slice(0, EVIDENCE_DEPTH));
@@ -194,12 +197,6 @@ function isCodeToken(name: string, keys: string[]): boolean {
     const km = /^([a-z-]+):0*(\d+)$/.exec(k);
     return m !== null && km !== null && km[2] === m[2] && (km[1] ?? '').startsWith(m[1] ?? '');
   });
-}
-
-/** `alarm:9` and `9` name the same code for this purpose (the index matched it loosely). */
-function sameCode(a: string, b: string): boolean {
-  const tail = (k: string) => k.replace(/^[a-z-]+:/, '');
-  return tail(a) === tail(b);
 }
 
 export interface GateDecision {
@@ -237,7 +234,7 @@ export function gate(ev: Evidence, hitCount: number): GateDecision {
     return { answer: true, reason: 'A manual defines the code.', rule: 'code-defined' };
   }
   if (ev.undefinedCodes.length > 0) {
-    return { answer: false, reason: `No installed manual defines ${ev.undefinedCodes.map(displayKey).join(', ')}.`, rule: 'code-undefined' };
+    return { answer: false, reason: `No installed manual defines ${ev.undefinedCodes.map((k) => ev.words[k] ?? displayKey(k)).join(', ')}.`, rule: 'code-undefined' };
   }
   if (hitCount === 0) return { answer: false, reason: 'Nothing in the installed manuals matches the question.', rule: 'no-passages' };
   if (ev.missingNames.length > 0) {

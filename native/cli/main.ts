@@ -138,7 +138,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
               const near = r.nearest.map((n) => `${n.code} (${n.title}, ${n.manual})`).join('; ');
               return r.detected.length === 0
                 ? `No fault code recognised in "${r.query}".`
-                : `${r.detected.join(', ')}: not defined in the installed manuals.${near ? `\nDifferent codes that are defined nearby: ${near}` : ''}`;
+                : `${r.detected.map((k) => r.typed?.[k] ?? k).join(', ')}: not defined in the installed manuals.${near ? `\nDifferent codes that are defined nearby: ${near}` : ''}`;
             }
             return r.matches
               .map(

@@ -166,6 +166,8 @@ export interface CodeLookupResponse {
   query: string;
   /** Candidates detected in the text, normalised. */
   detected: string[];
+  /** Each detected code as written in the text, by normalised key (`error:199` → `E-199`), for messages. */
+  typed?: Record<string, string>;
   matches: CodeMatch[];
   /** When a detected code is not defined: the nearest defined codes of the same family. */
   nearest: { code: string; title: string; manual: string }[];

@@ -15,7 +15,7 @@
  *  - any other letter+digit token or UPPER_SNAKE id that the library defines (`H12`, `XX201`).
  * Small numbers in prose (`step 3`, `M3 screw`, `G28`) are never candidates.
  */
-import { WORD_FAMILIES, normalizeCode } from './normalize.js';
+import { ONE_WORD_ID, WORD_FAMILIES, normalizeCode } from './normalize.js';
 
 export interface DetectedCode {
   /** The text as written, including its family word (`alarm 9`). */
@@ -46,7 +46,7 @@ const WORDS =
 const CJK_WORDS = '故障代码|错误代码|报警代码|故障码|错误码|报警码|报警号|报警|警报|错误|故障|代码';
 const NUMBER_WORD = '(?:(?:no\\.?|nr\\.?|number|#)\\s*)?';
 const BODY =
-  '(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[pbcu]\\s?[0-9][0-9a-f]{0,3}|[a-z]{1,3}[-_]?\\d{1,6}[a-z]?|\\d{1,7})';
+  '(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[pbcu]\\s?[0-3]\\s[0-9a-f]{3}|[pbcu]\\s?[0-9][0-9a-f]{0,3}|[a-z]{1,3}[-_]?\\d{1,6}[a-z]?|\\d{1,7})';
 
 const PREFIXED = new RegExp(
   `(?:${B}(?:${WORDS})|${CJK_WORDS})(?:\\s{0,2}[:：#＃\\-–]?\\s{0,2})${NUMBER_WORD}${BODY}${E}`,
@@ -56,10 +56,19 @@ const PREFIXED = new RegExp(
 const GLUED = new RegExp(`${B}(?:al|alm|er|err|e|f)(?:[-_:]\\d{1,6}|\\s\\d{2,6}|\\d{2,6})[a-z]?${E}`, 'giu');
 /** `al 4`, `alm 4`, `err 4` inside a sentence: a one-digit number after a spaced family word is a code only where a manual defines it. */
 const SPACED_SHORT = new RegExp(`${B}(?:al|alm|err)\\s\\d${E}`, 'giu');
-const OBD = new RegExp(`${B}[pbcu](?:[0-3][0-9a-f]{3}|\\s0[0-9a-f]{3})${E}`, 'giu');
+/** `P0301`, `P 0420`, and split as read off a scanner's display: `P0 171`, `P 0 171`. */
+const OBD = new RegExp(`${B}[pbcu](?:[0-3][0-9a-f]{3}|\\s0[0-9a-f]{3}|\\s?[0-3]\\s[0-9a-f]{3})${E}`, 'giu');
+/** Identifier-like tokens (`INITIALIZING`, `AxisError`, `drv_fault`): codes only where a record defines them. */
+const IDENT = /(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*(?![A-Za-z0-9_])/gu;
+/** A family word, then a few words, then a number: `fault register shows 101` (known codes only). */
+const FAMILY_THEN_NUMBER = new RegExp(`${B}(error|err|alarm|alm|fault|flt)s?\\b((?:\\s+[A-Za-z][A-Za-z'-]*){1,3})\\s+#?(\\d{1,6})${E}`, 'giu');
 const SNAKE = new RegExp(`${B}[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+${E}`, 'gu');
+/** `-10000`, a protocol's negative return code in prose ("返回-20000"): a code only where a record defines it. */
+const NEGATIVE = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])-\\d{3,6}${E}`, 'gu');
 const NUMBER = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])#?\\d{4,6}${E}(?![:/]\\d)`, 'gu');
 const TOKEN = new RegExp(`${B}[A-Za-z]{1,4}[-_]?\\d{1,6}[A-Za-z]?${E}`, 'gu');
+/** `C 02`, `H 12`: a letter code typed with a space, a code only where a record defines it. */
+const SPACED_TOKEN = new RegExp(`${B}[A-Za-z]{1,3}\\s\\d{1,6}${E}`, 'gu');
 
 /** Segments of an UPPER_SNAKE id that make it an error name without asking the library. */
 const ERRORISH = new Set([
@@ -137,11 +146,62 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
   }
   if (isKnown) {
     for (const m of text.matchAll(TOKEN)) {
-      if (GCODE_TOKEN.test(m[0])) continue;
+      // A G-code word or axis word is a code only where a record defines that very token (`C-02`).
+      if (GCODE_TOKEN.test(m[0]) && !isKnownExactly(m[0], isKnown)) continue;
       add(m[0], m.index, 'weak');
+    }
+    for (const m of text.matchAll(SPACED_TOKEN)) {
+      if (isKnownExactly(m[0], isKnown) && !UNIT.test(text.slice(m.index + m[0].length, m.index + m[0].length + 12))) add(m[0], m.index, 'weak');
+    }
+    for (const m of text.matchAll(NEGATIVE)) add(m[0], m.index, 'weak');
+    knownIdentifiers(text, isKnown, found);
+    for (const m of text.matchAll(FAMILY_THEN_NUMBER)) {
+      const family = normalizeCode(`${m[1]} 1`)?.family;
+      const num = m[3] as string;
+      const at = m.index + m[0].length - num.length;
+      if (!family || UNIT.test(text.slice(at + num.length, at + num.length + 12))) continue;
+      const key = `${family}:${num.replace(/^0+(?=\d)/, '')}`;
+      if (isKnown(key, family)) found.push({ raw: num, key, family, start: at, end: at + num.length, strength: 'weak' });
     }
   }
   return resolve(found, opts);
+}
+
+/** Words joined into an identifier when a record defines it: `phase resistance out of range`. */
+const MAX_PHRASE_WORDS = 8;
+
+/**
+ * Identifiers the library defines, as typed: one UPPER word (`INITIALIZING`), an id in any case
+ * (`drv_fault`), or its words with spaces (`phase resistance out of range`, `axis error motor failed`).
+ */
+function knownIdentifiers(text: string, isKnown: (key: string, family: string) => boolean, found: DetectedCode[]): void {
+  const words = [...text.matchAll(IDENT)].slice(0, 400);
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] as RegExpMatchArray;
+    const start = w.index as number;
+    const single = w[0].toLowerCase();
+    // One plain word is an id only written as one (UPPER case or with underscores): "initializing" is a word.
+    if ((ONE_WORD_ID.test(w[0]) || single.includes('_')) && isKnown(single, 'symbol')) {
+      found.push({ raw: w[0], key: single, family: 'symbol', start, end: start + w[0].length, strength: 'weak' });
+    }
+    let key = single;
+    for (let j = i + 1; j < words.length && j < i + MAX_PHRASE_WORDS; j++) {
+      const prev = words[j - 1] as RegExpMatchArray;
+      const next = words[j] as RegExpMatchArray;
+      const gap = text.slice((prev.index as number) + prev[0].length, next.index as number);
+      if (!/^[\s_-]+$/.test(gap)) break;
+      key = `${key}_${next[0].toLowerCase()}`;
+      if (isKnown(key, 'symbol')) {
+        const end = (next.index as number) + next[0].length;
+        found.push({ raw: text.slice(start, end), key, family: 'symbol', start, end, strength: 'weak' });
+      }
+    }
+  }
+}
+
+function isKnownExactly(raw: string, isKnown: (key: string, family: string) => boolean): boolean {
+  const n = normalizeCode(raw);
+  return n !== null && isKnown(n.key, n.family);
 }
 
 function isErrorishKey(key: string): boolean {
@@ -163,6 +223,8 @@ function wholeQueryCode(text: string, opts: DetectOptions): DetectedCode | null 
     if (opts.isKnown && !known && !(opts.knownFamily?.(n.family) ?? false)) return null;
   }
   if (n.family === 'symbol' && !known && !isErrorishKey(n.key) && opts.isKnown) return null;
+  // `dump_errors` is a command name: an id that no record defines counts only written as a code (UPPER case).
+  if (n.family === 'symbol' && !known && trimmed !== trimmed.toUpperCase()) return null;
   const start = text.indexOf(trimmed);
   return { raw: trimmed, key: n.key, family: n.family, start, end: start + trimmed.length, strength: 'strong' };
 }

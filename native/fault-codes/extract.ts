@@ -11,7 +11,15 @@
  *     ("Cause:", a "Remedy" sub-heading) or wording ("Check…", "Caused by…").
  *  3. Definition lists whose term is a code.
  *  4. Prose lines that start with a code and a separator (`E-204: …`, `Alarm 21 – …`, `error:9 …`,
- *     `F0023 Overcurrent…`).
+ *     `F0023 Overcurrent…`), and in an error section (heading, or a list's lead-in sentence, names
+ *     errors/faults/alarms): `32 - *name* - text`, `"43 (no position)": text`, `**97 max_power**: text`,
+ *     `C-02 Low coolant flow: text` (also several run together in one PDF paragraph), `-10000：…`.
+ *     Numbered lines that mix padding (`12`, `2`, `01`: a code's parts explained) give nothing.
+ * Structured enumerations (`flags:` of an error type in YAML/JSON, see parse/formats/structured.ts)
+ * arrive as tables: one-word identifiers count there, the type's name gives prefixed aliases
+ * (`error_…`, `axis_error_…`) and a scope word; per-language columns (`en.description`,
+ * `zh_CN.solution`) give one record in the entry's English (else first) language, its row text
+ * keeping every translation. A merged header ("Meaning Remedy") gives each part its role.
  * UPPER_SNAKE ids count only where the document presents them as errors (an error/fault/alarm
  * word in the column header, table name or nearest heading, or in the id itself).
  *
@@ -54,8 +62,8 @@ const ROLE_HEADERS: readonly (readonly [ColumnRole, RegExp])[] = [
     'remedy',
     /\b(?:actions?|remed(?:y|ies)|solutions?|fix(?:es)?|corrective|countermeasures?|resolution|what to do|measures?|troubleshooting)\b|处理|措施|解决|对策|方法/,
   ],
-  ['title', /\b(?:message|messages|msg|title|name|short|summary|label)\b|名称|标题|信息|消息|提示/],
-  ['description', /\b(?:description|desc|text|meaning|details?|explanation|definition|value|comments?|notes?)\b|说明|描述|含义|内容|解释|定义/],
+  ['title', /\b(?:message|messages|msg|title|name|short|summary|label|brief)\b|名称|标题|信息|消息|提示/],
+  ['description', /\b(?:description|desc|text|meaning|details?|explanation|definition|value|comments?|notes?|docs?|documentation|help)\b|说明|描述|含义|内容|解释|定义/],
   ['severity', /\b(?:severity|level|type|class|priority|kind)\b|等级|级别|类型|类别/],
 ];
 /** Headers that say "this column holds codes". */
@@ -68,12 +76,28 @@ const SETTING_HEADER = /\b(?:settings?|parameters?|params?|options?|registers?|v
 const FAULT_CONTEXT = /\b(?:errors?|faults?|alarms?|dtcs?|diagnostics?|trouble|failures?|warnings?)\b|故障|报警|错误|警报/i;
 
 function headerKey(h: string): string {
-  return h.normalize('NFKC').toLowerCase().replace(/[_\s]+/g, ' ').trim();
+  // "ErrorID", "AlarmCode" are two words.
+  return h.normalize('NFKC').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().replace(/[_\s]+/g, ' ').trim();
 }
 
 function roleOfHeader(h: string): ColumnRole | null {
   const k = headerKey(h);
   for (const [role, re] of ROLE_HEADERS) if (re.test(k)) return role;
+  return null;
+}
+
+/** A column the parser named for want of a header ("Column 3"). */
+const PLACEHOLDER_COLUMN = /^Column \d+$/;
+
+/** The two roles of a header that holds two header words ("Meaning Remedy", "Cause Action"), or null. */
+function mergedRoles(h: string): [ColumnRole, ColumnRole] | null {
+  const words = headerKey(h).split(' ');
+  if (words.length < 2) return null;
+  for (let i = 1; i < words.length; i++) {
+    const a = roleOfHeader(words.slice(0, i).join(' '));
+    const b = roleOfHeader(words.slice(i).join(' '));
+    if (a && b && a !== b) return [a, b];
+  }
   return null;
 }
 
@@ -92,15 +116,19 @@ type Row = Map<string, string>;
 interface TableLayout {
   code: string;
   family?: string;
+  /** The code column holds identifiers (`DRV_FAULT`, `TIMEOUT`): one-word ones count too. */
+  identifiers: boolean;
+  /** Columns under a merged header ("Meaning Remedy") whose cells hold both texts run together. */
+  mergedCols: Map<string, [ColumnRole, ColumnRole]>;
   symbolAlias: string | null;
   roles: Map<ColumnRole, string[]>;
 }
 
 /** Normalises one code cell; a cell may list several codes (`E01, E02`). */
-function cellCodes(cell: string, family: string | undefined): { raw: string; n: NormalizedCode }[] {
+function cellCodes(cell: string, family: string | undefined, identifier = false): { raw: string; n: NormalizedCode }[] {
   const raw = cleanCell(cell);
   if (!raw) return [];
-  const ctx = family ? { family } : undefined;
+  const ctx = family || identifier ? { family, identifier } : undefined;
   const n = normalizeCode(raw, ctx);
   if (n) return [{ raw, n }];
   const parts = raw.split(/\s*[,;/、，]\s*/u).filter(Boolean);
@@ -124,9 +152,27 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
   for (const r of rows) for (const c of r.keys()) if (!columns.includes(c)) columns.push(c);
   const roles = new Map<ColumnRole, string[]>();
   const codeHeaderCols = new Set<string>();
-  for (const h of columns) {
-    const role = roleOfHeader(h);
+  const mergedCols = new Map<string, [ColumnRole, ColumnRole]>();
+  for (let c = 0; c < columns.length; c++) {
+    const h = columns[c] as string;
     const k = headerKey(h);
+    // "Meaning Remedy" over two columns (a merged header cell, the next one unnamed): one role each.
+    const merged = mergedRoles(h);
+    const next = columns[c + 1];
+    if (merged && next !== undefined && PLACEHOLDER_COLUMN.test(next)) {
+      roles.set(merged[0], [...(roles.get(merged[0]) ?? []), h]);
+      roles.set(merged[1], [...(roles.get(merged[1]) ?? []), next]);
+      c++;
+      continue;
+    }
+    if (merged) {
+      // Both texts in one cell under one header: the cell is split per row (see splitMergedCell).
+      mergedCols.set(h, merged);
+      roles.set(merged[0], [...(roles.get(merged[0]) ?? []), h]);
+      roles.set(merged[1], [...(roles.get(merged[1]) ?? []), mergedPart(h, merged[1])]);
+      continue;
+    }
+    const role = roleOfHeader(h);
     if (role) roles.set(role, [...(roles.get(role) ?? []), h]);
     else if (STRONG_CODE_HEADER.test(k) || WEAK_CODE_HEADER.test(k)) codeHeaderCols.add(h);
   }
@@ -146,7 +192,7 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
       const cell = r.get(header) ?? '';
       if (!cell.trim()) continue;
       total++;
-      const codes = cellCodes(cell, byHeader ? family : undefined);
+      const codes = cellCodes(cell, byHeader ? family : undefined, byHeader);
       if (codes.length === 0) continue;
       ok++;
       if (codes[0]?.n.family === 'symbol') symbols++;
@@ -168,12 +214,14 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
   let code: string;
   let family: string | undefined;
   let symbolAlias: string | null = null;
+  let identifiers = false;
   if (best) {
     code = best.col;
     family = best.family;
     symbolAlias = symbolCol;
   } else if (symbolCol !== null && ERROR_CONTEXT.test(tableContext)) {
     code = symbolCol;
+    identifiers = codeHeaderCols.has(symbolCol);
   } else {
     return null;
   }
@@ -185,7 +233,7 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
   let numbers = 0;
   let total = 0;
   for (const r of rows) {
-    const c = cellCodes(r.get(code) ?? '', family)[0];
+    const c = cellCodes(r.get(code) ?? '', family, identifiers)[0];
     if (!c) continue;
     total++;
     if (isSelfIdentifying(c.n.family)) selfId++;
@@ -207,7 +255,12 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
     const role: ColumnRole = roles.has('title') ? 'description' : 'title';
     roles.set(role, [...(roles.get(role) ?? []), h]);
   }
-  return { code, family, symbolAlias, roles };
+  return { code, family, identifiers, symbolAlias, roles, mergedCols };
+}
+
+/** "alarmController", "ODrive.Axis.Error", "motor_errors" → words a context test can see. */
+export function contextWords(s: string): string {
+  return s.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[._/]+/g, ' ');
 }
 
 function rowOf(b: Block): Row {
@@ -253,6 +306,12 @@ class RecordSink {
     private readonly ctx: ExtractContext,
     private readonly docLang: Lang | null,
   ) {}
+
+  /** The scope a record gets when its source names none, with `extra` (a type's scope word) added. */
+  defaultScope(extra: string): string[] {
+    const base = this.ctx.equipment.length > 0 ? [...this.ctx.equipment] : [this.ctx.manual];
+    return base.includes(extra) ? base : [...base, extra];
+  }
 
   add(raw: string, n: NormalizedCode, f: Fields, src: Block, text: string, extra: Partial<CodeRecord> = {}): void {
     const lang = langOf(`${f.title} ${f.description} ${f.cause} ${f.remedy}`, this.docLang ?? 'en');
@@ -307,7 +366,7 @@ function extractTables(blocks: Block[], sink: RecordSink, consumed: Set<number>)
     // The layout is decided on a sample: a 100k-row table needs no 100k-row vote.
     const step = Math.max(1, Math.floor(rows.length / ANALYSIS_SAMPLE));
     const sample = step === 1 ? rows : rows.filter((_, k) => k % step === 0);
-    const layout = analyzeTable(sample, `${b.table ?? ''} ${b.headingPath.slice(-2).join(' ')}`);
+    const layout = analyzeTable(sample, contextWords(`${b.table ?? ''} ${b.headingPath.slice(-2).join(' ')}`));
     if (layout) {
       for (let k = 0; k < group.length; k++) {
         tableRow(group[k] as Block, rows[k] as Row, layout, sink);
@@ -318,30 +377,123 @@ function extractTables(blocks: Block[], sink: RecordSink, consumed: Set<number>)
   }
 }
 
-function tableRow(b: Block, row: Row, layout: TableLayout, sink: RecordSink): void {
+/** `en.description`, `zh_CN.solution`: a column of one language of a per-language entry. */
+const LANG_COLUMN = /^(en|zh|ja|jp|kr|ko|de|fr|es|it|pt|ru|vi|pl|tr|nl|cs|th|id|ar)(?:[_-][a-z]{2,4})?[.]/i;
+
+function langOfColumn(c: string): string | null {
+  const m = LANG_COLUMN.exec(c);
+  return m ? (m[0].slice(0, -1).toLowerCase()) : null;
+}
+
+/**
+ * The language whose columns give a row's fields when one entry holds several translations
+ * (`{"id": 16, "en": {…}, "zh_CN": {…}}`): English where it has text, else the first that has.
+ * Null when the columns carry no language.
+ */
+function rowLanguage(row: Row, layout: TableLayout): string | null {
+  const langs: string[] = [];
+  for (const cols of layout.roles.values()) {
+    for (const c of cols) {
+      const l = langOfColumn(c);
+      if (l && cleanCell(row.get(c) ?? '') !== '' && !langs.includes(l)) langs.push(l);
+    }
+  }
+  if (langs.length === 0) return null;
+  return langs.find((l) => l === 'en' || l.startsWith('en')) ?? (langs[0] as string);
+}
+
+/**
+ * Splits a cell under a merged header ("Meaning Remedy": "Low coolant flow Check the pump.") where
+ * the second text starts: the first word from which on the rest reads as a remedy (or a cause).
+ */
+function splitMergedCell(cell: string, second: ColumnRole): [string, string] | null {
+  const words = cell.split(/\s+/);
+  for (let i = 1; i < words.length; i++) {
+    const tail = words.slice(i).join(' ');
+    if (!/^[\p{Lu}\u4e00-\u9fff]/u.test(tail)) continue;
+    if (second === 'remedy' ? isRemedySentence(tail) : second === 'cause' ? isCauseSentence(tail) : false) {
+      return [words.slice(0, i).join(' '), tail];
+    }
+  }
+  return null;
+}
+
+/** The virtual column that holds the second text of a merged column's cells. */
+function mergedPart(col: string, role: ColumnRole): string {
+  return `${col}\u0000${role}`;
+}
+
+function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink): void {
+  let row = srcRow;
+  for (const [col, [, second]] of layout.mergedCols) {
+    const cut = splitMergedCell(cleanCell(row.get(col) ?? ''), second);
+    if (!cut) continue;
+    row = new Map(row);
+    row.set(col, cut[0]);
+    row.set(mergedPart(col, second), cut[1]);
+  }
+  const lang = rowLanguage(row, layout);
+  const columnsOf = (role: ColumnRole): string[] =>
+    (layout.roles.get(role) ?? []).filter((c) => lang === null || (langOfColumn(c) ?? lang) === lang);
   const get = (role: ColumnRole): string =>
-    (layout.roles.get(role) ?? [])
+    columnsOf(role)
       .map((c) => cleanCell(row.get(c) ?? ''))
       .filter(Boolean)
       .join('\n');
-  const codes = cellCodes(row.get(layout.code) ?? '', layout.family);
+  const codes = cellCodes(row.get(layout.code) ?? '', layout.family, layout.identifiers);
   if (codes.length === 0) return;
   const remedyCell = get('remedy');
   const f = fields({
-    title: (layout.roles.get('title') ?? []).map((c) => cleanCell(row.get(c) ?? '')).find(Boolean),
+    title: columnsOf('title').map((c) => cleanCell(row.get(c) ?? '')).find(Boolean),
     description: get('description'),
     cause: get('cause'),
-    remedy: remedyCell ? (isActionList(remedyCell, layout.roles.get('remedy') ?? []) ? actionList(remedyCell) : remedyCell) : '',
+    remedy: remedyCell ? (isActionList(remedyCell, columnsOf('remedy')) ? actionList(remedyCell) : remedyCell) : '',
   });
   const scopeCell = get('scope');
   const scope = scopeCell ? splitList(scopeCell) : [];
   const severity = get('severity') || null;
   const aliasCell = layout.symbolAlias !== null ? cleanCell(row.get(layout.symbolAlias) ?? '') : '';
   const alias = aliasCell ? normalizeCode(aliasCell) : null;
+  const type = n0IsSymbol(codes) ? errorType(b.table ?? '') : null;
   for (const { raw, n } of codes) {
     const aliases = alias && alias.key !== n.key ? [alias.key] : [];
-    sink.add(raw, n, f, b, rowText(b), { scope, severity, aliases });
+    if (type && n.family === 'symbol') aliases.push(...type.prefixes.map((p) => `${p}_${n.key}`).filter((k) => k !== n.key));
+    sink.add(raw, n, f, b, rowText(b), { scope: scope.length > 0 ? scope : type?.scope ? sink.defaultScope(type.scope) : [], severity, aliases });
   }
+}
+
+function n0IsSymbol(codes: { n: NormalizedCode }[]): boolean {
+  return codes[0]?.n.family === 'symbol';
+}
+
+/** Words of an error type's name that say error (`Error`, `Fault`, `Alarm`, `Warning`). */
+const ERROR_WORD = /^(?:errors?|faults?|alarms?|warnings?|err|flt)$/i;
+/** Words that name an enumeration's key, not the type (`flags`, `codes`, `values`). */
+const ENUM_WORD = /^(?:flags|codes?|values|enum|list|table)$/i;
+
+/**
+ * What an identifier's error type gives it: the prefixes tools print before it (the type's name and
+ * its error word: `axis_error`, `error`) and the scope the type names (`Axis`). From the table name
+ * of a structured enumeration ("ODrive.Axis.Error flags", "MotorError", "encoder_errors").
+ */
+export function errorType(table: string): { prefixes: string[]; scope: string | null } | null {
+  const words = contextWords(table)
+    .split(/\s+/)
+    .filter((w) => w !== '' && !ENUM_WORD.test(w));
+  let at = -1;
+  for (let i = words.length - 1; i >= 0; i--) {
+    if (ERROR_WORD.test(words[i] as string)) {
+      at = i;
+      break;
+    }
+  }
+  if (at < 0) return null;
+  const err = (words[at] as string).toLowerCase().replace(/s$/, '');
+  const prefixes = [err];
+  const owner = at > 0 ? (words[at - 1] as string) : null;
+  if (owner) prefixes.push(`${owner.toLowerCase()}_${err}`);
+  if (at > 1) prefixes.push(`${words.slice(0, at).join('_').toLowerCase()}_${err}`);
+  return { prefixes: [...new Set(prefixes)], scope: owner };
 }
 
 /**
@@ -364,9 +516,24 @@ interface LeadingCode {
   raw: string;
   n: NormalizedCode;
   rest: string;
+  /** The code's short name when the line gives one apart (`C-02 Low coolant flow: …`). */
+  title?: string;
 }
 
-const LINE_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})\s*[:：=–—]\s*(.*)$/u;
+/** Splits `calibration fault - the encoder was…` into a name and its text (a short name, at most 8 words). */
+function nameAndText(rest: string): { title?: string; rest: string } {
+  const m = NAME_DASH.exec(rest);
+  if (!m || (m[1] ?? '').split(/\s+/).length > 8) return { rest };
+  return { title: (m[1] ?? '').trim(), rest: (m[2] ?? '').trim() };
+}
+
+const LINE_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|-?\d{1,6})(?:\s*[:：=–—]\s*|\s+-\s+)(.*)$/u;
+/** `C-02 Low coolant flow: …`, `97 max_power: …`: a code, a short name, then a colon and the text. */
+const TITLED_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|-?\d{1,6})\s+([^\s:：.!?;][^:：.!?;]{0,58}?)\s*[:：]\s+(\S.*)$/u;
+/** `"43 (no position)": the most common reason…`: a code, its name in brackets, a colon, the text. */
+const PAREN_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})\s*\(([^()]{1,60})\)["”]?\s*[:：]\s+(\S.*)$/u;
+/** `calibration fault - the encoder was…`: a short name, a dash, then the text. */
+const NAME_DASH = /^([^\s.!?:;-][^.!?:;]{0,58}?)\s+[-–—:]\s+(\S.*)$/u;
 const WHOLE_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})$/u;
 const SYMBOL_LEAD = /^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:\s*[:：=–—]\s*|\s+|$)(.*)$/u;
 const GCODE_TOKEN = /^[GMTSXYZNIJKABC]-?\d+$/i;
@@ -386,7 +553,13 @@ function leadingCode(
   errorContext: boolean,
   contextFamily: string | undefined,
 ): LeadingCode | null {
-  const body = text.replace(/^\s*(?:[-*•]\s+)?/, '').replace(/^[`*_]+/, '').slice(0, 120);
+  // Emphasis marks around the code or its name (`**97 max_power**:`, `*calibration fault*`) are not text.
+  const body = text
+    .replace(/^\s*(?:[-*•]\s+)?/, '')
+    .replace(/\*+|`/g, '')
+    .replace(/^_+/, '')
+    .replace(/^["“](?=[A-Za-z0-9]{1,8}\s*\()/, '')
+    .slice(0, 400);
   const first = detectCodes(body)[0];
   if (first && first.start === 0 && (isSelfIdentifying(first.family) || first.family === 'symbol')) {
     if (first.family === 'symbol') {
@@ -409,13 +582,19 @@ function leadingCode(
   }
   if (!errorContext) return null;
   const m = LINE_TOKEN.exec(body) ?? (mode === 'term' || mode === 'heading' ? WHOLE_TOKEN.exec(body.trim()) : null);
-  if (m) {
-    const token = m[1] ?? '';
-    if (GCODE_TOKEN.test(token)) return null;
-    const numeric = /^\d+$/.test(token);
+  const titled = m ? null : mode === 'line' ? (PAREN_TOKEN.exec(body) ?? TITLED_TOKEN.exec(body)) : null;
+  const hit = m ?? titled;
+  if (hit) {
+    const token = hit[1] ?? '';
+    // `C-02 Low coolant flow: …` under an alarm heading is a code; `C90` alone may be an axis word.
+    if (GCODE_TOKEN.test(token) && !(titled && /^[A-Za-z]-0\d/.test(token))) return null;
+    // A protocol's return codes are negative (-10000 command error): the sign is not a separator.
+    const numeric = /^-?\d+$/.test(token);
     if (numeric && (mode === 'heading' || !contextFamily)) return null;
     const n = numeric ? normalizeCode(token, { family: contextFamily }) : normalizeCode(token);
-    return n ? { raw: token, n, rest: (m[2] ?? '').trim() } : null;
+    if (!n) return null;
+    if (titled) return { raw: token, n, title: (titled[2] ?? '').trim(), rest: (titled[3] ?? '').trim() };
+    return { raw: token, n, ...nameAndText((hit[2] ?? '').trim()) };
   }
   const sym = SYMBOL_LEAD.exec(body);
   if (sym) {
@@ -484,7 +663,65 @@ function headingRecord(blocks: Block[], at: number, lead: LeadingCode, sink: Rec
   sink.add(lead.raw, lead.n, f, h, texts.join('\n'));
 }
 
+/** Where a new entry starts inside a paragraph: after a sentence end, a code, then its name and a colon. */
+const ENTRY_START = /(?<=[.;!?])\s+(?=(?:[A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})\s+[^\s:：.!?;][^:：.!?;]{0,58}[:：]\s)/gu;
+
+/**
+ * The lines of a prose block in an error section, with entries that a PDF or a reflowed text ran
+ * together ("C-01 Coolant flow low: … pump. C-02 Coolant temperature high: …") cut apart, provided
+ * every piece starts with a code of the same shape as the first.
+ */
+function entryLines(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const parts = line.split(ENTRY_START);
+    const shape = (t: string): string => (/^\S+/.exec(t.trim())?.[0] ?? '').replace(/[A-Za-z]/g, 'a').replace(/\d+/g, '9');
+    if (parts.length > 1 && parts.every((p) => shape(p) === shape(parts[0] as string))) out.push(...parts.map((p) => p.trim()));
+    else out.push(line);
+  }
+  return out;
+}
+
+/** The paragraph just before the list that block `at` belongs to, in the same section ('' when none). */
+function listIntro(blocks: Block[], at: number): string {
+  const section = (blocks[at] as Block).headingPath.join('\u0000');
+  for (let j = at - 1; j >= 0 && j >= at - 200; j--) {
+    const b = blocks[j] as Block;
+    if (b.headingPath.join('\u0000') !== section) return '';
+    if (b.kind === 'list-item') continue;
+    return b.kind === 'paragraph' ? b.text : '';
+  }
+  return '';
+}
+
 function extractPassages(blocks: Block[], sink: RecordSink, consumed: Set<number>): void {
+  const numbered: { at: number; raw: string; section: string }[] = [];
+  passages(blocks, sink, consumed, numbered);
+  dropMixedPadding(sink, numbered);
+}
+
+/**
+ * Numbered lines of one section are codes of one scheme, so they share its padding: a list that mixes
+ * `01` with `2` and `12` explains the parts of a code (printer 12, category 2, error 01), it does not
+ * define codes. Such lines give no records.
+ */
+function dropMixedPadding(sink: RecordSink, numbered: { at: number; raw: string; section: string }[]): void {
+  const drop = new Set<number>();
+  const bySection = new Map<string, { at: number; raw: string }[]>();
+  for (const n of numbered) bySection.set(n.section, [...(bySection.get(n.section) ?? []), n]);
+  for (const list of bySection.values()) {
+    const padded = list.filter((n) => n.raw.length > 1 && n.raw.startsWith('0'));
+    if (padded.length === 0) continue;
+    const width = (padded[0] as { raw: string }).raw.length;
+    if (list.some((n) => n.raw.length !== width)) for (const n of list) drop.add(n.at);
+  }
+  if (drop.size === 0) return;
+  const kept = sink.records.filter((_, i) => !drop.has(i));
+  sink.records.length = 0;
+  sink.records.push(...kept);
+}
+
+function passages(blocks: Block[], sink: RecordSink, consumed: Set<number>, numbered: { at: number; raw: string; section: string }[]): void {
   for (let i = 0; i < blocks.length; i++) {
     if (consumed.has(i)) continue;
     const b = blocks[i] as Block;
@@ -510,18 +747,23 @@ function extractPassages(blocks: Block[], sink: RecordSink, consumed: Set<number
       continue;
     }
     // Prose: one definition per line that starts with a code.
-    const ctx = isErrorContext(near);
-    for (const line of b.text.split('\n')) {
-      const lead = leadingCode(line, 'line', ctx, family);
+    // A list's lead-in sentence ("…reports it via the "fault" register:") says what its items are.
+    const intro = b.kind === 'list-item' ? listIntro(blocks, i) : '';
+    const ctx = isErrorContext(near, intro);
+    const ctxFamily = family ?? (intro ? familyInText(intro) : undefined);
+    for (const line of ctx ? entryLines(b.text) : b.text.split('\n')) {
+      const lead = leadingCode(line, 'line', ctx, ctxFamily);
       if (!lead || lead.rest === '') continue;
       const { role, rest } = splitLabel(lead.rest);
+      const title = lead.title;
       const f =
         role === 'cause'
-          ? fields({ cause: rest })
+          ? fields({ title, cause: rest })
           : role === 'remedy'
-            ? fields({ remedy: rest })
-            : fields({ description: rest });
+            ? fields({ title, remedy: rest })
+            : fields({ title, description: rest });
       sink.add(lead.raw, lead.n, f, b, line.trim());
+      if (/^-?\d+$/.test(lead.raw)) numbered.push({ at: sink.records.length - 1, raw: lead.raw, section: section(b) });
     }
   }
 }

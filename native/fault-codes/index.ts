@@ -49,6 +49,8 @@ export class CodeIndex {
   private loose = new Map<string, Hit[]>();
   /** Per family, for nearest-code suggestions. */
   private byFamily = new Map<string, FamilyKeys>();
+  /** Word families (error/alarm/fault) each documentation set defines, for cross-family fallbacks. */
+  private setFamilies = new Map<string, Set<string>>();
   private readonly cache: LRUCache<string, CodeLookupResponse>;
   private readonly nearestLimit: number;
 
@@ -69,6 +71,14 @@ export class CodeIndex {
     this.exact = new Map();
     this.loose = new Map();
     this.byFamily = new Map();
+    this.setFamilies = new Map();
+    for (const r of records) {
+      if (!WORD_FAMILIES.has(r.family)) continue;
+      const set = docSet(r.file);
+      let fams = this.setFamilies.get(set);
+      if (!fams) this.setFamilies.set(set, (fams = new Set()));
+      fams.add(r.family);
+    }
     const uniqueSchemes = dedupeSchemes(schemes);
     const familyKeys = new Map<string, Set<string>>();
     const addKey = (hit: Hit): void => {
@@ -143,6 +153,7 @@ export class CodeIndex {
       knownFamily: (family) => this.byFamily.has(family),
     });
     const zhFirst = HAN.test(text);
+    const words = otherWords(text, detected);
     const matches: CodeMatch[] = [];
     const nearest: CodeLookupResponse['nearest'] = [];
     const seen = new Set<number>();
@@ -156,10 +167,13 @@ export class CodeIndex {
       }
       const ordered = hits
         .map((h, order) => ({ h, order, r: this.records[h.rec] as CodeRecord }))
+        .map((x) => ({ ...x, fit: wordsFound(words, x.r) }))
         .sort(
           (a, b) =>
             (a.h.key < b.h.key ? -1 : a.h.key > b.h.key ? 1 : 0) ||
             langRank(a.r.lang, zhFirst) - langRank(b.r.lang, zhFirst) ||
+            b.fit - a.fit ||
+            fullness(b.r) - fullness(a.r) ||
             a.order - b.order,
         );
       for (const { h, r } of ordered) {
@@ -168,9 +182,12 @@ export class CodeIndex {
         matches.push(render(r, h));
       }
     }
+    const typed: Record<string, string> = {};
+    for (const d of detected) typed[d.key] ??= d.raw;
     const res: CodeLookupResponse = {
       query: text,
       detected: [...new Set(detected.map((d) => d.key))],
+      typed,
       matches,
       nearest: nearest.slice(0, this.nearestLimit),
       ms: 0,
@@ -184,9 +201,22 @@ export class CodeIndex {
     const exact = this.exact.get(c.key) ?? [];
     // A bare number says nothing about its family: "9" means alarm 9, error 9 and code 9 alike.
     if (exact.length > 0 && c.family !== 'number') return exact;
-    const loose = (this.loose.get(looseKey(c.key, c.family)) ?? []).filter((h) => familiesCompatible(c.family, h.family));
+    const loose = (this.loose.get(looseKey(c.key, c.family)) ?? []).filter(
+      (h) => familiesCompatible(c.family, h.family) || this.onlyWordFamily(c.family, h),
+    );
     if (exact.length === 0) return loose;
     return [...exact, ...loose.filter((h) => !exact.includes(h))];
+  }
+
+  /**
+   * "err 43" for a record `fault 43`: family words contradict each other only where a manual uses
+   * both (Grbl's alarm 9 and error 9). A documentation set that defines no code of the typed word's
+   * family calls all its codes by its own word, and technicians call them by theirs.
+   */
+  private onlyWordFamily(queryFamily: string, h: Hit): boolean {
+    if (!WORD_FAMILIES.has(queryFamily) || !WORD_FAMILIES.has(h.family)) return false;
+    const fams = this.setFamilies.get(docSet((this.records[h.rec] as CodeRecord).file));
+    return fams !== undefined && !fams.has(queryFamily);
   }
 
   private passes(h: Hit, filters: CodeLookupFilters): boolean {
@@ -285,6 +315,12 @@ function neighbours(s: string, alphabet: string): string[] {
   return out;
 }
 
+/** The documentation set a file belongs to: its top folder (the machine's or vendor's manuals). */
+function docSet(file: string): string {
+  const at = file.indexOf('/');
+  return at > 0 ? file.slice(0, at) : file;
+}
+
 function render(r: CodeRecord, h: Hit): CodeMatch {
   return {
     code: r.code,
@@ -314,6 +350,28 @@ function displayCode(r: CodeRecord, h: Hit): string {
   if (h.key !== r.key) return h.key.toUpperCase();
   if (WORD_FAMILIES.has(r.family) && /^\d+$/.test(r.code)) return r.key;
   return r.code;
+}
+
+/** The query's words besides its codes (`uvlo` of "flt 33 uvlo=true"), lower-cased, 3+ letters. */
+function otherWords(text: string, detected: DetectedCode[]): string[] {
+  let rest = text;
+  for (const d of [...detected].sort((a, b) => b.start - a.start)) rest = rest.slice(0, d.start) + ' ' + rest.slice(d.end);
+  return [...new Set((rest.toLowerCase().match(/[a-z][a-z0-9_]{2,}/g) ?? []))];
+}
+
+/**
+ * How many of those words a definition holds: where a code is defined twice (a register table and
+ * a troubleshooting page), the one about what the technician also wrote comes first.
+ */
+function wordsFound(words: string[], r: CodeRecord): number {
+  if (words.length === 0) return 0;
+  const hay = `${r.title} ${r.description} ${r.cause} ${r.remedy} ${r.text} ${r.section} ${r.file}`.toLowerCase();
+  return words.filter((w) => new RegExp(`(?<![a-z0-9])${w}`).test(hay)).length;
+}
+
+/** How much a definition explains (meaning, cause, remedy), in steps of 40 characters: the fuller comes first. */
+function fullness(r: CodeRecord): number {
+  return Math.floor((r.description.length + r.cause.length + r.remedy.length) / 40);
 }
 
 function langRank(lang: string, zhFirst: boolean): number {

@@ -85,6 +85,8 @@ const OBD_SHORT = /^([pbcu])([0-9][0-9a-f]{0,3})$/;
 const DIGITS = /^\d{1,9}$/;
 const LETTERS_DIGITS = /^([a-z]{1,4})(\d{1,9})([a-z]?)$/;
 const NUMBER_WORD = /^(?:no\.?|nr\.?|number|num\.?)(?![a-z])/;
+/** An UPPER-case one-word identifier of at least three characters. */
+export const ONE_WORD_ID = /^[A-Z][A-Z0-9]{2,47}$/;
 
 /** Maps a family word (`error`, `Alarm`, `报警`, `flt`, `E`) to its family, or null. */
 export function familyOfWord(word: string): string | null {
@@ -118,7 +120,15 @@ function wordKey(family: string, digits: string, suffix = ''): NormalizedCode {
  * Normalises a code as written in a manual or typed in a query. Returns null when `raw` is not a
  * code (no number, prose, a decimal…). Pure and allocation-light: it runs on every table cell.
  */
-export function normalizeCode(raw: string, ctx?: { family?: string }): NormalizedCode | null {
+export function normalizeCode(raw: string, ctx?: { family?: string; identifier?: boolean }): NormalizedCode | null {
+  const n = normalizeCodeShape(raw, ctx);
+  if (n || !ctx?.identifier) return n;
+  // A one-word identifier (`INITIALIZING`, `TIMEOUT`) is a code only where a document lists it as one.
+  const folded = raw.normalize('NFKC').trim();
+  return ONE_WORD_ID.test(folded) && /[A-Z]{3}/.test(folded) ? { key: folded.toLowerCase(), family: 'symbol' } : null;
+}
+
+function normalizeCodeShape(raw: string, ctx?: { family?: string }): NormalizedCode | null {
   let s = raw.normalize('NFKC').trim().toLowerCase();
   if (s === '' || s.length > 64) return null;
   if (isSymbolic(s)) return { key: s, family: 'symbol' };

@@ -3,7 +3,7 @@ import type { Lang } from '../contract/document.js';
 
 /** Sentences that tell the technician what to do (they go to `remedy`). */
 const REMEDY_START =
-  /^(?:try|check|replace|ensure|verify|increase|reduce|decrease|lower|raise|make sure|clean|reset|restart|reboot|re-?start|inspect|tighten|contact|adjust|remove|reconnect|connect|update|upgrade|let|wait|unload|re-?home|re-?calibrate|calibrate|disable|enable|repeat|power[- ]cycle|turn|please|do not|don't|avoid|confirm|call|consult|lubricate|re-?seat|secure|clear|cool|allow|swap|refer to)\b/i;
+  /^(?:try|check|replace|top up|refill|fill|drain|bleed|flush|grease|ensure|verify|increase|reduce|decrease|lower|raise|make sure|clean|reset|restart|reboot|re-?start|inspect|tighten|contact|adjust|remove|reconnect|connect|update|upgrade|let|wait|unload|re-?home|re-?calibrate|calibrate|disable|enable|repeat|power[- ]cycle|turn|please|do not|don't|avoid|confirm|call|consult|lubricate|re-?seat|secure|clear|cool|allow|swap|refer to)\b/i;
 const REMEDY_ANYWHERE = /\b(?:is|are) (?:highly |strongly )?recommended\b/i;
 const REMEDY_ZH = /^(?:请|检查|更换|确认|确保|尝试|增加|减少|调整|清洁|清理|重新|联系|重启|复位|降低|提高|拧紧|等待)/;
 

@@ -166,6 +166,21 @@ function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (st
   if (!isObj(value)) return;
   const entries = Object.entries(value);
   if (entries.length === 0) return;
+  if (isEnumeration(name, entries)) {
+    // An error enumeration: `flags: { SOME_FAULT: { brief: …, doc: … }, … }` under an error type.
+    // One row per identifier, named after the enclosing type ("ODrive.Axis.Error flags").
+    const table = enumerationName(path, name);
+    for (const [k, v] of entries) {
+      // The row's verbatim text starts with the identifier itself (the value node alone lacks it).
+      const raw = entryRaw(k, rawOf([...path, k]));
+      if (isObj(v)) {
+        const { columns, cells, nested } = flatten(v);
+        b.row(table, ['key', ...columns], [k, ...cells], { raw });
+        for (const [nk, nv, p] of nested) walk(nv, nk, b, depth + 1, [...path, k, ...p], rawOf);
+      } else b.row(table, ['key', 'description'], [k, scalarText(v)], { raw });
+    }
+    return;
+  }
   if (entries.length >= 2 && entries.every(([, v]) => isObj(v))) {
     // A map of records: { "E01": { title: …, cause: … }, … }.
     for (const [k, v] of entries) {
@@ -189,6 +204,57 @@ function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (st
 
 const isScalarArray = (v: Json): v is Json[] => Array.isArray(v) && v.every(isScalar);
 
+/** Keys that hold an enumeration of error identifiers (`flags:` of an error type, `errors:`, `alarm_codes:`). */
+const ENUM_KEY = /^(?:flags|codes|values|enum|(?:[a-z]+[_-]?)?(?:errors?|faults?|alarms?|warnings?)(?:[_-]?(?:codes?|flags|list|table))?)$/i;
+/** Type names that say their values are errors (`ODrive.Axis.Error`, `MotorError`, `alarm_codes`). */
+const ERROR_NAME = /(?:errors?|faults?|alarms?|warnings?)(?:[_-]?(?:codes?|flags))?$|^(?:errors?|faults?|alarms?)\b/i;
+/** An identifier as firmware writes one (`PHASE_RESISTANCE_OUT_OF_RANGE`, `DRV_FAULT`, `TIMEOUT`). */
+const IDENT_KEY = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
+/** Children that describe an entry (its meaning or what to do). */
+const DESCRIPTIVE = /^(?:brief|doc|docs|description|desc|message|msg|text|title|remedy|action|actions|solution|cause|meaning|help|summary)$/i;
+
+/**
+ * True for a map of error identifiers: the map's own key (or its type's name) says it lists errors
+ * or flags, and most of its keys are UPPER_SNAKE identifiers whose values describe them (a
+ * description-like child or a plain text). A `flags:` map of a non-error type needs its type name
+ * to say error; identifiers that nothing presents as errors stay ordinary data.
+ */
+function isEnumeration(name: string, entries: [string, Json][]): boolean {
+  if (entries.length < 2) return false;
+  const key = name.split(/[.:/]/).pop() ?? name;
+  if (!ENUM_KEY.test(key)) return false;
+  let idents = 0;
+  let described = 0;
+  for (const [k, v] of entries) {
+    if (!IDENT_KEY.test(k)) continue;
+    idents++;
+    if ((typeof v === 'string' && v.trim() !== '') || (isObj(v) && Object.keys(v).some((c) => DESCRIPTIVE.test(c)))) described++;
+  }
+  return idents >= entries.length * 0.8 && described >= idents * 0.5;
+}
+
+/** An entry's source text with its identifier line (the value node's range starts after `KEY:`). */
+function entryRaw(key: string, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const lines = raw.split('\n');
+  if (lines.length === 1) return `${key}: ${raw}`;
+  const indent = Math.min(...lines.slice(1).filter((l) => l.trim()).map((l) => l.length - l.trimStart().length));
+  return `${key}:\n${' '.repeat(Number.isFinite(indent) ? indent : 2)}${raw}`;
+}
+
+/** The table name of an enumeration: its enclosing type and its key ("ODrive.Axis.Error flags"). */
+function enumerationName(path: (string | number)[], name: string): string {
+  const keys = path.filter((p): p is string => typeof p === 'string');
+  const own = keys[keys.length - 1] ?? name;
+  const above = keys.slice(0, -1);
+  const at = above.map((k) => ERROR_NAME.test(k.split('.').pop() ?? k)).lastIndexOf(true);
+  const parent = at >= 0 ? above[at] : above[above.length - 1];
+  if (!parent || parent === own) return own;
+  // An `error:` attribute of a type (`ODrive.Motor: attributes: error: flags:`) is that type's error.
+  const owner = at > 0 && !/[.A-Z]/.test(parent) ? [...above.slice(0, at)].reverse().find((k) => /^[A-Z]|\./.test(k)) : undefined;
+  return owner ? `${owner} ${parent} ${own}` : `${parent} ${own}`;
+}
+
 function scalarText(v: Json): string {
   if (v === null) return '';
   if (Array.isArray(v)) return v.map(scalarText).filter(Boolean).join(', ');
@@ -207,7 +273,7 @@ function flatten(o: Obj): { columns: string[]; cells: string[]; nested: [string,
       if (isScalar(v) || isScalarArray(v)) {
         columns.push(key);
         cells.push(scalarText(v));
-      } else if (isObj(v) && depth < 5) visit(v, key, [...keys, k], depth + 1);
+      } else if (isObj(v) && depth < 5 && !isEnumeration(k, Object.entries(v))) visit(v, key, [...keys, k], depth + 1);
       else nested.push([k, v, [...keys, k]]);
     }
   };

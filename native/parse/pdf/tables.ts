@@ -84,6 +84,7 @@ export function ruledTables(items: Item[], rules: Rule[]): { tables: Table[]; re
     const keep = (row: string[]): string[] => row.filter((_, k) => dropEmptyCols[k]);
     const colX = xs.slice(0, -1).filter((_, k) => dropEmptyCols[k]);
     const kept = rows.map(keep);
+    splitMergedHeader(kept);
     tables.push({ x0, x1, top, bottom, colX, rows: kept, header: true, ruled: true, size: medianSize(inside) });
     rest = outside;
   }
@@ -240,6 +241,7 @@ function tableAt(lines: Line[], segs: Line[][], start: number): { table: Table; 
   }
   if (grid.length < minRows) return null;
   const firstLine = lines[start] as Line;
+  splitMergedHeader(grid);
   const header = looksLikeHeader(grid, firstLine, lines.slice(start + 1, end));
   const x0 = Math.min(...rows.flat().map((s) => s.x0));
   const x1 = Math.max(...rows.flat().map((s) => s.x1));
@@ -305,6 +307,36 @@ function lastAnchorBefore(anchors: number[], x: number): number {
 function insertAnchor(anchors: number[], x: number): void {
   anchors.push(x);
   anchors.sort((a, b) => a - b);
+}
+
+/**
+ * Mends a header whose two cells were read as one ("Meaning Remedy" over two columns, as OCR and
+ * narrow gaps do): a header cell made of two header words, next to an empty header cell whose column
+ * holds text below, is split between the two. Changes `grid` in place.
+ */
+export function splitMergedHeader(grid: string[][]): void {
+  const head = grid[0];
+  if (!head || grid.length < 2) return;
+  for (let k = 0; k < head.length; k++) {
+    const cell = (head[k] ?? '').trim();
+    const words = cell.split(/\s+/);
+    if (words.length < 2 || isHeaderWord(cell)) continue;
+    const emptyAt = [k + 1, k - 1].find((j) => j >= 0 && j < head.length && !(head[j] ?? '').trim() && grid.slice(1).some((r) => (r[j] ?? '').trim()));
+    if (emptyAt === undefined) continue;
+    for (let i = 1; i < words.length; i++) {
+      const left = words.slice(0, i).join(' ');
+      const right = words.slice(i).join(' ');
+      if (!isHeaderWord(left) || !isHeaderWord(right)) continue;
+      if (emptyAt > k) {
+        head[k] = left;
+        head[emptyAt] = right;
+      } else {
+        head[emptyAt] = left;
+        head[k] = right;
+      }
+      break;
+    }
+  }
 }
 
 function looksLikeHeader(grid: string[][], first: Line, rest: Line[]): boolean {

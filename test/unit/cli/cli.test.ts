@@ -182,7 +182,7 @@ describe('manualdesk code', () => {
     const r = await cli(['code', 'al 3', '--library', lib, '--json']);
     expect(r.code).toBe(0);
     const res = r.lines[0] as { query: string; detected: string[]; matches: Record<string, unknown>[]; nearest: unknown[]; ms: number };
-    expect(Object.keys(res).sort()).toEqual(['detected', 'matches', 'ms', 'nearest', 'query']);
+    expect(Object.keys(res).sort()).toEqual(['detected', 'matches', 'ms', 'nearest', 'query', 'typed']);
     expect(res.detected).toEqual(['alarm:3']);
     expect(res.matches).toHaveLength(1);
     expect(res.matches[0]).toMatchObject({
@@ -202,7 +202,7 @@ describe('manualdesk code', () => {
     expect(known.out).toContain('Remedy: Clear the jam');
     const unknown = await cli(['code', 'E-206', '--library', lib]);
     expect(unknown.code).toBe(0);
-    expect(unknown.out).toMatch(/error:206: not defined in the installed manuals\./);
+    expect(unknown.out).toMatch(/E-206: not defined in the installed manuals\./);
     expect(unknown.out).toContain('E-205 (Gear motor overload');
     const none = await cli(['code', 'the pump is noisy', '--library', lib]);
     expect(none.out).toBe('No fault code recognised in "the pump is noisy".\n');

@@ -1,0 +1,290 @@
+/**
+ * Code records from every enumeration / table shape a manual uses, read through the real parsers
+ * (YAML, JSON, Markdown, HTML, AsciiDoc, PDF), and the forms a technician types them in. The
+ * fixtures are written here; their content is invented.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeRecord } from '../../../native/contract/document.js';
+import { collectEvidence, gate } from '../../../native/answer/evidence.js';
+import { checkCodes } from '../../../native/fault-codes/check.js';
+import { detectCodes } from '../../../native/fault-codes/detect.js';
+import { extractCodes } from '../../../native/fault-codes/extract.js';
+import { CodeIndex } from '../../../native/fault-codes/index.js';
+import { splitMergedHeader } from '../../../native/parse/pdf/tables.js';
+import { parseFile } from '../../../native/parse/index.js';
+import { makePdf, tempDir } from '../parse/helpers.js';
+
+let tmp: Awaited<ReturnType<typeof tempDir>>;
+beforeAll(async () => {
+  tmp = await tempDir();
+});
+afterAll(() => tmp.cleanup());
+
+async function recordsOf(name: string, data: string | Buffer, file = `set/${name}`): Promise<CodeRecord[]> {
+  const doc = await parseFile(await tmp.file(name, data));
+  return extractCodes(doc, { file, manual: 'Test Manual', equipment: [] });
+}
+
+const INTERFACE_YAML = `name: Drive interface
+interfaces:
+  Drive:
+    attributes:
+      dump_errors:
+        doc: Prints every error of the drive and its axes.
+valuetypes:
+  Drive.Error:
+    flags:
+      INITIALIZING:
+        brief: The drive is still starting up.
+        doc: Wait until start-up finishes before you enable an axis.
+      DC_BUS_OVER_VOLTAGE:
+        brief: The DC bus voltage rose above the limit.
+        doc: Check the brake resistor. Reduce the deceleration.
+  Drive.Axis.Error:
+    flags:
+      WATCHDOG_EXPIRED:
+        brief: The axis watchdog expired.
+        doc: Feed the watchdog more often, or disable it.
+      MOTOR_FAILED:
+        doc: The motor reported an error; read the motor's error flags.
+  Drive.Axis.State:
+    values:
+      IDLE: {brief: The axis is idle.}
+      CLOSED_LOOP: {brief: The axis holds position.}
+`;
+
+describe('structured enumerations', () => {
+  it('turns a nested flags map of an error type into records: brief → title, doc → meaning/remedy, type → scope and prefixes', async () => {
+    const recs = await recordsOf('drive-interface.yaml', INTERFACE_YAML);
+    expect(recs.map((r) => r.code)).toEqual(['INITIALIZING', 'DC_BUS_OVER_VOLTAGE', 'WATCHDOG_EXPIRED', 'MOTOR_FAILED']);
+    const ov = recs[1] as CodeRecord;
+    expect(ov).toMatchObject({
+      key: 'dc_bus_over_voltage',
+      family: 'symbol',
+      title: 'The DC bus voltage rose above the limit.',
+      remedy: 'Check the brake resistor. Reduce the deceleration.',
+    });
+    expect(ov.aliases).toContain('error_dc_bus_over_voltage');
+    expect(ov.text).toContain('DC_BUS_OVER_VOLTAGE:');
+    const wd = recs[2] as CodeRecord;
+    expect(wd.scope).toContain('Axis');
+    expect(wd.aliases).toEqual(expect.arrayContaining(['error_watchdog_expired', 'axis_error_watchdog_expired']));
+    // A command name and the values of a non-error type are not codes.
+    expect(recs.some((r) => /dump|idle|closed/i.test(r.code))).toBe(false);
+  });
+
+  it('reads an error attribute of a type (`Drive.Motor: attributes: error: flags:`) with inline entries', async () => {
+    const yaml = [
+      'interfaces:',
+      '  Drive.Motor:',
+      '    attributes:',
+      '      error:',
+      '        type: flags',
+      '        flags:',
+      '          PHASE_RESISTANCE_OUT_OF_RANGE: {bit: 0, doc: "The measured phase resistance is implausible."}',
+      '          DRV_FAULT: {bit: 3, doc: "The gate driver chip reported an error."}',
+      '      config:',
+      '        pole_pairs: {type: int32, doc: Number of pole pairs.}',
+      '        current_lim: {type: float32, doc: Current limit.}',
+    ].join('\n');
+    const recs = await recordsOf('motor.yaml', yaml);
+    expect(recs.map((r) => r.code)).toEqual(['PHASE_RESISTANCE_OUT_OF_RANGE', 'DRV_FAULT']);
+    expect(recs[1]?.aliases).toEqual(expect.arrayContaining(['error_drv_fault', 'motor_error_drv_fault']));
+    expect(recs[1]?.scope).toContain('Motor');
+    const index = new CodeIndex(recs);
+    for (const typed of ['MOTOR_ERROR_DRV_FAULT', 'MotorError.DRV_FAULT', 'motor error drv fault', 'drv fault']) {
+      expect(index.lookup(typed).matches.map((m) => m.code), typed).toEqual(['DRV_FAULT']);
+    }
+  });
+
+  it('makes one record per entry of a JSON alarm table with one object per language, searchable in both', async () => {
+    const json = JSON.stringify([
+      { id: 1201, level: 2, en: { description: 'Joint 3 brake fault', cause: 'Brake wire loose', solution: 'Check the brake cable' }, zh_CN: { description: '关节3抱闸故障', cause: '抱闸线松动', solution: '检查抱闸线缆' }, ja: { description: '', cause: '', solution: '' } },
+      { id: 1202, level: 1, en: { description: '', cause: '', solution: '' }, zh_CN: { description: '急停按钮被按下', cause: '', solution: '松开急停按钮并清错' } },
+      { id: 1203, level: 1, en: { description: 'Safety plane exceeded', cause: '', solution: 'Clear the alarm and jog back' }, zh_CN: { description: '超出安全平面', cause: '', solution: '清除报警后点动返回' } },
+    ]);
+    const recs = await recordsOf('alarmController.json', json);
+    expect(recs.map((r) => r.key)).toEqual(['1201', '1202', '1203']);
+    expect(recs[0]).toMatchObject({ description: 'Joint 3 brake fault', cause: 'Brake wire loose', remedy: 'Check the brake cable', lang: 'en', severity: '2' });
+    expect(recs[0]?.text).toContain('关节3抱闸故障');
+    // English empty: the entry's Chinese text gives its fields.
+    expect(recs[1]).toMatchObject({ description: '急停按钮被按下', remedy: '松开急停按钮并清错', lang: 'zh' });
+  });
+});
+
+const TABLE_ROWS = [
+  ['C-02', 'Low coolant flow', 'Check the pump and the strainer.'],
+  ['C-03', 'Coolant too hot', 'Clean the condenser filter.'],
+  ['C-04', 'Tank level low', 'Top up the tank.'],
+];
+
+describe('tables whose first column holds codes', () => {
+  const md = `# Chiller\n\n## Alarm codes\n\n| Code | Meaning | Remedy |\n|---|---|---|\n${TABLE_ROWS.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n`;
+  const html = `<html><body><h1>Chiller</h1><h2>Alarm codes</h2><table><tr><th>Code</th><th>Meaning</th><th>Remedy</th></tr>${TABLE_ROWS.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</table></body></html>`;
+  const adoc = `= Chiller\n\n== Alarm codes\n\n[cols="1,2,3",options="header"]\n|===\n|Code |Meaning |Remedy\n${TABLE_ROWS.map((r) => r.map((c) => `|${c}`).join(' ')).join('\n')}\n|===\n`;
+  for (const [name, data] of [
+    ['chiller.md', md],
+    ['chiller.html', html],
+    ['chiller.adoc', adoc],
+  ] as const) {
+    it(`reads ${name.split('.')[1]} tables`, async () => {
+      const recs = await recordsOf(name, data);
+      expect(recs.map((r) => [r.key, r.description, r.remedy])).toEqual([
+        ['c02', 'Low coolant flow', 'Check the pump and the strainer.'],
+        ['c03', 'Coolant too hot', 'Clean the condenser filter.'],
+        ['c04', 'Tank level low', 'Top up the tank.'],
+      ]);
+    });
+  }
+
+  it('recovers a header that OCR or a narrow gap merged ("Meaning Remedy" over two columns)', async () => {
+    const grid = [['Code', 'Meaning Remedy', ''], ...TABLE_ROWS];
+    splitMergedHeader(grid);
+    expect(grid[0]).toEqual(['Code', 'Meaning', 'Remedy']);
+    const lines = [
+      { text: 'Alarm codes', x: 72, y: 740, size: 16 },
+      { text: 'Code', x: 72, y: 700 },
+      { text: 'Meaning Remedy', x: 150, y: 700 },
+      ...TABLE_ROWS.flatMap((r, i) => [
+        { text: r[0] as string, x: 72, y: 680 - i * 18 },
+        { text: r[1] as string, x: 150, y: 680 - i * 18 },
+        { text: r[2] as string, x: 330, y: 680 - i * 18 },
+      ]),
+    ];
+    const recs = await recordsOf('chiller-table.pdf', makePdf([lines]));
+    expect(recs.map((r) => [r.key, r.description, r.remedy])).toEqual([
+      ['c02', 'Low coolant flow', 'Check the pump and the strainer.'],
+      ['c03', 'Coolant too hot', 'Clean the condenser filter.'],
+      ['c04', 'Tank level low', 'Top up the tank.'],
+    ]);
+  });
+});
+
+describe('code lines in PDF and prose', () => {
+  it('reads "C-02 Low coolant flow: …" lines of a PDF, also when they run together in one paragraph', async () => {
+    const lines = [
+      { text: '5 Alarm codes', x: 72, y: 740, size: 15 },
+      { text: 'C-01 Coolant flow low: the flow switch opened. Check the tank level and', x: 72, y: 716 },
+      { text: 'the pump. C-02 Coolant too hot: outlet above 30 C. Clean the condenser', x: 72, y: 702 },
+      { text: 'filter and check that the fan turns.', x: 72, y: 688 },
+    ];
+    const recs = await recordsOf('chiller.pdf', makePdf([lines]));
+    expect(recs.map((r) => [r.code, r.title, r.page])).toEqual([
+      ['C-01', 'Coolant flow low', 1],
+      ['C-02', 'Coolant too hot', 1],
+    ]);
+    expect(recs[1]?.remedy).toBe('Clean the condenser filter and check that the fan turns.');
+  });
+
+  it('reads list items of a register or fault section: "N - name - text", "\\"N (name)\\": text", "**N name**: text"', async () => {
+    const md = [
+      '# Reference',
+      '',
+      '### 0x00f - Fault code',
+      '',
+      'A fault code which is set when the mode is 1.',
+      '',
+      '* 32 - *calibration fault* - the encoder did not sense a magnet',
+      '* 33 - *driver fault* - the supply could not deliver the current',
+      '',
+      '## Using the console',
+      '',
+      'Look at the fault status. Common problems are:',
+      '',
+      ' - "43 (no position)": the controller has not been calibrated yet.',
+      '',
+      '### Output limits',
+      '',
+      'The firmware reports a limiting factor through the "fault" register:',
+      '',
+      '- **97 max_power**: Maximum power: the output power is limited by the board.',
+      '',
+      '## Steps',
+      '',
+      '- 3 - turn the knob',
+    ].join('\n');
+    const recs = await recordsOf('registers.md', md);
+    expect(recs.map((r) => [r.key, r.title])).toEqual([
+      ['fault:32', 'calibration fault'],
+      ['fault:33', 'driver fault'],
+      ['fault:43', 'no position'],
+      ['fault:97', 'max_power'],
+    ]);
+    expect(recs[0]?.description).toBe('the encoder did not sense a magnet');
+  });
+
+  it('gives no records for a list that explains the parts of a code (mixed padding: 12, 2, 01)', async () => {
+    const md = '# Error codes\n\nExample: 12201\n\n* 12 - printer number 12: Model A\n* 2 - error category: temperature error\n* 01 - specific error code: Heatbed heating failed\n';
+    expect(await recordsOf('readme.md', md)).toEqual([]);
+  });
+});
+
+describe('a Chinese protocol manual: negative return codes in lines and an ErrorID table', () => {
+  it('makes records of "-10000：…" lines and an "ErrorID" column, and finds them as typed in prose', async () => {
+    const md = '# 协议\n\n## 错误码\n\n-10000：命令错误，请检查命令格式\n\n-20000：参数数量错误\n\n| ErrorID | 描述 |\n|---|---|\n| -30001 | 第一个参数类型错误 |\n| -30002 | 第二个参数类型错误 |\n';
+    const recs = await recordsOf('protocol_zh.md', md);
+    expect(recs.map((r) => r.code).sort()).toEqual(['-10000', '-20000', '-30001', '-30002']);
+    const index = new CodeIndex(recs);
+    expect(index.lookup('返回-20000是什么意思').matches.map((m) => m.code)).toEqual(['-20000']);
+    expect(index.lookup('错误码-30002').matches.map((m) => m.code)).toEqual(['-30002']);
+    expect(index.lookup('-10000').matches[0]?.lang).toBe('zh');
+  });
+});
+
+describe('one code path: the forms a technician types', () => {
+  let index: CodeIndex;
+  beforeAll(async () => {
+    const recs = [
+      ...(await recordsOf('drive-interface.yaml', INTERFACE_YAML, 'drive/drive-interface.yaml')),
+      ...(await recordsOf('codes.csv', 'Error code,Message,Remedy\n04105,Spindle drive not ready,Check the drive enable.\n', 'mill/codes.csv')),
+      ...(await recordsOf('obd.csv', 'Code,Description\nP0171,System too lean (bank 1)\nP0301,Cylinder 1 misfire detected\n', 'car/obd.csv')),
+      ...(await recordsOf('faults.md', '# Faults\n\n## Fault codes\n\n* 43 - *no position* - no valid encoder\n', 'servo/faults.md')),
+      ...(await recordsOf('alarms.csv', 'Alarm,Description\n15,Hard limit\n', 'cnc/alarms.csv')),
+      ...(await recordsOf('errors.csv', 'Error,Description\n16,Jog target exceeds travel\n', 'cnc/errors.csv')),
+    ];
+    index = new CodeIndex(recs);
+  });
+  const codesOf = (q: string) => index.lookup(q).matches.map((m) => m.code);
+
+  it.each([
+    ['err 4105', '04105'],
+    ['error 04105 on startup', '04105'],
+    ['p301', 'P0301'],
+    ['code P0 171 lean', 'P0171'],
+    ['dtc P0 171', 'P0171'],
+    ['DC_BUS_OVER_VOLTAGE', 'DC_BUS_OVER_VOLTAGE'],
+    ['ERROR_DC_BUS_OVER_VOLTAGE after braking', 'DC_BUS_OVER_VOLTAGE'],
+    ['dc bus over voltage', 'DC_BUS_OVER_VOLTAGE'],
+    ['AXIS_ERROR_MOTOR_FAILED', 'MOTOR_FAILED'],
+    ['AxisError.WATCHDOG_EXPIRED', 'WATCHDOG_EXPIRED'],
+    ['drive shows INITIALIZING forever', 'INITIALIZING'],
+    ['err 43 motor will not move', '43'],
+    ['fault register shows 43', '43'],
+  ])('%s → %s', (typed, code) => {
+    expect(codesOf(typed)).toContain(code);
+  });
+
+  it('keeps family words apart where a manual uses both, and plain words and command names are not codes', () => {
+    expect(codesOf('alarm 16')).toEqual([]);
+    expect(codesOf('error 15')).toEqual([]);
+    expect(detectCodes('dump_errors', { isKnown: (k, f) => index.has(k, f) })).toEqual([]);
+    expect(codesOf('the motor is initializing slowly')).toEqual([]);
+  });
+
+  it('tells the gate which named codes are defined, with unknown ones as typed', () => {
+    for (const q of ['err 4105', 'p301', 'code P0 171 lean', 'dc bus over voltage', 'err 43']) {
+      const check = checkCodes(q, index.lookup(q));
+      expect(check.undefined, q).toEqual([]);
+      expect(check.defined.length, q).toBe(1);
+    }
+    const unknown = checkCodes('what is E-199', index.lookup('what is E-199'));
+    expect(unknown.undefined).toEqual(['error:199']);
+    expect(unknown.typed['error:199']).toBe('E-199');
+    // The gate answers what the lookup found and refuses an unknown code in the technician's spelling.
+    for (const q of ['err 4105', 'p301', 'code P0 171 lean']) {
+      expect(gate(collectEvidence({ question: q, hits: [], codes: index.lookup(q) }), 0).rule, q).toBe('code-defined');
+    }
+    const refused = gate(collectEvidence({ question: 'what is E-199', hits: [], codes: index.lookup('what is E-199') }), 0);
+    expect(refused).toMatchObject({ answer: false, rule: 'code-undefined', reason: 'No installed manual defines E-199.' });
+  });
+});
