@@ -42,7 +42,7 @@ export async function countTerms(
       const rows = await table
         .query()
         .fullTextSearch(new lancedb.MultiMatchQuery(term, ['fts', 'fts_head']))
-        .select(['file', 'generation'])
+        .select(['file', 'generation', '_score'])
         .limit(VOCABULARY_COUNT_CAP)
         .toArray();
       n = (rows as Record<string, unknown>[]).filter(isCommitted).length;
