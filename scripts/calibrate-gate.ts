@@ -151,7 +151,7 @@ function sweepTable(cs: Case[], key: keyof GateThresholds, vals: number[]): stri
   const oos = cs.filter((c) => c.q.type === 'out_of_scope');
   const types = [...new Set(answerable.map((c) => c.q.type))];
   const sources = [...new Set(answerable.map((c) => sourceOf(c.q)))].sort();
-  const head = `| ${key} | out_of_scope refused | answerable refused | ${types.join(' | ')} | ${sources.join(' | ')} |\n|---|---|---|${types.map(() => '---').join('|')}|${sources.map(() => '---').join('|')}|`;
+  const head = `| ${key} | out_of_scope refused | answerable refused | of them not for a code | ${types.join(' | ')} | ${sources.join(' | ')} |\n|---|---|---|---|${types.map(() => '---').join('|')}|${sources.map(() => '---').join('|')}|`;
   const rate = (xs: Case[], t: GateThresholds) => {
     const k = xs.filter((c) => !gate(c.ev, c.hits, t).answer).length;
     return xs.length === 0 ? '—' : (k / xs.length).toFixed(2);
@@ -163,7 +163,9 @@ function sweepTable(cs: Case[], key: keyof GateThresholds, vals: number[]): stri
       const mark = v === GATE[key] ? ' ◀' : '';
       const refusedOos = oos.filter((c) => !gate(c.ev, c.hits, t).answer).length;
       const refusedAns = answerable.filter((c) => !gate(c.ev, c.hits, t).answer).length;
-      return `| ${v}${mark} | ${ratio(refusedOos, oos.length)} | ${ratio(refusedAns, answerable.length)} | ${types.map((ty) => rate(answerable.filter((c) => c.q.type === ty), t)).join(' | ')} | ${sources.map((s) => rate(answerable.filter((c) => sourceOf(c.q) === s), t)).join(' | ')} |`;
+      // Refusals the code check makes (code-undefined, code-other-scope) do not move with these thresholds.
+      const notCode = answerable.filter((c) => !gate(c.ev, c.hits, t).answer && !gate(c.ev, c.hits, t).rule.startsWith('code-')).length;
+      return `| ${v}${mark} | ${ratio(refusedOos, oos.length)} | ${ratio(refusedAns, answerable.length)} | ${notCode} | ${types.map((ty) => rate(answerable.filter((c) => c.q.type === ty), t)).join(' | ')} | ${sources.map((s) => rate(answerable.filter((c) => sourceOf(c.q) === s), t)).join(' | ')} |`;
     });
   return [head, ...lines].join('\n');
 }

@@ -227,7 +227,8 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const matches = input.codes?.matches ?? [];
   // A name the question gives must fit the code's manual too ("Haas alarm 1" is not Grbl's alarm 1).
   const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
-  const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n) && (count(n) ?? 0) === 0);
+  // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit.)
+  const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n));
   const detected = [...new Set(codeRaw)];
   const definedCodes = detected.filter((k) => matches.some((m) => m.key === k || sameCode(m.key, k)));
   const undefinedCodes = detected.filter((k) => !definedCodes.includes(k));

@@ -143,10 +143,10 @@ describe('gate on names the library knows', () => {
     const ev = collectEvidence({ question: 'Tesla hydraulic oil change interval', hits: PASSAGES, codes: noCodes, vocabulary: library });
     expect(gate(ev, PASSAGES.length)).toMatchObject({ answer: false, rule: 'unknown-name' });
   });
-  it('a defined code is not refused for a scope name the library knows elsewhere', () => {
+  it('a defined code is still refused for a machine its manual does not mention, even one the library knows', () => {
     const lib = vocabularyOf(['HPB-200 alarm list', 'Press brake controller PBC-7 wiring']);
     const ev = collectEvidence({ question: 'PBC-7 alarm 1', hits: PASSAGES, codes: { ...noCodes, detected: ['alarm:1'], matches: [alarm1] }, vocabulary: lib });
-    expect(gate(ev, PASSAGES.length)).toMatchObject({ answer: true, rule: 'code-defined' });
+    expect(gate(ev, PASSAGES.length)).toMatchObject({ answer: false, rule: 'code-other-scope' });
   });
 });
 
