@@ -5,9 +5,10 @@
  * value the refusal rate of out-of-scope questions against the false-refusal rate of answerable
  * ones, per type and per source (the expected file's top folder), so the chosen point is visible.
  *
- *   npx tsx scripts/calibrate-gate.ts --library <dir> --questions <jsonl> [--dump] [--json out]
+ *   npx tsx scripts/calibrate-gate.ts --library <dir> --questions <jsonl> [--dump] [--json out] [--set key=value …]
  * (build the library first: npm run eval -- --corpus … --library <dir>)
  *
+ * --set moves the base point of the sweeps (e.g. --set nameWeight=0.5), for a second dimension.
  * --dump prints each question's evidence (terms, which the top passages hold, library counts) and
  * the rule that decided it. The replay is checked against engine.ask at the shipped thresholds: a
  * question where the two disagree is listed (a reranker or a follow-up rewrite would do that).
@@ -25,8 +26,20 @@ const { values } = parseArgs({
     questions: { type: 'string' },
     dump: { type: 'boolean', default: false },
     json: { type: 'string' },
+    set: { type: 'string', multiple: true, default: [] },
   },
 });
+
+/** The point the sweeps start from: the shipped thresholds, moved by --set. */
+const BASE: GateThresholds = { ...GATE };
+for (const kv of values.set ?? []) {
+  const [k, v] = kv.split('=');
+  if (!k || !(k in GATE) || v === undefined || !Number.isFinite(Number(v))) {
+    console.error(`--set ${kv}: expected one of ${Object.keys(GATE).join(', ')} = a number`);
+    process.exit(2);
+  }
+  BASE[k as keyof GateThresholds] = Number(v);
+}
 if (!values.library || !values.questions) {
   console.error('usage: npx tsx scripts/calibrate-gate.ts --library <dir> --questions <jsonl> [--dump] [--json out]');
   process.exit(2);
@@ -53,6 +66,7 @@ const SWEEPS: { key: keyof GateThresholds; values: number[] }[] = [
   { key: 'maxMissingTerms', values: [1, 2, 3, 4, 5, 99] },
   { key: 'maxMissingShare', values: [0.2, 0.3, 0.4, 0.5, 0.6, 1.01] },
   { key: 'unknownWordWeight', values: [0, 0.25, 0.5, 0.75, 1] },
+  { key: 'maxUnknownShare', values: [0.3, 0.4, 0.5, 0.6, 0.8, 1.01] },
   { key: 'nameWeight', values: [0.5, 1, 2, 3] },
 ];
 
@@ -74,12 +88,11 @@ try {
   console.log(`\nreplay vs engine.ask at the shipped thresholds: ${mismatches.length} of ${cases.length} differ${mismatches.length ? `: ${mismatches.map((c) => c.q.id).join(' ')}` : ''}`);
 
   const sets = questionSets(questions);
-  console.log(`\nrules at the shipped thresholds (${JSON.stringify(GATE)}):`);
+  console.log(`\nrules at the base point (${JSON.stringify(BASE)}):`);
   console.log(ruleTable(cases, sets));
 
   for (const sweep of SWEEPS) {
-    if (!(sweep.key in GATE)) continue;
-    console.log(`\n${sweep.key} (shipped: ${GATE[sweep.key]}), combined set:`);
+    console.log(`\n${sweep.key} (base: ${BASE[sweep.key]}, shipped: ${GATE[sweep.key]}), combined set:`);
     console.log(sweepTable(cases, sweep.key, sweep.values));
   }
   if (values.json) {
@@ -123,21 +136,21 @@ function sourceOf(q: Question): string {
 }
 
 function dumpLine(c: Case): string {
-  const d = gate(c.ev, c.hits);
+  const d = gate(c.ev, c.hits, BASE);
   const ok = c.q.type === 'out_of_scope' ? !d.answer : d.answer;
   const counts = c.ev.libraryCounts ?? {};
   const terms = c.ev.terms.map((t) => `${t}${c.ev.missing.includes(t) ? '✗' : ''}${counts[t] === undefined ? '' : `:${counts[t]}`}`).join(' ');
-  const cov = weightedCoverage(c.ev);
+  const cov = weightedCoverage(c.ev, BASE);
   return `${ok ? '  ' : '!!'} ${c.q.id.padEnd(8)} ${d.rule.padEnd(16)} best ${cov.best.toFixed(2)} source ${cov.source.toFixed(2)} | ${terms}${c.ev.missingNames.length ? ` | names✗ ${c.ev.missingNames.join(',')}` : ''}\n            ${c.q.query}`;
 }
 
 /** How many questions each rule decided, out-of-scope and answerable apart, per set. */
 function ruleTable(cs: Case[], sets: ReturnType<typeof questionSets>): string {
-  const rules = [...new Set(cs.map((c) => gate(c.ev, c.hits).rule))].sort();
+  const rules = [...new Set(cs.map((c) => gate(c.ev, c.hits, BASE).rule))].sort();
   const head = `| rule | ${sets.map((s) => `${s.name}: out_of_scope / answerable`).join(' | ')} |\n|---|${sets.map(() => '---').join('|')}|`;
   const lines = rules.map((rule) => {
     const cells = sets.map((s) => {
-      const mine = cs.filter((c) => s.ids.has(c.q.id) && gate(c.ev, c.hits).rule === rule);
+      const mine = cs.filter((c) => s.ids.has(c.q.id) && gate(c.ev, c.hits, BASE).rule === rule);
       return `${mine.filter((c) => c.q.type === 'out_of_scope').length} / ${mine.filter((c) => c.q.type !== 'out_of_scope').length}`;
     });
     return `| ${rule} | ${cells.join(' | ')} |`;
@@ -156,11 +169,11 @@ function sweepTable(cs: Case[], key: keyof GateThresholds, vals: number[]): stri
     const k = xs.filter((c) => !gate(c.ev, c.hits, t).answer).length;
     return xs.length === 0 ? '—' : (k / xs.length).toFixed(2);
   };
-  const lines = [...new Set([...vals, GATE[key]])]
+  const lines = [...new Set([...vals, BASE[key]])]
     .sort((a, b) => a - b)
     .map((v) => {
-      const t = { ...GATE, [key]: v };
-      const mark = v === GATE[key] ? ' ◀' : '';
+      const t = { ...BASE, [key]: v };
+      const mark = v === BASE[key] ? ' ◀' : '';
       const refusedOos = oos.filter((c) => !gate(c.ev, c.hits, t).answer).length;
       const refusedAns = answerable.filter((c) => !gate(c.ev, c.hits, t).answer).length;
       // Refusals the code check makes (code-undefined, code-other-scope) do not move with these thresholds.

@@ -335,9 +335,11 @@ export const GATE = {
   maxMissingTerms: 3,
   maxMissingShare: 0.4,
   /** Weight of a word no manual of the library uses (colloquial, or a subject the library lacks). */
-  unknownWordWeight: 0.5,
-  /** Weight of a name (a machine, product or vendor the library knows) in coverage. */
-  nameWeight: 1,
+  unknownWordWeight: 0,
+  /** …but refuse when at least this share of the question's words (and two or more) are words no manual uses. */
+  maxUnknownShare: 0.5,
+  /** Weight of a name in coverage: the machine or product says which manuals, the other words what about. */
+  nameWeight: 0.5,
   /** With vectors: answer when the two retrievers agree this much and the union covers half. */
   minAgreement: 0.4,
   minUnionWithAgreement: 0.5,
@@ -370,6 +372,15 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
     return {
       answer: false,
       reason: `The closest passages say nothing about ${quoteList(veto, ev.words)}.`,
+      rule: 'unknown-terms',
+    };
+  }
+  const unknown = ev.libraryCounts ? ev.terms.filter((x) => (ev.libraryCounts?.[x] ?? 0) === 0) : [];
+  const unknownWords = wordCount(unknown, ev.words);
+  if (unknownWords >= 2 && unknownWords >= wordCount(ev.terms, ev.words) * t.maxUnknownShare) {
+    return {
+      answer: false,
+      reason: `No installed manual uses the words ${quoteList(unknown, ev.words)}.`,
       rule: 'unknown-terms',
     };
   }
