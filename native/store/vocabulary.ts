@@ -36,19 +36,21 @@ export async function countTerms(
   const wanted = [...new Set(terms.filter((t) => t.length > 0 && !/\s/.test(t)))];
   if (wanted.length === 0) return out;
   const labels = labelTokens(files);
-  for (const term of wanted) {
-    let n = 0;
-    if (table) {
-      const rows = await table
-        .query()
-        .fullTextSearch(new lancedb.MultiMatchQuery(term, ['fts', 'fts_head']))
-        .select(['file', 'generation', '_score'])
-        .limit(VOCABULARY_COUNT_CAP)
-        .toArray();
-      n = (rows as Record<string, unknown>[]).filter(isCommitted).length;
-    }
-    if (n === 0 && labels.has(term)) n = 1;
-    out.set(term, n);
-  }
+  const inIndex = async (term: string): Promise<number> => {
+    if (!table) return 0;
+    const rows = await table
+      .query()
+      .fullTextSearch(new lancedb.MultiMatchQuery(term, ['fts', 'fts_head']))
+      .select(['file', 'generation', '_score'])
+      .limit(VOCABULARY_COUNT_CAP)
+      .toArray();
+    return (rows as Record<string, unknown>[]).filter(isCommitted).length;
+  };
+  // One small query a term, run together (a question has a few terms the top passages lack).
+  const counts = await Promise.all(wanted.map(inIndex));
+  wanted.forEach((term, i) => {
+    const n = counts[i] ?? 0;
+    out.set(term, n === 0 && labels.has(term) ? 1 : n);
+  });
   return out;
 }
