@@ -31,6 +31,7 @@ import { createEmbedder, findModel, type EmbedderSpec } from './embed/models.js'
 import type { Embedder } from './embed/types.js';
 import { EmbeddingCache } from './embed/cache.js';
 import { LIBRARY_FILE, LibraryStore } from './store/library-store.js';
+import { VOCABULARY_COUNT_CAP } from './store/vocabulary.js';
 import { readJson, writeJsonAtomic } from './store/atomic-json.js';
 import { LibraryReadOnlyError, libraryDiskError } from './store/disk-errors.js';
 import type { LibraryMeta } from './store/types.js';
@@ -56,6 +57,8 @@ const SCHEMES_FILE = 'code-schemes.json';
 export interface Engine extends EngineApi, PackMethods {
   /** The embedder in use (null: keyword + fault codes only). */
   readonly embedderId: string | null;
+  /** The library's vocabulary for the evidence gate (not part of the contract; see termCounts below). */
+  termCounts(terms: string[], packs?: string[]): Promise<Result<Record<string, number>>>;
 }
 
 /** Opens (or, with config.create, creates on first ingest) the library and returns the engine. */
@@ -286,12 +289,28 @@ class LocalEngine implements Engine {
         {
           search: async (r) => unwrap(await this.search(r)),
           lookupCode: async (text, filters) => unwrap(await this.lookupCode({ text, filters })),
+          vocabulary: async (terms, filters) => new Map(Object.entries(unwrap(await this.termCounts(terms, filters?.packs)))),
           generator: () => this.answerModels.llm(),
           reranker: () => this.answerModels.reranker(),
         },
         req,
         hooks,
       );
+    });
+  }
+
+  /**
+   * The library's vocabulary (gate): in how many passages of the selected sources each analyzed term
+   * occurs, summed and capped (store/vocabulary.ts). Not part of the contract; ask and scripts use it.
+   */
+  termCounts(terms: string[], packs?: string[]): Promise<Result<Record<string, number>>> {
+    return this.guard(async () => {
+      const store = await this.ensureOpen(false);
+      const out: Record<string, number> = {};
+      for (const src of this.sources(store, packs)) {
+        for (const [t, n] of await src.store.termCounts(terms)) out[t] = Math.min(VOCABULARY_COUNT_CAP, (out[t] ?? 0) + n);
+      }
+      return out;
     });
   }
 

@@ -13,8 +13,7 @@
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../native/engine.js';
-import { analyze } from '../native/text/analyze.js';
-import { factPresent, loadQuestions, percentile } from './eval-lib.js';
+import { commandLine, formatAnswerTable, loadQuestions, questionSets, ratio, runAnswers, summariseAnswers } from './eval-lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -30,74 +29,41 @@ if (!values.library || !values.questions) {
   process.exit(2);
 }
 
+console.log(`$ ${commandLine()}`);
 const engine = await createEngine({ libraryDir: values.library, readOnly: true });
 try {
   const questions = await loadQuestions(values.questions);
-  let oos = 0;
-  let oosRefused = 0;
-  let inScope = 0;
-  let falseRefusals = 0;
-  let facts = 0;
-  let lenient = 0;
-  let strict = 0;
-  let half = 0;
-  const ms: number[] = [];
-  /** Answer lengths (non-refused), so that a fact score bought with longer answers shows. */
-  const chars: number[] = [];
-  const rows: unknown[] = [];
-  for (const q of questions) {
-    const res = await engine.ask({ question: q.query, prefer: values.prefer as 'extractive' | 'auto' });
-    if (!res.ok) throw new Error(`${q.id}: ${res.error.code} ${res.error.message}`);
-    const a = res.value;
-    ms.push(a.ms);
-    if (!a.refused) chars.push(a.answer.length);
-    const isOos = q.type === 'out_of_scope';
-    if (isOos) {
-      oos++;
-      if (a.refused) oosRefused++;
-    } else {
-      inScope++;
-      if (a.refused) falseRefusals++;
-    }
-    const tokens = new Set(analyze([a.answer, ...a.safety.map((s) => s.text)].join('\n')));
-    const found: boolean[] = [];
-    if (!isOos) {
-      for (const f of q.answer_facts ?? []) {
-        facts++;
-        const l = !a.refused && factPresent(f, tokens, 2 / 3);
-        const s = !a.refused && factPresent(f, tokens, 1);
-        if (l) lenient++;
-        if (s) strict++;
-        if (!a.refused && factPresent(f, tokens, 1 / 2)) half++;
-        found.push(l);
-      }
-    }
-    rows.push({ id: q.id, refused: a.refused, mode: a.mode, facts: found, ms: a.ms });
-    if (values.verbose) {
+  const results = await runAnswers(engine, questions, values.prefer === 'auto' ? 'auto' : 'extractive');
+  if (values.verbose) {
+    for (const [i, a] of results.entries()) {
+      const q = questions[i];
+      const isOos = a.type === 'out_of_scope';
+      const found = a.facts.map((f) => f.lenient);
       const flag = isOos ? (a.refused ? 'ok-refused' : 'WRONG-answered') : a.refused ? 'FALSE-REFUSAL' : found.map((x) => (x ? '+' : '-')).join('');
-      console.log(`${q.id.padEnd(8)} ${a.mode.padEnd(10)} ${flag.padEnd(14)} ${q.query}`);
+      console.log(`${a.id.padEnd(8)} ${a.mode.padEnd(10)} ${flag.padEnd(14)} ${a.query}`);
       if (!isOos && (a.refused || found.includes(false))) {
-        console.log(`    facts: ${JSON.stringify(q.answer_facts)}`);
+        console.log(`    facts: ${JSON.stringify(q?.answer_facts)}`);
         console.log(`    ${a.answer.replace(/\n/g, '\n    ').slice(0, 900)}`);
       }
     }
   }
-  ms.sort((x, y) => x - y);
-  chars.sort((x, y) => x - y);
+  const s = summariseAnswers(results);
   const summary = {
-    questions: questions.length,
-    outOfScopeRefused: `${oosRefused}/${oos} = ${(oosRefused / Math.max(1, oos)).toFixed(3)}`,
-    falseRefusals: `${falseRefusals}/${inScope} = ${(falseRefusals / Math.max(1, inScope)).toFixed(3)}`,
-    factsLenient: `${lenient}/${facts} = ${(lenient / Math.max(1, facts)).toFixed(3)}`,
-    factsHalf: `${half}/${facts} = ${(half / Math.max(1, facts)).toFixed(3)}`,
-    factsStrict: `${strict}/${facts} = ${(strict / Math.max(1, facts)).toFixed(3)}`,
-    askMsP50: percentile(ms, 0.5),
-    askMsP95: percentile(ms, 0.95),
-    answerCharsP50: percentile(chars, 0.5),
-    answerCharsP95: percentile(chars, 0.95),
+    questions: s.questions,
+    outOfScopeRefused: ratio(s.outOfScopeRefused, s.outOfScope),
+    falseRefusals: ratio(s.answerableRefused, s.answerable),
+    factsLenient: ratio(s.lenient, s.facts),
+    factsHalf: ratio(s.half, s.facts),
+    factsStrict: ratio(s.strict, s.facts),
+    askMsP50: s.msP50,
+    askMsP95: s.msP95,
+    answerCharsP50: s.charsP50,
+    answerCharsP95: s.charsP95,
   };
   console.log(JSON.stringify(summary, null, 1));
-  if (values.json) await fs.writeFile(values.json, JSON.stringify({ summary, rows }, null, 1));
+  console.log(formatAnswerTable(results, questionSets(questions)));
+  const rows = results.map((a) => ({ id: a.id, refused: a.refused, mode: a.mode, facts: a.facts.map((f) => f.lenient), ms: a.ms }));
+  if (values.json) await fs.writeFile(values.json, JSON.stringify({ command: commandLine(), summary, rows }, null, 1));
 } finally {
   await engine.close();
 }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { EngineApi, SearchHit } from '../native/contract/api.js';
 import { parseFile } from '../native/parse/index.js';
 import { analyze } from '../native/text/analyze.js';
+import { detectLang } from '../native/text/lang.js';
 
 export interface Question {
   id: string;
@@ -138,6 +139,11 @@ export async function runEval(engine: EngineApi, corpus: string, questions: Ques
       top: hits.slice(0, 5).map((h) => ({ file: h.file, page: h.page, kind: h.kind, text: h.text.slice(0, 160) })),
     });
   }
+  return reportOf(results);
+}
+
+/** Per-type rows and the overall row of some results (a whole run or one subset of it). */
+export function reportOf(results: QuestionResult[]): EvalReport {
   const types = [...new Set(results.map((r) => r.type))];
   const rows = types.map((t) => summarise(t, results.filter((r) => r.type === t)));
   const overall = summarise('all (excl. out_of_scope)', results.filter((r) => r.type !== 'out_of_scope'));
@@ -150,7 +156,7 @@ function rankAt(r: QuestionResult): number | null {
   return Math.max(...(r.ranks as number[]));
 }
 
-function summarise(type: string, rs: QuestionResult[]): TypeRow {
+export function summarise(type: string, rs: QuestionResult[]): TypeRow {
   const n = rs.length;
   const scored = rs.filter((r) => r.ranks.length > 0);
   const m = scored.length || 1;
@@ -192,4 +198,201 @@ export function factPresent(fact: string, answerTokens: Set<string>, share: numb
   const terms = [...new Set(analyze(fact))];
   if (terms.length === 0) return true;
   return terms.filter((t) => answerTokens.has(t)).length / terms.length >= share - 1e-9;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subsets of a question set
+
+/** A named part of the question set. */
+export interface QuestionSet {
+  name: string;
+  ids: Set<string>;
+}
+
+/** The number in an id ("SY-014" → 14), or null. */
+export function idNumber(id: string): number | null {
+  const m = /(\d+)$/.exec(id);
+  return m ? Number(m[1]) : null;
+}
+
+/** First id number of the questions added later (dev.jsonl: 101 up; the first 65 are numbered below 100). */
+export const NEW_IDS_FROM = 101;
+
+/**
+ * The whole set, then the questions numbered below {@link NEW_IDS_FROM} and those from it on
+ * (in dev.jsonl: "the first 65" and "the new 80"), when both parts are present.
+ */
+export function questionSets(questions: Question[]): QuestionSet[] {
+  const all: QuestionSet = { name: `all (${questions.length})`, ids: new Set(questions.map((q) => q.id)) };
+  const older = questions.filter((q) => (idNumber(q.id) ?? 0) < NEW_IDS_FROM);
+  const newer = questions.filter((q) => (idNumber(q.id) ?? 0) >= NEW_IDS_FROM);
+  if (older.length === 0 || newer.length === 0) return [all];
+  return [
+    all,
+    { name: `ids < ${NEW_IDS_FROM} (${older.length})`, ids: new Set(older.map((q) => q.id)) },
+    { name: `ids ≥ ${NEW_IDS_FROM} (${newer.length})`, ids: new Set(newer.map((q) => q.id)) },
+  ];
+}
+
+/** Retrieval tables of each set, under a heading each. */
+export function formatSetTables(report: EvalReport, sets: QuestionSet[]): string {
+  return sets
+    .map((s) => `retrieval, ${s.name}:\n${formatTable(reportOf(report.results.filter((r) => s.ids.has(r.id))))}`)
+    .join('\n\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Language of questions and of the manuals that answer them
+
+export type LangSplit = 'zh question → English manual' | 'zh question → Chinese manual' | 'English question → Chinese manual';
+
+/** A path that names a Chinese document or translation (`zh`, `zh_CN`, `cn`, `chinese` as a path part). */
+const ZH_PATH = /(?:^|[/_.-])(?:zh|zh[-_]cn|zh[-_]hans|cn|chs|chinese)(?:[/_.-]|$)/i;
+
+/** Language of the expected passages: Chinese when their text is, or when the expected file's path says so. */
+export function expectedLang(q: Question): 'en' | 'zh' | null {
+  if (q.expect_file === null) return null;
+  const files = Array.isArray(q.expect_file) ? q.expect_file : [q.expect_file];
+  const contains = q.expect_contains === null ? [] : Array.isArray(q.expect_contains) ? q.expect_contains : [q.expect_contains];
+  if (contains.some((c) => detectLang(c) === 'zh') || files.some((f) => ZH_PATH.test(f))) return 'zh';
+  return 'en';
+}
+
+/** Which cross-language row a question belongs to (null: an English question about an English manual). */
+export function langSplit(q: Question): LangSplit | null {
+  const want = expectedLang(q);
+  if (want === null) return null;
+  const asked = detectLang(q.query);
+  if (asked === 'zh') return want === 'zh' ? 'zh question → Chinese manual' : 'zh question → English manual';
+  return want === 'zh' ? 'English question → Chinese manual' : null;
+}
+
+const LANG_ROWS: LangSplit[] = ['zh question → English manual', 'zh question → Chinese manual', 'English question → Chinese manual'];
+
+/** Retrieval and refusals per language row (rows with no question say n = 0). */
+export function formatLangTable(questions: Question[], report: EvalReport, answers?: AnswerResult[]): string {
+  const head = '| language | n | hit@1 | hit@5 | MRR@10 | refused |\n|---|---|---|---|---|---|';
+  const lines = LANG_ROWS.map((row) => {
+    const ids = new Set(questions.filter((q) => langSplit(q) === row).map((q) => q.id));
+    const r = summarise(row, report.results.filter((x) => ids.has(x.id)));
+    const a = answers?.filter((x) => ids.has(x.id));
+    const refused = a ? ratio(a.filter((x) => x.refused).length, a.length) : '—';
+    return r.n === 0 ? `| ${row} | 0 | — | — | — | — |` : `| ${row} | ${r.n} | ${r.hit1} | ${r.hit5} | ${r.mrr10} | ${refused} |`;
+  });
+  return [head, ...lines].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answers (ask): refusals and facts
+
+export interface AnswerResult {
+  id: string;
+  type: string;
+  query: string;
+  refused: boolean;
+  mode: string;
+  /** The answer (or the refusal) as shown. */
+  answer: string;
+  /** answer_facts found at 2/3 of their terms ("lenient"), all of them ("strict"), half of them. */
+  facts: { lenient: boolean; strict: boolean; half: boolean }[];
+  ms: number;
+  chars: number;
+}
+
+/** Runs every question through `ask` and scores refusals and answer_facts (see scripts/eval-answers.ts). */
+export async function runAnswers(engine: EngineApi, questions: Question[], prefer: 'extractive' | 'auto' = 'extractive'): Promise<AnswerResult[]> {
+  const out: AnswerResult[] = [];
+  for (const q of questions) {
+    const res = await engine.ask({ question: q.query, prefer });
+    if (!res.ok) throw new Error(`${q.id}: ${res.error.code} ${res.error.message}`);
+    const a = res.value;
+    const tokens = new Set(analyze([a.answer, ...a.safety.map((s) => s.text)].join('\n')));
+    const facts =
+      q.type === 'out_of_scope'
+        ? []
+        : (q.answer_facts ?? []).map((f) => ({
+            lenient: !a.refused && factPresent(f, tokens, 2 / 3),
+            strict: !a.refused && factPresent(f, tokens, 1),
+            half: !a.refused && factPresent(f, tokens, 1 / 2),
+          }));
+    out.push({ id: q.id, type: q.type, query: q.query, refused: a.refused, mode: a.mode, answer: a.answer, facts, ms: a.ms, chars: a.refused ? 0 : a.answer.length });
+  }
+  return out;
+}
+
+export interface AnswerSummary {
+  questions: number;
+  outOfScope: number;
+  outOfScopeRefused: number;
+  answerable: number;
+  answerableRefused: number;
+  /** Answerable questions and refusals per type. */
+  byType: Record<string, { n: number; refused: number }>;
+  facts: number;
+  lenient: number;
+  strict: number;
+  half: number;
+  msP50: number;
+  msP95: number;
+  charsP50: number;
+  charsP95: number;
+}
+
+export function summariseAnswers(rs: AnswerResult[]): AnswerSummary {
+  const oos = rs.filter((r) => r.type === 'out_of_scope');
+  const answerable = rs.filter((r) => r.type !== 'out_of_scope');
+  const byType: AnswerSummary['byType'] = {};
+  for (const r of answerable) {
+    const t = (byType[r.type] ??= { n: 0, refused: 0 });
+    t.n++;
+    if (r.refused) t.refused++;
+  }
+  const facts = answerable.flatMap((r) => r.facts);
+  const ms = rs.map((r) => r.ms).sort((a, b) => a - b);
+  const chars = rs.filter((r) => !r.refused).map((r) => r.chars).sort((a, b) => a - b);
+  return {
+    questions: rs.length,
+    outOfScope: oos.length,
+    outOfScopeRefused: oos.filter((r) => r.refused).length,
+    answerable: answerable.length,
+    answerableRefused: answerable.filter((r) => r.refused).length,
+    byType,
+    facts: facts.length,
+    lenient: facts.filter((f) => f.lenient).length,
+    strict: facts.filter((f) => f.strict).length,
+    half: facts.filter((f) => f.half).length,
+    msP50: percentile(ms, 0.5),
+    msP95: percentile(ms, 0.95),
+    charsP50: percentile(chars, 0.5),
+    charsP95: percentile(chars, 0.95),
+  };
+}
+
+/** "k/n = 0.123" (n = 0: "—"). */
+export function ratio(k: number, n: number): string {
+  return n === 0 ? '—' : `${k}/${n} = ${(k / n).toFixed(3)}`;
+}
+
+/** One column per set: out-of-scope refused, answerable refused (all, then per type), facts found. */
+export function formatAnswerTable(answers: AnswerResult[], sets: QuestionSet[]): string {
+  const sums = sets.map((s) => summariseAnswers(answers.filter((a) => s.ids.has(a.id))));
+  const types = [...new Set(answers.filter((a) => a.type !== 'out_of_scope').map((a) => a.type))];
+  const head = `| answers (ask) | ${sets.map((s) => s.name).join(' | ')} |\n|---|${sets.map(() => '---').join('|')}|`;
+  const row = (label: string, cell: (s: AnswerSummary) => string) => `| ${label} | ${sums.map(cell).join(' | ')} |`;
+  return [
+    head,
+    row('out_of_scope refused', (s) => ratio(s.outOfScopeRefused, s.outOfScope)),
+    row('answerable refused', (s) => ratio(s.answerableRefused, s.answerable)),
+    ...types.map((t) => row(`  ${t} refused`, (s) => ratio(s.byType[t]?.refused ?? 0, s.byType[t]?.n ?? 0))),
+    row('facts found (2/3 of terms)', (s) => ratio(s.lenient, s.facts)),
+    row('facts found (all terms)', (s) => ratio(s.strict, s.facts)),
+    row('ask p50 / p95 ms', (s) => `${s.msP50} / ${s.msP95}`),
+  ].join('\n');
+}
+
+/** The command line as typed, quoted for a POSIX shell, so a figure can be quoted with the command that made it. */
+export function commandLine(argv: string[] = process.argv): string {
+  const script = path.relative(process.cwd(), argv[1] ?? '') || (argv[1] ?? '');
+  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  return ['npx', 'tsx', script, ...argv.slice(2)].map(quote).join(' ');
 }

@@ -1,16 +1,24 @@
 /**
- * npm run eval -- --corpus <dir> --questions <jsonl> [--library <dir>] [--embedder <spec>] [--json <out>] [--verbose]
+ * npm run eval -- --corpus <dir> --questions <jsonl> [--library <dir>] [--embedder <spec>] [--json <out>] [--verbose] [--skip-answers]
  *
  * Ingests the corpus into a library (default: a folder under .eval/ keyed by the corpus path, reused
- * and updated incrementally), runs every question through the engine and prints a table per type.
+ * and updated incrementally), runs every question through the engine and prints, after the exact
+ * command line and commit:
+ *  - retrieval tables per type: the whole set, then ids below 101 and ids from 101 (dev.jsonl's
+ *    "first 65" and "new 80") apart;
+ *  - a language table: Chinese questions about English and about Chinese manuals, English questions
+ *    about Chinese manuals (the expected passage's language, see eval-lib.ts expectedLang);
+ *  - answers through `ask` (extractive unless --prefer auto): out-of-scope refused, answerable refused
+ *    (per type) and answer facts found, per set (--skip-answers leaves this out).
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../native/engine.js';
 import type { EmbedderSpec } from '../native/embed/models.js';
-import { formatTable, loadQuestions, runEval } from './eval-lib.js';
+import { commandLine, formatAnswerTable, formatLangTable, formatSetTables, loadQuestions, questionSets, runAnswers, runEval, type AnswerResult } from './eval-lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -21,11 +29,16 @@ const { values } = parseArgs({
     json: { type: 'string' },
     k: { type: 'string', default: '10' },
     verbose: { type: 'boolean', default: false },
+    'skip-answers': { type: 'boolean', default: false },
+    prefer: { type: 'string', default: 'extractive' },
   },
 });
 
+console.log(`$ ${commandLine()}`);
+console.log(`commit ${gitState()}`);
+
 if (!values.corpus || !values.questions) {
-  console.error('usage: npm run eval -- --corpus <dir> --questions <jsonl> [--library <dir>] [--embedder none|use-lite|static-words|onnx:<dir>] [--json <out>] [--verbose]');
+  console.error('usage: npm run eval -- --corpus <dir> --questions <jsonl> [--library <dir>] [--embedder none|use-lite|static-words|onnx:<dir>] [--json <out>] [--verbose] [--skip-answers] [--prefer extractive|auto]');
   process.exit(2);
 }
 
@@ -60,11 +73,42 @@ try {
       }
     }
   }
-  console.log(formatTable(report));
+  const sets = questionSets(questions);
+  let answers: AnswerResult[] | undefined;
+  if (!values['skip-answers']) {
+    answers = await runAnswers(engine, questions, values.prefer === 'auto' ? 'auto' : 'extractive');
+    if (values.verbose) {
+      for (const a of answers) {
+        const wrong = a.type === 'out_of_scope' ? !a.refused : a.refused;
+        if (!wrong) continue;
+        console.log(`${a.id.padEnd(8)} ${a.type === 'out_of_scope' ? 'ANSWERED' : 'REFUSED '} ${a.query}`);
+        console.log(`           ${a.answer.replace(/\s+/g, ' ').slice(0, 200)}`);
+      }
+    }
+  }
+  console.log('');
+  console.log(formatSetTables(report, sets));
+  console.log('');
+  console.log(formatLangTable(questions, report, answers));
+  if (answers) {
+    console.log('');
+    console.log(formatAnswerTable(answers, sets));
+  }
   if (values.json) {
     await fs.mkdir(path.dirname(path.resolve(values.json)), { recursive: true });
-    await fs.writeFile(values.json, JSON.stringify(report, null, 1));
+    await fs.writeFile(values.json, JSON.stringify({ command: commandLine(), commit: gitState(), ...report, answers }, null, 1));
   }
 } finally {
   await engine.close();
+}
+
+/** Short commit id, "+dirty" when the working tree has changes (figures quoted with it say what code made them). */
+function gitState(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${head}+dirty` : head;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
 }

@@ -10,7 +10,7 @@ import { EngineError } from '../contract/errors.js';
 import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
 import { checkCitations } from './citations.js';
-import { collectEvidence, contentTerms, gate, type Evidence } from './evidence.js';
+import { collectEvidence, contentTerms, gate, vocabularyTerms, type Evidence } from './evidence.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation } from './extract.js';
 import { recentTurns, rewriteFollowUp } from './followup.js';
 import { budgetPrompt, REFUSAL_SENTENCE } from './prompt.js';
@@ -34,6 +34,8 @@ export interface AnswerGenerator {
 export interface AnswerDeps {
   search(req: SearchRequest): Promise<SearchResponse>;
   lookupCode(text: string, filters?: SearchFilters): Promise<CodeLookupResponse | null>;
+  /** Passages of the library holding each analyzed term (its vocabulary, for the gate); absent: not known. */
+  vocabulary?(terms: string[], filters?: SearchFilters): Promise<Map<string, number>>;
   /** The language model, loaded once by the owner (null: none installed). */
   generator?: () => Promise<AnswerGenerator | null>;
   reranker?: () => Promise<Reranker | null>;
@@ -102,7 +104,9 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   throwIfAborted(hooks.signal);
 
   // 3. Evidence gate.
-  const evidence = collectEvidence({ question: standaloneQuery, hits: passages, codes, keywordTop, vectorTop });
+  const vocab = deps.vocabulary ? await deps.vocabulary(vocabularyTerms(standaloneQuery, passages), req.filters) : null;
+  const vocabulary = vocab ? (t: string) => vocab.get(t) ?? 1 : undefined; // not looked up: a top passage holds it
+  const evidence = collectEvidence({ question: standaloneQuery, hits: passages, codes, keywordTop, vectorTop, vocabulary });
   const decision = gate(evidence, passages.length);
   const base = { question, standaloneQuery, safety: [], citations: [] };
   if (!decision.answer) {

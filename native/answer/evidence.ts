@@ -3,10 +3,18 @@
  * decides from them whether the library answers it. Pure (the analyzer is the only dependency).
  *
  * Signals:
- * - the question's content terms (analyzer stems, generic question words removed), and which of
- *   them the top passages contain (passage text + section + manual title + file path);
+ * - the question's content terms, analysed exactly like the index (analyzer stems, jieba words for
+ *   Chinese; generic question words and fillers removed), and which of them the top passages contain
+ *   (passage text + section + manual title + file path);
+ * - the library's vocabulary (injected: how many passages of the whole library hold a term): a word
+ *   no manual uses cannot be what the passages failed to cover, so it never vetoes an answer and
+ *   weighs less in coverage ("floppy", "sags": colloquial; or a subject the library lacks);
  * - names the question gives (Capitalised or model-number words: "Haas", "VF-2", "840D"): a name
- *   that no retrieved passage mentions means the question is about something else;
+ *   the library's vocabulary lacks means the question is about something else (without a vocabulary:
+ *   a name no retrieved passage mentions);
+ * - coverage by one documentation set: the top passages of one source (the top folder of their
+ *   files: a machine's or vendor's manuals) must hold the question's words together, not words
+ *   scattered over unrelated manuals;
  * - codes named in the question: defined in a manual, or not;
  * - agreement between the keyword and vector lists (when vectors exist).
  */
@@ -23,6 +31,10 @@ const GENERIC_WORDS = [
   'find', 'check', 'set', 'after', 'before', 'when', 'while', 'again', 'still', 'always', 'never', 'every',
   'time', 'sometimes', 'random', 'all', 'any', 'some', 'other', 'first', 'not', 'no',
   "can't", "won't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "cannot",
+  // fillers: they say how the technician talks, not what about
+  'just', 'since', 'there', 'here', 'onto', 'once', 'really', 'even', 'like', 'somewhere', 'somehow', 'someone',
+  'anyone', 'myself', 'itself', 'ourselves', 'yourself', 'usual', 'usually', 'ever', 'yet', 'already', 'though',
+  'lot', 'bit', 'kind', 'sort', 'stuff', 'whatever', 'anyway', 'maybe', 'guess', 'think',
   '什么', '意思', '怎么办', '处理', '为什么', '问题', '如何', '可以', '能', '不', '还', '多少', '以内',
 ];
 let generic: Set<string> | null = null;
@@ -39,6 +51,12 @@ export interface EvidenceInput {
   /** Top chunk ids of each retriever when both ran (hybrid), for agreement. */
   keywordTop?: string[];
   vectorTop?: string[];
+  /**
+   * The library's vocabulary: in how many passages of the whole library (its full-text index, not
+   * the top passages) a term occurs, 0 when none; asked only for {@link vocabularyTerms} (a term the
+   * top passages hold may answer any count ≥ 1). Absent: unknown, and the top passages stand in for it.
+   */
+  vocabulary?: (term: string) => number;
 }
 
 export interface Evidence {
@@ -54,6 +72,14 @@ export interface Evidence {
   unionCoverage: number;
   /** Terms no top passage contains. */
   missing: string[];
+  /** Passages of the whole library holding each term and name (from the vocabulary; absent without one). */
+  libraryCounts?: Record<string, number>;
+  /** Which of the top passages (indices into `hits`, up to PRESENCE_DEPTH) hold each term. */
+  termCover: Record<string, number[]>;
+  /** The source of each of those passages (the top folder of its file). */
+  passageSources: string[];
+  /** Terms that are names (Capitalised, acronym, model number), known to the library or not. */
+  names: string[];
   /** Names from the question that no top passage mentions. */
   missingNames: string[];
   /** Names that neither the matched code records nor the passages mention. */
@@ -71,6 +97,17 @@ export interface Evidence {
 export const EVIDENCE_DEPTH = 5;
 /** Passages whose union says whether a term exists in the library at all (BM25 ranks rare terms first). */
 export const PRESENCE_DEPTH = 10;
+
+/**
+ * The terms and names whose presence in the library can change the gate's decision: those no top
+ * passage holds (a term a passage holds is in the library). Ask looks only these up.
+ */
+export function vocabularyTerms(question: string, hits: SearchHit[]): string[] {
+  const alternatives = termAlternatives(question);
+  const sets = hits.slice(0, PRESENCE_DEPTH).map(passageTokens);
+  const held = (t: string) => sets.some((set) => covered(t, alternatives.get(t), set));
+  return [...new Set([...alternatives.keys(), ...questionNames(question)])].filter((t) => !held(t));
+}
 
 export function contentTerms(question: string): string[] {
   return analyzeQuery(question, { expand: false }).terms.filter((t) => !isGeneric(t) && t.length > 0);
@@ -117,12 +154,39 @@ export function questionNames(question: string, words?: Map<string, string>): st
 export function termAlternatives(question: string, words?: Map<string, string>): Map<string, string[][]> {
   const out = new Map<string, string[][]>();
   for (const t of contentTerms(question)) out.set(t, []);
-  for (const m of question.matchAll(/[^\s,.;:!?，。；：！？'"“”]+/gu)) {
-    const a = analyzeQuery(m[0]);
+  for (const w of questionWords(question)) {
+    const a = analyzeQuery(w);
     for (const t of a.terms) {
       out.get(t)?.push(...a.equivalents, ...a.expansions);
-      if (words && out.has(t) && !words.has(t)) words.set(t, m[0]);
+      if (words && out.has(t) && !words.has(t)) words.set(t, w);
     }
+  }
+  return out;
+}
+
+const HAN_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+
+/**
+ * The question's words, each of which yields one or a few terms: space-separated words, and inside a
+ * Chinese run the words jieba cuts it into (as the index does: analyze()), so that each Chinese word
+ * carries its own thesaurus alternatives and its own name in messages, not the whole sentence's.
+ */
+export function questionWords(question: string): string[] {
+  const out: string[] = [];
+  for (const m of question.matchAll(/[^\s,.;:!?，。；：！？、（）()'"“”]+/gu)) {
+    const w = m[0];
+    if (!/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(w)) {
+      out.push(w);
+      continue;
+    }
+    let last = 0;
+    for (const r of w.matchAll(HAN_RUN)) {
+      const before = w.slice(last, r.index);
+      if (before) out.push(before);
+      out.push(...analyze(r[0]));
+      last = (r.index ?? 0) + r[0].length;
+    }
+    if (last < w.length) out.push(w.slice(last));
   }
   return out;
 }
@@ -156,16 +220,22 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   for (const s of tokenSets) for (const t of s) union.add(t);
   const missing = terms.filter((t) => !covered(t, alternatives.get(t), union));
   const unionCoverage = terms.length === 0 ? 0 : (terms.length - missing.length) / terms.length;
-  const missingNames = names.filter((n) => !union.has(n));
+  const count = (t: string): number | null => (input.vocabulary ? input.vocabulary(t) : null);
+  // A name is unknown when the library's vocabulary lacks it; the top passages lacking it are not enough.
+  const missingNames = names.filter((n) => !union.has(n) && (count(n) ?? 0) === 0);
+  const termCover = Object.fromEntries(terms.map((t) => [t, tokenSets.flatMap((set, i) => (covered(t, alternatives.get(t), set) ? [i] : []))]));
+  const passageSources = input.hits.slice(0, PRESENCE_DEPTH).map((h) => sourceOf(h.file));
   const matches = input.codes?.matches ?? [];
   // A name the question gives must fit the code's manual too ("Haas alarm 1" is not Grbl's alarm 1).
   const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
+  // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit.)
   const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n));
   // One code path: the fault-code module says which named codes the lookup answered, as typed.
   const check = checkCodes(input.question, input.codes);
   const definedCodes = check.defined;
   const undefinedCodes = check.undefined;
   for (const k of undefinedCodes) if (check.typed[k] && !words.has(k)) words.set(k, check.typed[k]);
+  const libraryCounts = input.vocabulary ? Object.fromEntries([...new Set([...terms, ...names])].map((t) => [t, input.vocabulary?.(t) ?? 0])) : undefined;
   let agreement: number | null = null;
   if (input.keywordTop && input.vectorTop && input.keywordTop.length > 0 && input.vectorTop.length > 0) {
     const kw = new Set(input.keywordTop.slice(0, EVIDENCE_DEPTH));
@@ -180,6 +250,10 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     topicCoverage,
     unionCoverage,
     missing,
+    libraryCounts,
+    termCover,
+    passageSources,
+    names,
     missingNames,
     namesOutsideCodes,
     definedCodes,
@@ -187,6 +261,45 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     agreement,
     words: Object.fromEntries(words),
   };
+}
+
+/** The documentation set a passage belongs to: the top folder of its file (the file itself at the root). */
+export function sourceOf(file: string): string {
+  const i = file.indexOf('/');
+  return i < 0 ? file : file.slice(0, i);
+}
+
+/** Weighted shares of the terms: in the best of the first passages, and in one source's top passages together. */
+export interface Coverage {
+  best: number;
+  source: number;
+}
+
+/**
+ * Term weights: a word the library never uses weighs `unknownWordWeight` (it may be colloquial, or the
+ * subject the library lacks), a name `nameWeight`, every other term 1.
+ */
+export function weightedCoverage(ev: Evidence, t: GateThresholds = GATE): Coverage {
+  const counts = ev.libraryCounts;
+  const weight = (term: string) => (counts && (counts[term] ?? 0) === 0 ? t.unknownWordWeight : 1) * (ev.names.includes(term) ? t.nameWeight : 1);
+  const total = ev.terms.reduce((s, term) => s + weight(term), 0);
+  if (total <= 0) return { best: 0, source: 0 };
+  let best = 0;
+  for (let i = 0; i < Math.min(EVIDENCE_DEPTH, ev.passageSources.length); i++) {
+    best = Math.max(best, ev.terms.reduce((s, term) => s + (ev.termCover[term]?.includes(i) ? weight(term) : 0), 0) / total);
+  }
+  let source = 0;
+  for (const src of new Set(ev.passageSources)) {
+    const inSource = (term: string) => (ev.termCover[term] ?? []).some((i) => ev.passageSources[i] === src);
+    source = Math.max(source, ev.terms.reduce((s, term) => s + (inSource(term) ? weight(term) : 0), 0) / total);
+  }
+  return { best, source };
+}
+
+/** Missing terms that can veto an answer: those the library uses somewhere (all of them without a vocabulary). */
+export function vetoTerms(ev: Evidence): string[] {
+  const counts = ev.libraryCounts;
+  return counts ? ev.missing.filter((m) => (counts[m] ?? 0) > 0) : ev.missing;
 }
 
 /** A name that is one of the detected codes as typed: "f23" for `fault:23`, "p0301" for `p0301`. */
@@ -207,22 +320,30 @@ export interface GateDecision {
   rule: 'code-defined' | 'code-other-scope' | 'code-undefined' | 'no-passages' | 'unknown-name' | 'unknown-terms' | 'low-coverage' | 'covered';
 }
 
-/** Gate thresholds (tuned on the development questions as a whole, never per question). */
+export type GateThresholds = typeof GATE;
+
+/** Gate thresholds (tuned on the development questions as a whole, never per question: scripts/calibrate-gate.ts). */
 export const GATE = {
-  /** Answer when one of the best passages holds this share of the content terms… */
-  minBestCoverage: 0.4,
-  /** …or the top passages together hold this share. */
-  minUnionCoverage: 0.75,
-  /** Refuse when at least this many content terms (and this share of them) occur in no top passage. */
+  /** Answer when one of the best passages holds this (weighted) share of the content terms… */
+  minBestCoverage: 0.35,
+  /** …or the top passages of one source (one documentation set) together hold this share. */
+  minUnionCoverage: 0.6,
+  /** Refuse when at least this many content terms that the library uses (and this share of all terms) occur in no top passage. */
   maxMissingTerms: 3,
   maxMissingShare: 0.4,
+  /** Weight of a word no manual of the library uses (colloquial, or a subject the library lacks). */
+  unknownWordWeight: 0,
+  /** …but refuse when at least this share of the question's words (and two or more) are words no manual uses. */
+  maxUnknownShare: 0.5,
+  /** Weight of a name in coverage: the machine or product says which manuals, the other words what about. */
+  nameWeight: 0.5,
   /** With vectors: answer when the two retrievers agree this much and the union covers half. */
   minAgreement: 0.4,
   minUnionWithAgreement: 0.5,
 };
 
 /** Decides whether the retrieved evidence answers the question. Pure. */
-export function gate(ev: Evidence, hitCount: number): GateDecision {
+export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): GateDecision {
   if (ev.definedCodes.length > 0) {
     if (ev.namesOutsideCodes.length > 0) {
       return {
@@ -240,18 +361,36 @@ export function gate(ev: Evidence, hitCount: number): GateDecision {
   if (ev.missingNames.length > 0) {
     return { answer: false, reason: `The installed manuals do not mention ${quoteList(ev.missingNames, ev.words)}.`, rule: 'unknown-name' };
   }
-  if (ev.missing.length >= GATE.maxMissingTerms && ev.missing.length >= ev.terms.length * GATE.maxMissingShare) {
+  // Words the library never uses (colloquial ones: "floppy", "sags") do not veto covered topic words.
+  // Counted in the question's words: "VF-2" (vf2, vf, 2) or a Chinese word and its sub-words is one word.
+  const veto = vetoTerms(ev);
+  const vetoWords = wordCount(veto, ev.words);
+  if (vetoWords >= t.maxMissingTerms && vetoWords >= wordCount(ev.terms, ev.words) * t.maxMissingShare) {
     return {
       answer: false,
-      reason: `The closest passages say nothing about ${quoteList(ev.missing, ev.words)}.`,
+      reason: `The closest passages say nothing about ${quoteList(veto, ev.words)}.`,
       rule: 'unknown-terms',
     };
   }
-  const agree = ev.agreement !== null && ev.agreement >= GATE.minAgreement && ev.unionCoverage >= GATE.minUnionWithAgreement;
-  if (ev.bestCoverage >= GATE.minBestCoverage || ev.unionCoverage >= GATE.minUnionCoverage || agree) {
+  const unknown = ev.libraryCounts ? ev.terms.filter((x) => (ev.libraryCounts?.[x] ?? 0) === 0) : [];
+  const unknownWords = wordCount(unknown, ev.words);
+  if (unknownWords >= 2 && unknownWords >= wordCount(ev.terms, ev.words) * t.maxUnknownShare) {
+    return {
+      answer: false,
+      reason: `No installed manual uses the words ${quoteList(unknown, ev.words)}.`,
+      rule: 'unknown-terms',
+    };
+  }
+  const cov = weightedCoverage(ev, t);
+  const agree = ev.agreement !== null && ev.agreement >= t.minAgreement && ev.unionCoverage >= t.minUnionWithAgreement;
+  if (cov.best >= t.minBestCoverage || cov.source >= t.minUnionCoverage || agree) {
     return { answer: true, reason: 'Passages cover the question.', rule: 'covered' };
   }
   return { answer: false, reason: "The closest passages share too few of the question's words to be an answer.", rule: 'low-coverage' };
+}
+
+function wordCount(terms: string[], words: Record<string, string>): number {
+  return new Set(terms.map((x) => words[x] ?? x)).size;
 }
 
 function quoteList(xs: string[], words: Record<string, string> = {}): string {

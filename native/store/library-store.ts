@@ -25,6 +25,7 @@ import { readJson, writeJsonAtomic } from './atomic-json.js';
 import { failpoints } from './failpoints.js';
 import { sqlIn, sqlString, whereClause } from './filters.js';
 import { LibraryLock } from './lock.js';
+import { countTerms } from './vocabulary.js';
 import { CHUNK_COLUMNS, chunkToRow, codeToRow, rowToChunk, rowToCode, type ChunkRow, type CodeRow } from './rows.js';
 import {
   DEFAULT_KEYWORD_CONFIG,
@@ -368,6 +369,12 @@ export class LibraryStore {
     const hits = this.committedHits(rows, (r) => Number(r._score), rows.length).filter((h) => h.score > 0);
     hits.sort((a, b) => b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
     return hits.slice(0, k);
+  }
+
+  /** Passages (capped) that hold each analyzed term anywhere in the library: its vocabulary (see vocabulary.ts). */
+  async termCounts(terms: string[]): Promise<Map<string, number>> {
+    this.ensureOpen();
+    return countTerms(this.chunksTable, this.files.values(), terms, (r) => this.isCommitted(r));
   }
 
   /** Nearest chunks by cosine similarity. */

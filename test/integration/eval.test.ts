@@ -21,7 +21,23 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../native/engine.js';
-import { formatTable, loadQuestions, runEval, type EvalReport, type Question } from '../../scripts/eval-lib.js';
+import {
+  commandLine,
+  expectedLang,
+  formatAnswerTable,
+  formatLangTable,
+  formatSetTables,
+  formatTable,
+  langSplit,
+  loadQuestions,
+  questionSets,
+  runAnswers,
+  runEval,
+  summariseAnswers,
+  type AnswerResult,
+  type EvalReport,
+  type Question,
+} from '../../scripts/eval-lib.js';
 import { FIXTURE_MANUALS, REPO_ROOT, cleanupTemp, tempDir, value } from './helpers.js';
 
 const QUESTIONS = path.join(REPO_ROOT, 'test', 'fixtures', 'eval', 'questions.jsonl');
@@ -40,6 +56,7 @@ const FLOORS: Record<string, { hit1: number; hit5: number; mrr10: number }> = {
 let engine: Engine;
 let questions: Question[];
 let report: EvalReport;
+let answers: AnswerResult[];
 
 beforeAll(async () => {
   engine = await createEngine({ libraryDir: path.join(tempDir('eval'), 'lib'), create: true });
@@ -47,7 +64,9 @@ beforeAll(async () => {
   expect(ing.skipped).toEqual([]);
   questions = await loadQuestions(QUESTIONS);
   report = await runEval(engine, FIXTURE_MANUALS, questions, 10);
+  answers = await runAnswers(engine, questions, 'extractive');
   console.log(formatTable(report));
+  console.log(formatAnswerTable(answers, questionSets(questions)));
 });
 afterAll(async () => {
   await engine?.close();
@@ -102,5 +121,69 @@ describe('retrieval regression on the fixture question set', () => {
 
   it('answers fast enough on this tiny corpus', () => {
     expect(report.overall.p95).toBeLessThan(500);
+  });
+});
+
+const q = (id: string, over: Partial<Question> = {}): Question => ({
+  id,
+  type: 'procedure',
+  query: 'how do I bleed the pump',
+  expect_file: 'a/manual.md',
+  expect_contains: 'Open the bleed screw',
+  ...over,
+});
+
+describe('answers through ask, in the same run', () => {
+  it('refuses every out-of-scope fixture question and answers the answerable ones', () => {
+    const s = summariseAnswers(answers);
+    expect(s.outOfScope).toBe(questions.filter((x) => x.type === 'out_of_scope').length);
+    expect(s.outOfScopeRefused, JSON.stringify(answers.filter((a) => a.type === 'out_of_scope' && !a.refused).map((a) => a.id))).toBe(s.outOfScope);
+    const refused = answers.filter((a) => a.type !== 'out_of_scope' && a.refused).map((a) => `${a.id}: ${a.answer}`);
+    expect(s.answerableRefused, refused.join('\n')).toBeLessThanOrEqual(1);
+    expect(Object.values(s.byType).reduce((n, t) => n + t.n, 0)).toBe(s.answerable);
+  });
+
+  it('prints a column per set with out-of-scope and per-type refusals', () => {
+    const table = formatAnswerTable(answers, questionSets(questions));
+    expect(table).toMatch(/\| out_of_scope refused \| \d+\/3 = /);
+    expect(table).toMatch(/\| answerable refused \| \d+\/22 = /);
+    expect(table).toMatch(/\|\s+code_exact refused \| \d+\/4 = /);
+  });
+});
+
+describe('question sets, language rows and the command line', () => {
+  it('splits ids below 101 from ids from 101 on, and keeps one set when only one part exists', () => {
+    const qs = [q('CE-001'), q('SY-099'), q('CE-101'), q('ZH-113'), q('OS-112', { type: 'out_of_scope', expect_file: null, expect_contains: null })];
+    const sets = questionSets(qs);
+    expect(sets.map((s) => s.name)).toEqual(['all (5)', 'ids < 101 (2)', 'ids ≥ 101 (3)']);
+    expect([...(sets[1]?.ids ?? [])]).toEqual(['CE-001', 'SY-099']);
+    expect(questionSets(questions).map((s) => s.name)).toEqual([`all (${questions.length})`]);
+    const tables = formatSetTables(report, questionSets(questions));
+    expect(tables).toContain(`retrieval, all (${questions.length}):`);
+  });
+
+  it('decides the manual language by the expected passage, then by the path', () => {
+    expect(expectedLang(q('ZH-1', { query: '怎么排气', expect_contains: '打开排气螺钉' }))).toBe('zh');
+    expect(expectedLang(q('ZH-2', { query: '怎么排气', expect_file: 'docs/zh_CN/pump.md', expect_contains: 'P-200' }))).toBe('zh');
+    expect(expectedLang(q('ZH-3', { expect_file: 'klipper-translations-zh/docs/FAQ.md', expect_contains: 'G28' }))).toBe('zh');
+    expect(expectedLang(q('ZH-4', { expect_file: 'docs/cnc/pump.md' }))).toBe('en');
+    expect(langSplit(q('ZH-5', { query: '液压泵怎么排气' }))).toBe('zh question → English manual');
+    expect(langSplit(q('ZH-6', { query: '液压泵怎么排气', expect_contains: '打开排气螺钉' }))).toBe('zh question → Chinese manual');
+    expect(langSplit(q('SY-7', { expect_file: 'manuals/zh/pump.md' }))).toBe('English question → Chinese manual');
+    expect(langSplit(q('SY-8'))).toBeNull();
+    expect(langSplit(q('OS-9', { type: 'out_of_scope', expect_file: null, expect_contains: null }))).toBeNull();
+  });
+
+  it('prints the language rows with retrieval and refusals', () => {
+    const table = formatLangTable(questions, report, answers);
+    const zhToEn = questions.filter((x) => langSplit(x) === 'zh question → English manual').length;
+    expect(zhToEn).toBeGreaterThan(0);
+    expect(table).toContain(`| zh question → English manual | ${zhToEn} |`);
+    expect(table).toMatch(/\| English question → Chinese manual \| \d+ \|/);
+  });
+
+  it('quotes the command line so that it can be pasted back', () => {
+    const line = commandLine(['/usr/bin/node', path.join(process.cwd(), 'scripts', 'eval.ts'), '--corpus', '../shared/corpus', '--embedder', 'onnx:models/local/e5 small']);
+    expect(line).toBe("npx tsx scripts/eval.ts --corpus ../shared/corpus --embedder 'onnx:models/local/e5 small'");
   });
 });

@@ -173,3 +173,30 @@ describe('ask', () => {
     await expect(ask(deps(), { question: 'hydraulic oil' }, { signal: ac.signal })).rejects.toMatchObject({ code: 'CANCELLED' });
   });
 });
+
+describe('ask with the library vocabulary', () => {
+  /** The library's vocabulary over LIBRARY plus a spec sheet that names the press brake's model. */
+  function withVocabulary(asked: string[][]): AnswerDeps {
+    const texts = [...LIBRARY.map((h) => `${h.text} ${h.section}`), 'Specifications: PB-40 press brake, 40 t.'].map((t) => new Set(analyze(t)));
+    return {
+      ...deps(),
+      async vocabulary(terms: string[]) {
+        asked.push(terms);
+        return new Map(terms.map((t) => [t, texts.filter((s) => s.has(t)).length]));
+      },
+    };
+  }
+  it('asks only about the words the top passages lack, and answers for a model name the library knows', async () => {
+    const asked: string[][] = [];
+    const r = await ask(withVocabulary(asked), { question: 'PB-40 hydraulic oil change interval', prefer: 'extractive' });
+    expect(r.refused).toBe(false);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toEqual(expect.arrayContaining(['pb40', 'interv']));
+    expect(asked[0]).not.toContain('oil');
+  });
+  it('still refuses a machine the library has never heard of', async () => {
+    const r = await ask(withVocabulary([]), { question: 'Haas hydraulic oil change interval', prefer: 'extractive' });
+    expect(r.refused).toBe(true);
+    expect(r.refusal?.reason).toContain('"Haas"');
+  });
+});

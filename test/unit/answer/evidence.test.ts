@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CodeLookupResponse } from '../../../native/contract/api.js';
-import { collectEvidence, contentTerms, gate, questionNames } from '../../../native/answer/evidence.js';
+import { collectEvidence, contentTerms, gate, questionNames, questionWords, weightedCoverage } from '../../../native/answer/evidence.js';
+import { analyze } from '../../../native/text/analyze.js';
 import { hit } from './helpers.js';
 
 const PASSAGES = [
@@ -89,5 +90,113 @@ describe('gate', () => {
   it('counts agreement between keyword and vector lists', () => {
     const ev = collectEvidence({ question: 'oil', hits: PASSAGES, codes: null, keywordTop: ['a', 'b', 'c'], vectorTop: ['b', 'c', 'd', 'e'] });
     expect(ev.agreement).toBe(0.5);
+  });
+});
+
+/** A library vocabulary over a few fixture texts: passages holding each analyzed term. */
+function vocabularyOf(texts: string[]): (term: string) => number {
+  const sets = texts.map((t) => new Set(analyze(t)));
+  return (term) => sets.filter((s) => s.has(term)).length;
+}
+
+describe('gate on Chinese questions', () => {
+  const ZH = [
+    hit('液压油每运行 2000 小时更换一次。使用 ISO VG 46 液压油。', { section: '保养 > 液压油', file: 'press-zh/hpb-200.md', lang: 'zh' }),
+    hit('每天启动油泵前检查油位。', { section: '保养 > 每日检查', file: 'press-zh/hpb-200.md', lang: 'zh' }),
+  ];
+  const library = vocabularyOf([...ZH.map((h) => h.text), ...PASSAGES.map((h) => h.text)]);
+
+  it('splits the question into jieba words like the index, not one term per sentence', () => {
+    expect(questionWords('液压油多久更换一次？')).toEqual(analyze('液压油多久更换一次'));
+    const ev = collectEvidence({ question: '液压油多久更换一次？', hits: ZH, codes: noCodes, vocabulary: library });
+    expect(ev.terms.length).toBeGreaterThan(2);
+    expect(ev.terms).toEqual(expect.arrayContaining(['液压油', '更换']));
+    // Each term is shown as its own word, never as the whole sentence.
+    for (const w of Object.values(ev.words)) expect(w.length).toBeLessThan('液压油多久更换一次'.length);
+  });
+  it('answers a Chinese question that a Chinese manual covers', () => {
+    const ev = collectEvidence({ question: '液压油多久更换一次？', hits: ZH, codes: noCodes, vocabulary: library });
+    expect(gate(ev, ZH.length)).toMatchObject({ answer: true, rule: 'covered' });
+  });
+  it('refuses a Chinese question about what the manuals lack, naming the missing words one by one', () => {
+    const q = '冷却液浓度用折射仪怎么测量和调整';
+    const ev = collectEvidence({ question: q, hits: ZH, codes: noCodes, vocabulary: library });
+    const d = gate(ev, ZH.length);
+    expect(d.answer).toBe(false);
+    expect(d.reason).not.toContain(q);
+  });
+});
+
+describe('gate on names the library knows', () => {
+  // The press brake's model name is in its specification chapter, not in the maintenance passages found.
+  const library = vocabularyOf([...PASSAGES.map((h) => h.text), 'Specifications of the PB-40: 40 t press brake, 2.5 m bed.']);
+  it('a name that the library holds is not unknown because the top passages lack it', () => {
+    const ev = collectEvidence({ question: 'PB-40 hydraulic oil change interval', hits: PASSAGES, codes: noCodes, vocabulary: library });
+    expect(ev.names).toContain('pb40');
+    expect(ev.missing).toEqual(expect.arrayContaining(['pb40', 'pb', '40']));
+    expect(ev.missingNames).toEqual([]);
+    expect(gate(ev, PASSAGES.length)).toMatchObject({ answer: true, rule: 'covered' });
+    // Without the vocabulary (the top passages alone) the same name is unknown.
+    expect(gate(collectEvidence({ question: 'PB-40 hydraulic oil change interval', hits: PASSAGES, codes: noCodes }), PASSAGES.length).rule).toBe('unknown-name');
+  });
+  it('a name the library has never seen still refuses', () => {
+    const ev = collectEvidence({ question: 'Tesla hydraulic oil change interval', hits: PASSAGES, codes: noCodes, vocabulary: library });
+    expect(gate(ev, PASSAGES.length)).toMatchObject({ answer: false, rule: 'unknown-name' });
+  });
+  it('a defined code is still refused for a machine its manual does not mention, even one the library knows', () => {
+    const lib = vocabularyOf(['HPB-200 alarm list', 'Press brake controller PBC-7 wiring']);
+    const ev = collectEvidence({ question: 'PBC-7 alarm 1', hits: PASSAGES, codes: { ...noCodes, detected: ['alarm:1'], matches: [alarm1] }, vocabulary: lib });
+    expect(gate(ev, PASSAGES.length)).toMatchObject({ answer: false, rule: 'code-other-scope' });
+  });
+});
+
+describe('gate on colloquial phrasing', () => {
+  const SERVO = [
+    hit('Servo motor overheating: the drive reduces torque when the motor temperature exceeds 80 °C. Check the cooling fan and reduce the duty cycle.', {
+      section: 'Troubleshooting > Overheating',
+      file: 'servo/sd40.md',
+      manual: 'SD40 Servo Drive',
+    }),
+    hit('Holding brake: the brake releases when the drive is enabled. A brake that does not release makes the motor hot.', {
+      section: 'Brake',
+      file: 'servo/sd40.md',
+      manual: 'SD40 Servo Drive',
+    }),
+  ];
+  const library = vocabularyOf([
+    ...SERVO.map((h) => h.text),
+    'Press the enable button once the guard is closed.',
+    'Keep the cable away from the spindle.',
+    'Let the motor cool down before you touch it.',
+  ]);
+  it('words no manual uses (colloquial verbs, fillers) do not veto covered topic words', () => {
+    const q = 'since monday the servo motor just cooks itself and the brake never lets go, weird';
+    const ev = collectEvidence({ question: q, hits: SERVO, codes: noCodes, vocabulary: library });
+    expect(ev.missing.length).toBeGreaterThanOrEqual(3); // "monday", "cooks", "lets", "weird" are in no passage
+    expect(gate(ev, SERVO.length)).toMatchObject({ answer: true, rule: 'covered' });
+    // Without the library's vocabulary the same words would veto it: the fix is the vocabulary, not a word list.
+    expect(gate(collectEvidence({ question: q, hits: SERVO, codes: noCodes }), SERVO.length).answer).toBe(false);
+  });
+  it('refuses when most of the question is words no manual uses', () => {
+    const ev = collectEvidence({ question: 'refractometer reading for the servo coolant concentrate', hits: SERVO, codes: noCodes, vocabulary: library });
+    expect(gate(ev, SERVO.length)).toMatchObject({ answer: false, rule: 'unknown-terms' });
+    expect(gate(ev, SERVO.length).reason).toContain('No installed manual uses the words');
+  });
+  it('still refuses when words the library does use are missing from the passages', () => {
+    const q = 'spindle cable guard enable button servo';
+    const ev = collectEvidence({ question: q, hits: SERVO, codes: noCodes, vocabulary: library });
+    expect(gate(ev, SERVO.length)).toMatchObject({ answer: false, rule: 'unknown-terms' });
+  });
+  it('words scattered over unrelated documentation sets do not add up to an answer', () => {
+    const scattered = [
+      hit('Coolant tank: empty it every month.', { file: 'lathe/manual.md', manual: 'Lathe' }),
+      hit('Concentration of the cleaning agent: 5 %.', { file: 'washer/manual.md', manual: 'Washer' }),
+      hit('Aluminium parts are deburred by hand.', { file: 'deburr/manual.md', manual: 'Deburring' }),
+      hit('The refractometer sits in the lab cabinet.', { file: 'lab/inventory.md', manual: 'Lab' }),
+    ];
+    const ev = collectEvidence({ question: 'coolant concentration for aluminium with a refractometer', hits: scattered, codes: noCodes });
+    expect(ev.unionCoverage).toBe(1);
+    expect(weightedCoverage(ev).source).toBe(0.25);
+    expect(gate(ev, scattered.length).answer).toBe(false);
   });
 });

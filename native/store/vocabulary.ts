@@ -1,0 +1,56 @@
+/**
+ * The library's vocabulary: in how many passages each analyzed term occurs (counted up to a cap).
+ * "Does the library know this word?" is asked of the whole full-text index (passage text and
+ * headings) and of the labels every passage carries (file path, manual title, equipment), never of
+ * the passages a search happened to rank first. The evidence gate uses it to tell a name the library
+ * has never heard of from one that the top passages merely lack.
+ */
+import * as lancedb from '@lancedb/lancedb';
+import type { FileRecord } from '../contract/document.js';
+import { analyze } from '../text/analyze.js';
+
+/** Passages counted at most per term: enough to tell a rare word from a common one, cheap to fetch. */
+export const VOCABULARY_COUNT_CAP = 50;
+
+/** Tokens of the labels of the files (path parts, manual title, equipment). */
+export function labelTokens(files: Iterable<FileRecord>): Set<string> {
+  const out = new Set<string>();
+  for (const f of files) {
+    const text = `${f.file.replace(/[/_.-]+/g, ' ')}\n${f.meta.title}\n${f.meta.equipment.join(' ')}`;
+    for (const t of analyze(text)) out.add(t);
+  }
+  return out;
+}
+
+/**
+ * Passages holding each term (at most {@link VOCABULARY_COUNT_CAP}; a term found only in file labels
+ * counts 1). Terms are analyzer tokens (analyze() output), looked up as they are.
+ */
+export async function countTerms(
+  table: lancedb.Table | null,
+  files: Iterable<FileRecord>,
+  terms: string[],
+  isCommitted: (row: Record<string, unknown>) => boolean,
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const wanted = [...new Set(terms.filter((t) => t.length > 0 && !/\s/.test(t)))];
+  if (wanted.length === 0) return out;
+  const labels = labelTokens(files);
+  const inIndex = async (term: string): Promise<number> => {
+    if (!table) return 0;
+    const rows = await table
+      .query()
+      .fullTextSearch(new lancedb.MultiMatchQuery(term, ['fts', 'fts_head']))
+      .select(['file', 'generation', '_score'])
+      .limit(VOCABULARY_COUNT_CAP)
+      .toArray();
+    return (rows as Record<string, unknown>[]).filter(isCommitted).length;
+  };
+  // One small query a term, run together (a question has a few terms the top passages lack).
+  const counts = await Promise.all(wanted.map(inIndex));
+  wanted.forEach((term, i) => {
+    const n = counts[i] ?? 0;
+    out.set(term, n === 0 && labels.has(term) ? 1 : n);
+  });
+  return out;
+}
