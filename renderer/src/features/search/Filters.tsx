@@ -1,4 +1,9 @@
-/** Search filters: machine, manual, language and pack, from the library's own lists. */
+/**
+ * Search filters: machine, manual, language and pack, from the library's own lists. On a narrow or
+ * short window (or with large text) they fold into one "Filters" line, so the code card and the first
+ * results stay above the fold.
+ */
+import { useEffect, useState } from 'react';
 import type { Lang, ManualInfo, PackInfo, SearchFilters } from '../../../../native/contract/index.js';
 
 export interface FilterState {
@@ -19,7 +24,47 @@ export function toSearchFilters(f: FilterState): SearchFilters | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-export function Filters({
+/** Windows where the filters start folded: narrow, or short, measured in the page's own text size. */
+export const NARROW_QUERY = '(max-width: 60rem), (max-height: 42rem)';
+
+function useNarrow(): boolean {
+  const query = typeof window !== 'undefined' && window.matchMedia ? window.matchMedia(NARROW_QUERY) : null;
+  const [narrow, setNarrow] = useState(() => query?.matches ?? false);
+  useEffect(() => {
+    if (!query) return;
+    const on = () => setNarrow(query.matches);
+    on();
+    query.addEventListener('change', on);
+    // Text size changes the rem the query is measured in, without a resize.
+    const obs = new MutationObserver(on);
+    obs.observe(document.documentElement, { attributes: true, attributeFilter: ['data-text-size'] });
+    return () => {
+      query.removeEventListener('change', on);
+      obs.disconnect();
+    };
+  }, [query]);
+  return narrow;
+}
+
+/** "Filters" or "Filters (2 on)" for the folded line. */
+export function filtersSummary(f: FilterState): string {
+  const on = [f.equipment, f.manual, f.lang, f.pack].filter(Boolean).length;
+  return on > 0 ? `Filters (${on} on)` : 'Filters';
+}
+
+export function Filters(props: Parameters<typeof FilterFields>[0]) {
+  const narrow = useNarrow();
+  const [open, setOpen] = useState(!narrow);
+  useEffect(() => setOpen(!narrow), [narrow]);
+  return (
+    <details className="filters-box" open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+      <summary>{filtersSummary(props.value)}</summary>
+      <FilterFields {...props} />
+    </details>
+  );
+}
+
+function FilterFields({
   manuals,
   packs,
   packsAvailable,
