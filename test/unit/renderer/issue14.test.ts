@@ -11,7 +11,9 @@ import { ingestHeadline } from '../../../renderer/src/features/library/LibraryPa
 import { searchErrors, resultTargets } from '../../../renderer/src/features/search/SearchPage.js';
 import { pdfScale, stepZoom } from '../../../renderer/src/features/source/PdfView.js';
 import { isSampleLibrary, isSampleManual, hasOwnManuals } from '../../../renderer/src/ui/sample.js';
-import { filtersSummary, NO_FILTERS } from '../../../renderer/src/features/search/Filters.js';
+import { filtersSummary, isNarrow, NO_FILTERS } from '../../../renderer/src/features/search/Filters.js';
+import { verifyHeadline } from '../../../renderer/src/features/packs/PacksPage.js';
+import type { PackVerifyReport } from '../../../native/contract/index.js';
 
 describe('passages render structure, never markup', () => {
   it('reads headings, a lead-in and its steps, code spans without backticks', () => {
@@ -114,6 +116,25 @@ describe('messages for people', () => {
     expect(ingestHeadline(report({ files: 2, chunks: 9, seconds: 1.2 })).text).toMatch(/^Done in 1.2 s: 2 files/);
   });
 
+  it('a pack path that does not exist leads with that cause, without signature or checksum lines', () => {
+    const missing = {
+      ok: false,
+      pack: { id: '', name: '', version: '', publisher: null, signer: null },
+      signature: 'missing',
+      trusted: null,
+      checksums: { checked: 0, failed: [] },
+      embedderCompatible: null,
+      problems: ['Pack file not found: /media/usb/site.mdpack. Check the path and that the drive is connected.'],
+      error: { code: 'NOT_FOUND', message: 'Pack file not found: /media/usb/site.mdpack. Check the path and that the drive is connected.' },
+    } as unknown as PackVerifyReport;
+    const h = verifyHeadline(missing);
+    expect(h.text).toMatch(/^Pack file not found/);
+    expect(h.showChecks).toBe(false);
+    const bad = { ...missing, pack: { ...missing.pack, name: 'Line 3', version: '1.0' }, checksums: { checked: 4, failed: ['a.pdf'] }, error: { code: 'PACK_INVALID', message: 'a.pdf does not match its checksum.' } } as unknown as PackVerifyReport;
+    expect(verifyHeadline(bad).text).toMatch(/^a\.pdf does not match its checksum\. The pack did not pass/);
+    expect(verifyHeadline(bad).showChecks).toBe(true);
+  });
+
   it('the same input error from code lookup and search is shown once', () => {
     const fail = (method: string): Result<never> => ({ ok: false, error: { code: 'INVALID_INPUT', message: `Invalid ${method} request: field "text": must be at most 2000 characters.` } }) as Result<never>;
     expect(searchErrors(fail('lookupCode') as Result<CodeLookupResponse>, fail('search') as Result<SearchResponse>)).toHaveLength(1);
@@ -142,6 +163,11 @@ describe('keyboard and reading', () => {
     expect(stepZoom(1, 1)).toBe(1.25);
     expect(stepZoom(1, -1)).toBe(0.8);
     expect(stepZoom(3, 1)).toBe(3);
+  });
+
+  it('filters fold at 1024×700 with Larger text (24 px), not at 1280×800 normal text', () => {
+    expect(isNarrow(1024, 700, 24)).toBe(true);
+    expect(isNarrow(1280, 800, 18)).toBe(false);
   });
 
   it('folded filters say how many are on', () => {

@@ -24,25 +24,31 @@ export function toSearchFilters(f: FilterState): SearchFilters | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** Windows where the filters start folded: narrow, or short, measured in the page's own text size. */
-export const NARROW_QUERY = '(max-width: 60rem), (max-height: 42rem)';
+/**
+ * Windows where the filters start folded: under 60 × 36 lines of the page's own text size (a media
+ * query's rem is the browser default, not the Larger text setting, so this is measured here).
+ */
+export function isNarrow(width: number, height: number, rootPx: number): boolean {
+  const px = rootPx > 0 ? rootPx : 16;
+  return width / px < 60 || height / px < 36;
+}
 
 function useNarrow(): boolean {
-  const query = typeof window !== 'undefined' && window.matchMedia ? window.matchMedia(NARROW_QUERY) : null;
-  const [narrow, setNarrow] = useState(() => query?.matches ?? false);
+  const measure = () =>
+    typeof window === 'undefined' ? false : isNarrow(window.innerWidth, window.innerHeight, parseFloat(getComputedStyle(document.documentElement).fontSize));
+  const [narrow, setNarrow] = useState(measure);
   useEffect(() => {
-    if (!query) return;
-    const on = () => setNarrow(query.matches);
+    const on = () => setNarrow(measure());
     on();
-    query.addEventListener('change', on);
-    // Text size changes the rem the query is measured in, without a resize.
+    window.addEventListener('resize', on);
+    // Text size changes the root font size without a resize.
     const obs = new MutationObserver(on);
     obs.observe(document.documentElement, { attributes: true, attributeFilter: ['data-text-size'] });
     return () => {
-      query.removeEventListener('change', on);
+      window.removeEventListener('resize', on);
       obs.disconnect();
     };
-  }, [query]);
+  }, []);
   return narrow;
 }
 

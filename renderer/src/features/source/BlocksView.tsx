@@ -115,8 +115,9 @@ export function BlocksView({ blocks, cited, query, lang }: { blocks: Block[]; ci
             </pre>
           );
         }
+        const signal = b.kind === 'admonition' ? admonitionTone(b) : null;
         return (
-          <p key={i} ref={refFor(i)} className={cls(b, i)} data-cited={isCited || undefined}>
+          <p key={i} ref={refFor(i)} className={`${cls(b, i)}${signal ? ` doc-signal-${signal}` : ''}`} data-cited={isCited || undefined}>
             {b.kind === 'admonition' && b.admonition && !b.text.toUpperCase().startsWith(b.admonition) && <strong>{b.admonition}: </strong>}
             {b.kind === 'definition' && b.term && <strong>{b.term}: </strong>}
             {show(text(b))}
@@ -125,6 +126,16 @@ export function BlocksView({ blocks, cited, query, lang }: { blocks: Block[]; ci
       })}
     </div>
   );
+}
+
+/** DANGER / WARNING / CAUTION / NOTICE of an admonition block (its kind, else the word it starts with). */
+function admonitionTone(b: Block): 'danger' | 'warning' | 'caution' | 'notice' | null {
+  const word = (b.admonition ?? /^\s*(DANGER|WARNING|CAUTION|NOTICE)\b/i.exec(b.text)?.[1] ?? '').toUpperCase();
+  if (word === 'DANGER') return 'danger';
+  if (word === 'WARNING') return 'warning';
+  if (word === 'CAUTION') return 'caution';
+  if (word === 'NOTICE' || word === 'IMPORTANT') return 'notice';
+  return null;
 }
 
 function text(b: Block): string {
