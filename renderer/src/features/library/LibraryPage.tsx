@@ -303,7 +303,7 @@ function IngestSummary({ report: r }: { report: IngestReport }) {
   const head = ingestHeadline(r);
   const failedFiles = r.skipped.filter((s) => !NOT_FOUND.test(s.reason));
   return (
-    <div className="summary" role="status">
+    <div className={`summary${head.problem ? ' is-problem' : ''}`} role="status">
       <p className={head.problem ? 'status-failed' : undefined}>
         <strong>{head.text}</strong>
       </p>
