@@ -6,7 +6,8 @@
  *   2. the system's Chromium (/usr/bin/chromium, or `chromium` / `chromium-browser` on PATH);
  *   3. the headless Chromium shipped inside the npm package @sparticuz/chromium (a devDependency):
  *      its brotli'd binary, fonts, SwiftShader and NSS libraries are unpacked once into
- *      node_modules/.cache/manualdesk-chromium/<version>/ (written to a temp folder, then renamed, so
+ *      node_modules/.cache/manualdesk-chromium/<version>/ (or $TMPDIR/manualdesk-chromium-<uid>/ when
+ *      node_modules is read-only; written to a temp folder, then renamed, so
  *      two processes starting at once never see half a browser). The binary needs only glibc, NSS,
  *      NSPR and expat; the package's own NSS/NSPR/expat build goes on LD_LIBRARY_PATH, so a machine
  *      without libnss3 runs it too.
@@ -16,6 +17,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
@@ -83,7 +85,7 @@ function npmChromium(): ChromiumLaunch {
     throw new Error('No Chromium for the browser tests: none on this system and node_modules/@sparticuz/chromium is missing. Run `npm ci`, or set CHROMIUM_PATH.');
   }
   const version = (JSON.parse(fs.readFileSync(path.join(PACKAGE, 'package.json'), 'utf8')) as { version: string }).version;
-  const dir = path.join(ROOT, 'node_modules/.cache/manualdesk-chromium', version);
+  const dir = cacheDir(version);
   if (!isExecutable(path.join(dir, 'chromium'))) unpack(dir);
   const env = baseEnv();
   env.LD_LIBRARY_PATH = [path.join(dir, 'lib'), dir, env.LD_LIBRARY_PATH].filter(Boolean).join(':');
@@ -91,6 +93,19 @@ function npmChromium(): ChromiumLaunch {
   if (!fs.existsSync('/etc/fonts/fonts.conf') && !env.FONTCONFIG_FILE) env.FONTCONFIG_FILE = path.join(dir, 'fonts.conf');
   env.HOME ??= dir;
   return { executablePath: path.join(dir, 'chromium'), env, source: 'npm' };
+}
+
+/** node_modules/.cache/manualdesk-chromium/<version>, or a per-user temp folder when node_modules is read-only. */
+function cacheDir(version: string): string {
+  const inRepo = path.join(ROOT, 'node_modules/.cache/manualdesk-chromium', version);
+  if (isExecutable(path.join(inRepo, 'chromium'))) return inRepo;
+  try {
+    fs.mkdirSync(path.dirname(inRepo), { recursive: true });
+    fs.accessSync(path.dirname(inRepo), fs.constants.W_OK);
+    return inRepo;
+  } catch {
+    return path.join(os.tmpdir(), `manualdesk-chromium-${process.getuid?.() ?? 'user'}`, version);
+  }
 }
 
 /** Unpacks the package's brotli files into dir (via a temp folder renamed at the end). */
