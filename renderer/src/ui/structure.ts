@@ -22,13 +22,26 @@ const PIPE_SEPARATOR = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
 export function structure(text: string, opts: { tableRow?: boolean } = {}): Piece[] {
   const src = text.replace(/\r\n?/g, '\n').trim();
   if (!src) return [];
-  if (opts.tableRow) {
+  if (opts.tableRow || looksLikeCsvRow(src)) {
     const fields = rowFields(src);
     if (fields) return [{ kind: 'fields', fields }];
   }
   const pieces: Piece[] = [];
   for (const token of new Lexer({ gfm: true }).lex(withTableSeparators(src))) pieces.push(...fromToken(token));
   return pieces;
+}
+
+/**
+ * A quoted CSV row with its header line (a citation does not say it is a table row): two lines, at
+ * least three columns, a header of short names. Prose with commas does not look like this.
+ */
+export function looksLikeCsvRow(text: string): boolean {
+  const lines = text.split('\n').filter((l) => l.trim());
+  if (lines.length !== 2 || lines.some((l) => PIPE_ROW.test(l))) return false;
+  const rows = csvRows(lines.join('\n'));
+  if (!rows || rows.length !== 2) return false;
+  const [head, row] = rows as [string[], string[]];
+  return head.length >= 3 && head.length === row.length && head.every((h) => h.trim().length > 0 && h.length <= 40 && h.trim().split(/\s+/).length <= 4);
 }
 
 /**

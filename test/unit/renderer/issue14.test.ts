@@ -46,6 +46,11 @@ describe('passages render structure, never markup', () => {
     expect(rowFields('P0301=Cylinder 1 Misfire')).toEqual([['P0301', 'Cylinder 1 Misfire']]);
     expect(rowFields('| Code | Message |\n| E-1 | Stop |')).toEqual([['Code', 'E-1'], ['Message', 'Stop']]);
   });
+
+  it('a cited CSV row (no table-row flag) still shows as fields; prose with commas stays prose', () => {
+    expect(structure('Code,Message,Cause,Remedy\nE-107,Spindle overtemperature,Housing above 55 °C.,Check the chiller.')[0]!.kind).toBe('fields');
+    expect(structure('Stop the spindle, open the cover, and wait.\nThen, with gloves, remove the filter, bowl and seal.')[0]!.kind).toBe('paragraph');
+  });
 });
 
 describe('the viewers keep a table together with its header', () => {
