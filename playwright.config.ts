@@ -1,10 +1,12 @@
 /**
- * End-to-end tests of the UI: the "browser" project drives Debian's Chromium against browser mode
+ * End-to-end tests of the UI: the "browser" project drives Chromium (the system's, or the build npm
+ * installed from @sparticuz/chromium: see test/e2e/chromium.ts) against browser mode
  * (`npm start -- --browser` on a temp copy of the sample library); the "electron" project runs the same
  * specs against the real desktop app when an Electron binary is on this machine, and skips otherwise.
  * Screenshots and timings go to test-results/ (not committed).
  */
 import { defineConfig } from '@playwright/test';
+import { findChromium } from './test/e2e/chromium.js';
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -19,6 +21,8 @@ export const CHROMIUM_ARGS = [
   '--disable-features=AutofillServerCommunication,NetworkTimeServiceQuerying',
 ];
 
+const chromium = findChromium();
+
 export default defineConfig({
   testDir: 'test/e2e',
   outputDir: 'test-results/e2e',
@@ -32,7 +36,7 @@ export default defineConfig({
   use: {
     viewport: { width: 1280, height: 800 },
     screenshot: 'only-on-failure',
-    launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS },
+    launchOptions: { executablePath: chromium.executablePath, env: chromium.env, args: CHROMIUM_ARGS },
   },
   projects: [
     { name: 'browser', use: { browserName: 'chromium' } },

@@ -18,6 +18,7 @@ import { PacksPage } from './features/packs/PacksPage.js';
 import { SettingsPage } from './features/settings/SettingsPage.js';
 import { HistoryPage } from './features/history/HistoryPage.js';
 import { plural } from './ui/notices.js';
+import { isSampleLibrary } from './ui/sample.js';
 
 type LibraryState = { kind: 'loading' } | { kind: 'ready'; info: LibraryInfo } | { kind: 'error'; message: string };
 
@@ -34,6 +35,8 @@ export function App({ conn }: { conn: Connection }) {
   const [settings, setSettings] = useState<Settings>(readSettings);
   const [historyVersion, setHistoryVersion] = useState(0);
   const searchFocus = useRef<(() => void) | null>(null);
+  /** What had focus when the source viewer opened: Esc / Back give it focus again. */
+  const returnFocus = useRef<HTMLElement | null>(null);
 
   useEffect(() => applySettings(settings), [settings]);
 
@@ -80,10 +83,23 @@ export function App({ conn }: { conn: Connection }) {
         page: target.page,
         section: target.section,
       });
+      const active = document.activeElement;
+      if (!source && active instanceof HTMLElement && active !== document.body) returnFocus.current = active;
       setSource(target);
     },
-    [manuals, record],
+    [manuals, record, source],
   );
+
+  /** Closes the viewer and gives focus back to what opened it (the search box keeps its selection). */
+  const closeSource = useCallback(() => {
+    flushSync(() => setSource(null));
+    const back = returnFocus.current;
+    returnFocus.current = null;
+    if (back && back.isConnected && back.offsetParent !== null) {
+      back.focus();
+      if (back.id === 'search-input') searchFocus.current?.();
+    } else if (screen === 'search') searchFocus.current?.();
+  }, [screen]);
 
   const ask = useCallback(
     (text: string) => {
@@ -100,15 +116,13 @@ export function App({ conn }: { conn: Connection }) {
         focusSearch();
       } else if (e.key === 'Escape' && !e.defaultPrevented) {
         e.preventDefault();
-        if (source) {
-          flushSync(() => setSource(null));
-          if (screen === 'search') searchFocus.current?.();
-        } else focusSearch();
+        if (source) closeSource();
+        else focusSearch();
       }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [focusSearch, source, screen]);
+  }, [focusSearch, source, closeSource]);
 
   const searchFor = useCallback(
     (text: string) => {
@@ -152,13 +166,18 @@ export function App({ conn }: { conn: Connection }) {
         </nav>
         <p className="library-summary" aria-live="polite">
           {summary}
+          {library.kind === 'ready' && isSampleLibrary(library.info, manuals) && (
+            <span className="sample-badge" title="The bundled Acme manuals are made up for trying ManualDesk: never follow them on a real machine.">
+              Fictional sample library
+            </span>
+          )}
           {library.kind === 'error' && <span className="library-error">{library.message}</span>}
           {conn.mode === 'browser' && <span className="mode-badge">Browser mode</span>}
         </p>
       </header>
 
       <main>
-        {source && <SourceViewer engine={conn.engine} target={source} onBack={() => setSource(null)} />}
+        {source && <SourceViewer engine={conn.engine} target={source} onBack={closeSource} />}
         <div hidden={!show('search')}>
           <SearchPage
             engine={engine}
@@ -179,7 +198,13 @@ export function App({ conn }: { conn: Connection }) {
         )}
         {visited.has('library') && (
           <div hidden={!show('library')}>
-            <LibraryPage engine={engine} mode={conn.mode} manuals={manuals} onChanged={libraryChanged} />
+            <LibraryPage
+              engine={engine}
+              mode={conn.mode}
+              manuals={manuals}
+              sampleLibrary={library.kind === 'ready' && isSampleLibrary(library.info, manuals)}
+              onChanged={libraryChanged}
+            />
           </div>
         )}
         {visited.has('packs') && (
@@ -194,7 +219,14 @@ export function App({ conn }: { conn: Connection }) {
         )}
         {visited.has('history') && (
           <div hidden={!show('history')}>
-            <HistoryPage version={historyVersion} active={show('history')} onCleared={() => setHistoryVersion((v) => v + 1)} />
+            <HistoryPage
+              version={historyVersion}
+              active={show('history')}
+              onCleared={() => setHistoryVersion((v) => v + 1)}
+              onSearch={searchFor}
+              onAsk={ask}
+              onOpen={openSource}
+            />
           </div>
         )}
       </main>

@@ -4,7 +4,7 @@
  *
  *   start browser mode (bin/start.js builds the sample library: ingest) → ingest a folder over HTTP
  *   → fault-code lookups → search → ask with a local GGUF model (streamed tokens) → build, sign,
- *   trust and import a manual pack → search the pack → the UI in Debian Chromium (code card,
+ *   trust and import a manual pack → search the pack → the UI in Chromium (system or npm-installed; code card,
  *   search hits, an answer), with every browser request outside loopback logged and aborted.
  *
  *   node --import tsx test/reliability/network-flow.ts <work dir> <model.gguf>
@@ -20,6 +20,7 @@ import { buildPack } from '../../native/packs/build.js';
 import { generateKeys, trustKey } from '../../native/packs/keys.js';
 import { writeManuals } from '../integration/packs-helpers.js';
 import { CHROMIUM_ARGS } from '../../playwright.config.js';
+import { findChromium } from '../e2e/chromium.js';
 
 /**
  * The e2e flags (playwright.config.ts, which turn off the autofill server and network time queries),
@@ -166,8 +167,10 @@ async function main(): Promise<void> {
     });
 
     await step('UI in Chromium', async () => {
+      const found = findChromium();
       browser = await chromium.launch({
-        executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+        executablePath: found.executablePath,
+        env: found.env,
         args: [...BROWSER_ARGS, `--log-net-log=${netLog}`, '--net-log-capture-mode=Default'],
         timeout: 60_000,
       });

@@ -10,7 +10,10 @@ import { addFeedback } from '../../local/feedback.js';
 import type { HistoryEntry } from '../../local/history.js';
 import type { OpenSource } from '../../routes.js';
 import { Busy, ErrorNote } from '../../ui/notices.js';
+import { MAX_QUERY_CHARS } from '../../ui/limits.js';
+import { Structured } from '../../ui/Structured.js';
 import { AnswerText } from './AnswerText.js';
+import { SafetyBox } from './SafetyBox.js';
 
 const MODE_LABEL: Record<AnswerMode, { badge: string; note: string }> = {
   code: { badge: 'Code', note: 'From the fault-code table' },
@@ -22,7 +25,7 @@ type State =
   | { kind: 'idle' }
   | { kind: 'asking'; question: string; streamed: string }
   | { kind: 'done'; res: AskResponse }
-  | { kind: 'error'; question: string; message: string };
+  | { kind: 'error'; question: string; message: string; code?: string };
 
 export interface AnswerPageProps {
   engine: UiEngine;
@@ -63,7 +66,7 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
         setState({ kind: 'done', res: res.value });
         if (!res.value.refused) setTurns((t) => [...t, { question, answer: res.value.answer }]);
       } else {
-        setState({ kind: 'error', question, message: res.error.message });
+        setState({ kind: 'error', question, message: res.error.message, code: res.error.code });
       }
     },
     [engine, onRecord],
@@ -113,7 +116,8 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
           rows={2}
           placeholder="Ask in a sentence, e.g. How do I clean the chiller filter?"
           value={text}
-          onChange={(e) => setText(e.target.value)}
+          maxLength={MAX_QUERY_CHARS}
+          onChange={(e) => setText(e.target.value.slice(0, MAX_QUERY_CHARS))}
           onKeyDown={onKey}
         />
         <div className="ask-actions">
@@ -136,6 +140,11 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
           )}
         </div>
       </form>
+      {text.length >= MAX_QUERY_CHARS && (
+        <p className="notice" role="status">
+          A question can be at most {MAX_QUERY_CHARS.toLocaleString('en')} characters; the rest was left out. Ask about one problem in a sentence or two.
+        </p>
+      )}
       <p className="shortcuts">Enter asks · Shift+Enter new line · Esc cancels or goes back to search</p>
 
       {state.kind === 'idle' && <p className="status">Answers quote your manuals and show where each sentence comes from.</p>}
@@ -156,14 +165,18 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
         <ErrorNote
           message={state.message}
           action={
-            <button type="button" className="button" onClick={() => onSearch(state.question)}>
-              Search for it instead
-            </button>
+            // A question the engine refused as input would fail the search the same way.
+            state.code === 'INVALID_INPUT' ? undefined : (
+              <button type="button" className="button" onClick={() => onSearch(state.question)}>
+                Search for it instead
+              </button>
+            )
           }
         />
       )}
       {state.kind === 'done' && (
         <AnswerView
+          engine={engine}
           res={state.res}
           onCite={openCitation}
           onOpen={onOpen}
@@ -186,12 +199,14 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
 }
 
 function AnswerView({
+  engine,
   res,
   onCite,
   onOpen,
   feedback,
   onFeedback,
 }: {
+  engine: UiEngine;
   res: AskResponse;
   onCite: (c: Citation) => void;
   onOpen: OpenSource;
@@ -210,15 +225,7 @@ function AnswerView({
       {res.safety.length > 0 && (
         <section className="safety-list" aria-label="Safety">
           {res.safety.map((s, i) => (
-            <div key={i} className={`safety safety-${s.kind.toLowerCase()}`} role="note">
-              <span className="safety-kind">{s.kind === 'LOCKOUT' ? 'LOCKOUT / TAGOUT' : s.kind}</span>
-              <p className="safety-text">{s.text}</p>
-              {byN.has(s.n) && (
-                <button type="button" className="cite" onClick={() => cite(s.n)} aria-label={`Open source ${s.n}`}>
-                  [{s.n}]
-                </button>
-              )}
-            </div>
+            <SafetyBox key={i} notice={s} citation={byN.get(s.n)} engine={engine} onCite={() => cite(s.n)} onOpen={onOpen} />
           ))}
         </section>
       )}
@@ -265,9 +272,7 @@ function AnswerView({
           )}
         </div>
       ) : (
-        <p className="answer-text">
-          <AnswerText text={res.answer} known={new Set(byN.keys())} onCite={cite} />
-        </p>
+        <Structured className="answer-text" text={res.answer} inline={(t) => <AnswerText text={t} known={new Set(byN.keys())} onCite={cite} />} />
       )}
       {res.fallbackReason && <p className="notice">{res.fallbackReason}</p>}
       {res.invalidCitations && res.invalidCitations.length > 0 && (
@@ -287,7 +292,9 @@ function AnswerView({
                     {c.section && <span className="hit-section">{c.section}</span>}
                     {c.page !== null && <span className="hit-page">p. {c.page}</span>}
                   </span>
-                  <span className="citation-text">{c.text}</span>
+                  <span className="citation-text">
+                    <Structured text={c.text} />
+                  </span>
                 </button>
               </li>
             ))}

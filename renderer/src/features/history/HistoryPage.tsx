@@ -1,10 +1,23 @@
-/** History: the local audit trail of lookups and opened manual pages, exportable as CSV. */
+/**
+ * History: the local audit trail of lookups and opened manual pages, exportable as CSV. A search or
+ * a question runs again from its row (a button, so Tab + Enter does it); an opened page opens again.
+ */
 import { useMemo, useState } from 'react';
 import { clearHistory, historyCsv, readHistory, type HistoryEntry } from '../../local/history.js';
+import type { OpenSource } from '../../routes.js';
 
 const ACTION: Record<HistoryEntry['action'], string> = { search: 'Searched', ask: 'Asked', open: 'Opened' };
 
-export function HistoryPage({ version, active, onCleared }: { version: number; active: boolean; onCleared: () => void }) {
+export interface HistoryPageProps {
+  version: number;
+  active: boolean;
+  onCleared: () => void;
+  onSearch: (text: string) => void;
+  onAsk: (text: string) => void;
+  onOpen: OpenSource;
+}
+
+export function HistoryPage({ version, active, onCleared, onSearch, onAsk, onOpen }: HistoryPageProps) {
   const [confirm, setConfirm] = useState(false);
   // Re-read when something was recorded or the screen is shown again.
   const entries = useMemo(() => (active ? readHistory() : []), [version, active]);
@@ -58,7 +71,29 @@ export function HistoryPage({ version, active, onCleared }: { version: number; a
               <tr key={`${e.at}:${i}`}>
                 <td className="num">{new Date(e.at).toLocaleString()}</td>
                 <td>
-                  {ACTION[e.action]} {e.query ? `“${e.query}”` : ''}
+                  {e.query && e.action !== 'open' ? (
+                    <button
+                      type="button"
+                      className="link history-rerun"
+                      title={e.action === 'ask' ? 'Ask this again' : 'Search for this again'}
+                      onClick={() => (e.action === 'ask' ? onAsk(e.query!) : onSearch(e.query!))}
+                    >
+                      {ACTION[e.action]} “{e.query}”
+                    </button>
+                  ) : e.action === 'open' && e.file && e.manual ? (
+                    <button
+                      type="button"
+                      className="link history-rerun"
+                      title="Open this page again"
+                      onClick={() => onOpen({ file: e.file!, manual: e.manual!, pack: e.pack, page: e.page ?? null, section: e.section ?? '', text: e.section ?? '' })}
+                    >
+                      {ACTION[e.action]}
+                    </button>
+                  ) : (
+                    <>
+                      {ACTION[e.action]} {e.query ? `“${e.query}”` : ''}
+                    </>
+                  )}
                 </td>
                 <td>{e.manual ?? ''}</td>
                 <td>{e.revision ?? ''}</td>

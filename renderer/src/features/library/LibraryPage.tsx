@@ -8,6 +8,7 @@ import type { IngestProgress, IngestReport, ManualInfo, SkippedFile } from '../.
 import type { UiEngine } from '../../engine/types.js';
 import { load, save } from '../../local/storage.js';
 import { ErrorNote, ProgressBar, plural } from '../../ui/notices.js';
+import { hasOwnManuals, isSampleManual } from '../../ui/sample.js';
 
 const FAILED_KEY = 'manualdesk.failed.v1';
 const isSkipped = (v: unknown): v is SkippedFile[] => Array.isArray(v);
@@ -46,11 +47,14 @@ export function LibraryPage({
   engine,
   mode,
   manuals,
+  sampleLibrary = false,
   onChanged,
 }: {
   engine: UiEngine;
   mode: 'desktop' | 'browser';
   manuals: ManualInfo[];
+  /** The open library is the bundled fictional sample library. */
+  sampleLibrary?: boolean;
   onChanged: () => void;
 }) {
   const [paths, setPaths] = useState('');
@@ -60,6 +64,10 @@ export function LibraryPage({
   const [confirmRemove, setConfirmRemove] = useState<string | null>(null);
   const [removeError, setRemoveError] = useState<string | null>(null);
   const controller = useRef<AbortController | null>(null);
+  /** First real manuals into the sample library: a library of their own is offered, and is the default. */
+  const offerNew = sampleLibrary && !hasOwnManuals(manuals);
+  const [target, setTarget] = useState<'new' | 'samples'>('new');
+  const [newLibraryNote, setNewLibraryNote] = useState(false);
 
   async function runIngest(list: string[], forceRead: boolean, label: string) {
     const ac = new AbortController();
@@ -88,6 +96,11 @@ export function LibraryPage({
       .map((p) => p.trim())
       .filter(Boolean);
     if (list.length === 0) return;
+    if (offerNew && target === 'new') {
+      setNewLibraryNote(true);
+      return;
+    }
+    setNewLibraryNote(false);
     void runIngest(list, force, `Adding ${list.length === 1 ? list[0] : plural(list.length, 'path')}`);
   }
 
@@ -118,6 +131,25 @@ export function LibraryPage({
           onChange={(e) => setPaths(e.target.value)}
           disabled={running}
         />
+        {offerNew && (
+          <fieldset className="add-target">
+            <legend>This is the fictional sample library. Where should your manuals go?</legend>
+            <label className="check">
+              <input type="radio" name="add-target" value="new" checked={target === 'new'} onChange={() => setTarget('new')} disabled={running} /> A new library of
+              my own (recommended: the made-up sample procedures stay out of your results)
+            </label>
+            <label className="check">
+              <input type="radio" name="add-target" value="samples" checked={target === 'samples'} onChange={() => setTarget('samples')} disabled={running} /> Into
+              the sample library, to try ManualDesk with them
+            </label>
+          </fieldset>
+        )}
+        {newLibraryNote && offerNew && target === 'new' && (
+          <p className="notice" role="status">
+            To start a library of your own, close ManualDesk and start it with a folder for it: <code>npm start -- --library ~/manualdesk-library</code> (or set{' '}
+            <code>MANUALDESK_LIBRARY</code>), then add your manuals there. To try them next to the samples instead, choose “Into the sample library”.
+          </p>
+        )}
         <div className="add-actions">
           <label className="check">
             <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} disabled={running} /> Read unchanged files again
@@ -188,6 +220,7 @@ export function LibraryPage({
                 <tr key={m.file} data-file={m.file}>
                   <td>
                     <strong>{m.title}</strong>
+                    {isSampleManual(m) && <span className="sample-badge">fictional sample</span>}
                     <span className="manual-meta">
                       {[m.revision && `rev. ${m.revision}`, m.language, m.format, m.equipment.join(', ')].filter(Boolean).join(' · ')}
                     </span>
@@ -242,14 +275,38 @@ export function LibraryPage({
   );
 }
 
+const NOT_FOUND = /^not found\b/i;
+
+/**
+ * The summary's first sentence, said plainly: a path that does not exist, or a folder that held no
+ * manuals, is named as such (not "Done in 0.0 s: 0 files" and a failed "file").
+ */
+export function ingestHeadline(r: IngestReport): { text: string; problem: boolean } {
+  const missing = r.skipped.filter((s) => NOT_FOUND.test(s.reason)).map((s) => s.file);
+  const nothing = r.files === 0 && r.unchanged === 0 && r.removed === 0;
+  if (nothing && missing.length > 0 && missing.length === r.skipped.length) {
+    const list = missing.join(', ');
+    return { text: `Nothing was added: ${list} ${missing.length === 1 ? 'does' : 'do'} not exist. Check the path and that the drive is connected.`, problem: true };
+  }
+  if (nothing && r.skipped.length === 0) {
+    return { text: 'Nothing was added: no manuals were found there. ManualDesk reads PDF, Markdown, HTML, text, Word, CSV, YAML and Excel files.', problem: true };
+  }
+  const missingNote = missing.length > 0 ? ` ${missing.join(', ')}: not found.` : '';
+  return {
+    text: `Done in ${r.seconds.toFixed(1)} s: ${plural(r.files, 'file')} added or updated (${plural(r.chunks, 'passage')}), ${r.unchanged} unchanged${r.removed > 0 ? `, ${r.removed} removed (no longer in the folder)` : ''}.${missingNote}`,
+    problem: false,
+  };
+}
+
 function IngestSummary({ report: r }: { report: IngestReport }) {
+  const head = ingestHeadline(r);
+  const failedFiles = r.skipped.filter((s) => !NOT_FOUND.test(s.reason));
   return (
-    <div className="summary" role="status">
-      <p>
-        <strong>Done in {r.seconds.toFixed(1)} s:</strong> {plural(r.files, 'file')} added or updated ({plural(r.chunks, 'passage')}), {r.unchanged} unchanged
-        {r.removed > 0 ? `, ${r.removed} removed (no longer in the folder)` : ''}.
+    <div className={`summary${head.problem ? ' is-problem' : ''}`} role="status">
+      <p className={head.problem ? 'status-failed' : undefined}>
+        <strong>{head.text}</strong>
       </p>
-      {r.skipped.length > 0 && <p className="status-failed">{plural(r.skipped.length, 'file')} could not be added — see the reasons below.</p>}
+      {failedFiles.length > 0 && <p className="status-failed">{plural(failedFiles.length, 'file')} could not be added — see the reasons below.</p>}
       {(r.withoutText ?? []).length > 0 && (
         <p className="status-ocr">
           {(r.withoutText ?? []).join('; ')}: no searchable text was found in {plural((r.withoutText ?? []).length, 'file')}. Check that they open and hold text, not only

@@ -197,14 +197,28 @@ export function PacksPage({ engine, onChanged }: { engine: UiEngine; onChanged: 
   );
 }
 
+/**
+ * What the verify report leads with: its decisive cause when it failed (a path that does not exist
+ * is not a failed signature check), and whether the check lines mean anything (a pack never read
+ * has no signature or checksums to report).
+ */
+export function verifyHeadline(r: PackVerifyReport): { text: string; showChecks: boolean } {
+  if (r.ok) return { text: 'The pack is intact.', showChecks: true };
+  const unread = r.checksums.checked === 0 && !r.pack.name;
+  const cause = r.error?.message ?? r.problems[0];
+  if (unread) return { text: cause ?? 'The pack could not be read. Check the path and that the drive is connected.', showChecks: false };
+  return { text: `${cause ? `${cause} ` : ''}The pack did not pass the checks: do not import it; get a new copy from the publisher.`, showChecks: true };
+}
+
 function VerifyReport({ report: r }: { report: PackVerifyReport }) {
+  const head = verifyHeadline(r);
   return (
     <div className={r.ok ? 'summary' : 'error'} role="status">
       <p>
-        <strong>{r.ok ? 'The pack is intact.' : 'The pack did not pass the checks: do not import it; get a new copy from the publisher.'}</strong>
+        <strong>{head.text}</strong>
         {r.pack.name ? ` ${r.pack.name} ${r.pack.version}${r.pack.publisher ? ` from ${r.pack.publisher}` : ''}.` : ''}
       </p>
-      <ul>
+      {head.showChecks && <ul>
         <li>Signature: {r.signature === 'valid' ? 'valid' : r.signature === 'missing' ? 'missing (unsigned pack)' : 'INVALID — do not import it'}</li>
         <li>
           Signer: {r.pack.signer ? `${r.pack.signer.fingerprint.slice(0, 16)}…` : 'none'}
@@ -214,10 +228,12 @@ function VerifyReport({ report: r }: { report: PackVerifyReport }) {
           Checksums: {r.checksums.checked} checked{r.checksums.failed.length > 0 ? `, failed: ${r.checksums.failed.join(', ')}` : ', all match'}
         </li>
         {r.embedderCompatible === false && <li>Its search model differs from this library’s: install the matching model pack first.</li>}
-        {r.problems.map((p) => (
-          <li key={p}>{p}</li>
-        ))}
-      </ul>
+        {r.problems
+          .filter((p) => p !== r.error?.message)
+          .map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+      </ul>}
     </div>
   );
 }

@@ -1,4 +1,9 @@
-/** Search filters: machine, manual, language and pack, from the library's own lists. */
+/**
+ * Search filters: machine, manual, language and pack, from the library's own lists. On a narrow or
+ * short window (or with large text) they fold into one "Filters" line, so the code card and the first
+ * results stay above the fold.
+ */
+import { useEffect, useState } from 'react';
 import type { Lang, ManualInfo, PackInfo, SearchFilters } from '../../../../native/contract/index.js';
 
 export interface FilterState {
@@ -19,7 +24,53 @@ export function toSearchFilters(f: FilterState): SearchFilters | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-export function Filters({
+/**
+ * Windows where the filters start folded: under 60 × 36 lines of the page's own text size (a media
+ * query's rem is the browser default, not the Larger text setting, so this is measured here).
+ */
+export function isNarrow(width: number, height: number, rootPx: number): boolean {
+  const px = rootPx > 0 ? rootPx : 16;
+  return width / px < 60 || height / px < 36;
+}
+
+function useNarrow(): boolean {
+  const measure = () =>
+    typeof window === 'undefined' ? false : isNarrow(window.innerWidth, window.innerHeight, parseFloat(getComputedStyle(document.documentElement).fontSize));
+  const [narrow, setNarrow] = useState(measure);
+  useEffect(() => {
+    const on = () => setNarrow(measure());
+    on();
+    window.addEventListener('resize', on);
+    // Text size changes the root font size without a resize.
+    const obs = new MutationObserver(on);
+    obs.observe(document.documentElement, { attributes: true, attributeFilter: ['data-text-size'] });
+    return () => {
+      window.removeEventListener('resize', on);
+      obs.disconnect();
+    };
+  }, []);
+  return narrow;
+}
+
+/** "Filters" or "Filters (2 on)" for the folded line. */
+export function filtersSummary(f: FilterState): string {
+  const on = [f.equipment, f.manual, f.lang, f.pack].filter(Boolean).length;
+  return on > 0 ? `Filters (${on} on)` : 'Filters';
+}
+
+export function Filters(props: Parameters<typeof FilterFields>[0]) {
+  const narrow = useNarrow();
+  const [open, setOpen] = useState(!narrow);
+  useEffect(() => setOpen(!narrow), [narrow]);
+  return (
+    <details className="filters-box" open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+      <summary>{filtersSummary(props.value)}</summary>
+      <FilterFields {...props} />
+    </details>
+  );
+}
+
+function FilterFields({
   manuals,
   packs,
   value,

@@ -9,6 +9,9 @@ import type { UiEngine } from '../../engine/types.js';
 import type { HistoryEntry } from '../../local/history.js';
 import type { OpenSource, SourceTarget } from '../../routes.js';
 import { Busy, ErrorNote, plural } from '../../ui/notices.js';
+import { MAX_QUERY_CHARS } from '../../ui/limits.js';
+import { Structured } from '../../ui/Structured.js';
+import { isSampleManual } from '../../ui/sample.js';
 import { Filters, NO_FILTERS, toSearchFilters, type FilterState } from './Filters.js';
 import { Highlighted } from './highlight.js';
 
@@ -52,6 +55,9 @@ export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef,
   const pending = useRef<Promise<Outcome | null> | null>(null);
   const keyAt = useRef<{ query: string; t: number } | null>(null);
   const searchTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  /** The result ↑/↓ selected (index into resultTargets), -1 for none. */
+  const [selected, setSelected] = useState(-1);
+  const [clipped, setClipped] = useState(false);
 
   focusRef.current = () => {
     inputRef.current?.focus();
@@ -94,6 +100,7 @@ export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef,
 
   useEffect(() => {
     pending.current = run(query);
+    setSelected(-1);
   }, [query, run]);
 
   useEffect(() => {
@@ -120,7 +127,8 @@ export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef,
   async function openTop() {
     const outcome = await pending.current;
     if (!outcome) return;
-    const top = topTarget(outcome);
+    const picked = selected >= 0 ? resultTargets(outcome.codes, outcome.search)[selected] : undefined;
+    const top = picked ? { ...picked, query: outcome.query } : topTarget(outcome);
     if (!top) return;
     onRecord({ action: 'search', query: outcome.query });
     onOpen(top);
@@ -135,6 +143,11 @@ export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef,
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey || e.altKey)) {
       e.preventDefault();
       if (query.trim()) onAsk(query.trim());
+    } else if ((e.key === 'ArrowDown' || e.key === 'ArrowUp') && !e.altKey && !e.ctrlKey && !e.metaKey) {
+      const count = resultTargets(codesNow, searchNow).length;
+      if (count === 0) return;
+      e.preventDefault();
+      setSelected((i) => (e.key === 'ArrowDown' ? Math.min(count - 1, i + 1) : Math.max(-1, i - 1)));
     } else if (e.key === 'Escape' && query) {
       // Esc clears the box first; the next Esc is the app's "back".
       e.preventDefault();
@@ -162,9 +175,19 @@ export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef,
           spellCheck={false}
           placeholder="Fault code or a few words, e.g. E-101 or spindle lubrication"
           value={query}
+          maxLength={MAX_QUERY_CHARS}
+          aria-describedby={clipped ? 'search-limit' : undefined}
+          aria-controls="search-results"
+          aria-activedescendant={selected >= 0 ? `result-${selected}` : undefined}
           onChange={(e) => {
-            keyAt.current = { query: e.target.value, t: performance.now() };
-            setQuery(e.target.value);
+            const value = e.target.value.slice(0, MAX_QUERY_CHARS);
+            setClipped(e.target.value.length >= MAX_QUERY_CHARS);
+            keyAt.current = { query: value, t: performance.now() };
+            setQuery(value);
+          }}
+          onPaste={(e) => {
+            const pasted = e.clipboardData.getData('text');
+            if (query.length + pasted.length > MAX_QUERY_CHARS) setClipped(true);
           }}
           onKeyDown={onInputKey}
         />
@@ -175,7 +198,12 @@ export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef,
           Ask
         </button>
       </form>
-      <p className="shortcuts">Results appear as you type · Enter opens the top result · Ctrl+Enter asks · Esc clears · Ctrl+K (⌘K) comes back here</p>
+      {clipped && (
+        <p id="search-limit" className="notice" role="status">
+          A search can be at most {MAX_QUERY_CHARS.toLocaleString('en')} characters; the rest was left out. Type the fault code or a few words from the problem.
+        </p>
+      )}
+      <p className="shortcuts">Results appear as you type · ↑/↓ pick a result · Enter opens it · Ctrl+Enter asks · Esc clears · Ctrl+K (⌘K) comes back here</p>
 
       <Filters manuals={manuals} packs={packs} value={filters} onChange={setFilters} />
 
@@ -183,11 +211,28 @@ export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef,
         {!current && <p className="status">Type a fault code or describe the problem.</p>}
         {current && !codesNow && !searchNow && <Busy message={`Searching the manuals for “${current}”…`} />}
         {current && (codesNow || searchNow) && (
-          <Results query={current} codes={codesNow} search={searchNow} onOpen={(t) => onOpen({ ...t, query: current })} />
+          <Results
+            query={current}
+            codes={codesNow}
+            search={searchNow}
+            selected={selected}
+            samples={new Set(manuals.filter(isSampleManual).map((m) => m.file))}
+            onOpen={(t) => onOpen({ ...t, query: current })} />
         )}
       </div>
     </section>
   );
+}
+
+/** What ↑/↓ walk through, in screen order: the fault-code cards, then the passages they do not repeat. */
+export function resultTargets(codes: Result<CodeLookupResponse> | null, search: Result<SearchResponse> | null): SourceTarget[] {
+  const matches = codes?.ok ? codes.value.matches : [];
+  return [...matches.map((m) => codeTarget(m)), ...shownHits(matches, search).map((h) => hitTarget(h))];
+}
+
+/** Code hits repeat what the fault-code cards already show. */
+function shownHits(matches: CodeMatch[], search: Result<SearchResponse> | null): SearchHit[] {
+  return search?.ok ? search.value.hits.filter((h) => !(matches.length > 0 && h.kind === 'code')) : [];
 }
 
 /** What Enter opens: the first fault-code definition, else the best passage. */
@@ -210,22 +255,32 @@ function Results({
   query,
   codes,
   search,
+  selected,
+  samples,
   onOpen,
 }: {
+  samples: ReadonlySet<string>;
   query: string;
   codes: Result<CodeLookupResponse> | null;
   search: Result<SearchResponse> | null;
+  selected: number;
   onOpen: OpenSource;
 }) {
   const matches = codes?.ok ? codes.value.matches : [];
-  // Code hits repeat what the fault-code cards already show.
-  const hits = search?.ok ? search.value.hits.filter((h) => !(matches.length > 0 && h.kind === 'code')) : [];
+  const hits = shownHits(matches, search);
   const detected = codes?.ok ? codes.value.detected : [];
   const undefinedCodes = detected.length > 0 && matches.length === 0 ? detected : [];
-  const errors = [...new Set([codes, search].flatMap((r) => (r && !r.ok ? [r.error.message] : [])))];
+  const errors = searchErrors(codes, search);
+  const box = useRef<HTMLDivElement>(null);
+
+  // The selected result stays in view as ↑/↓ move it.
+  useEffect(() => {
+    if (selected < 0) return;
+    box.current?.querySelector(`#result-${selected}`)?.scrollIntoView({ block: 'nearest' });
+  }, [selected]);
 
   return (
-    <>
+    <div ref={box} id="search-results" role="listbox" aria-label="Results">
       {errors.map((message) => (
         <ErrorNote key={message} message={message} />
       ))}
@@ -233,7 +288,7 @@ function Results({
       {matches.length > 0 && (
         <section aria-label="Fault codes" className="codes">
           {matches.map((m, i) => (
-            <CodeCard key={`${m.file}:${m.code}:${i}`} match={m} onOpen={() => onOpen(codeTarget(m))} />
+            <CodeCard key={`${m.file}:${m.code}:${i}`} id={`result-${i}`} selected={selected === i} match={m} onOpen={() => onOpen(codeTarget(m))} />
           ))}
         </section>
       )}
@@ -259,30 +314,41 @@ function Results({
       {!search && <Busy message="Searching the passages…" />}
 
       <ol className="hits">
-        {hits.map((hit) => (
-          <li key={hit.chunkId}>
-            <button type="button" className="hit" onClick={() => onOpen(hitTarget(hit))}>
+        {hits.map((hit, i) => (
+          <li key={hit.chunkId} id={`result-${matches.length + i}`} role="option" aria-selected={selected === matches.length + i}>
+            <button type="button" className={`hit${selected === matches.length + i ? ' is-selected' : ''}`} onClick={() => onOpen(hitTarget(hit))}>
               <span className="hit-head">
                 <span className={`badge badge-${hit.kind}`}>{KIND_LABEL[hit.kind]}</span>
                 <span className="hit-manual">{hit.manual}</span>
+                {!hit.pack && samples.has(hit.file) && <span className="sample-badge">fictional sample</span>}
                 {hit.section && <span className="hit-section">{hit.section}</span>}
                 {hit.page !== null && <span className="hit-page">p. {hit.page}</span>}
               </span>
               <span className="hit-text" lang={hit.lang}>
-                <Highlighted text={hit.text} query={query} />
+                <Structured text={hit.text} tableRow={hit.kind === 'table-row'} inline={(s) => <Highlighted text={s} query={query} />} />
               </span>
               <span className="hit-file">{hit.file}</span>
             </button>
           </li>
         ))}
       </ol>
-    </>
+    </div>
   );
 }
 
-function CodeCard({ match, onOpen }: { match: CodeMatch; onOpen: () => void }) {
+/**
+ * One sentence per cause: the code lookup and the passage search usually fail for the same reason
+ * (the same text), so the same error code is said once, in the search's words.
+ */
+export function searchErrors(codes: Result<CodeLookupResponse> | null, search: Result<SearchResponse> | null): string[] {
+  const seen = new Map<string, string>();
+  for (const r of [search, codes]) if (r && !r.ok && !seen.has(r.error.code)) seen.set(r.error.code, r.error.message);
+  return [...new Set(seen.values())];
+}
+
+function CodeCard({ match, onOpen, id, selected }: { match: CodeMatch; onOpen: () => void; id: string; selected: boolean }) {
   return (
-    <article className="code-card" lang={match.lang}>
+    <article className={`code-card${selected ? ' is-selected' : ''}`} lang={match.lang} id={id} role="option" aria-selected={selected}>
       <header className="code-card-head">
         <span className="code">{match.code}</span>
         <span className="code-title">{match.title}</span>

@@ -27,6 +27,32 @@ function decodeBase64(b64: string): Uint8Array {
   return out;
 }
 
+/** Zoom steps for Ctrl +/− and the toolbar (1 = the page fits the window's width). */
+export const ZOOM_STEPS = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 1.75, 2, 2.5, 3];
+
+/**
+ * pdf.js scale for a page: fit the frame's width, times the app's text size (Larger text enlarges
+ * the page like the rest of the screen), times the reader's zoom.
+ */
+export function pdfScale(frameWidth: number, pageWidth: number, textScale: number, zoom: number): number {
+  const fit = frameWidth > 0 && pageWidth > 0 ? frameWidth / pageWidth : 1;
+  return Math.max(0.25, Math.min(6, fit * textScale * zoom));
+}
+
+/** The next zoom step up (+1) or down (−1). */
+export function stepZoom(zoom: number, dir: 1 | -1): number {
+  const i = ZOOM_STEPS.findIndex((z) => z >= zoom - 1e-6);
+  const at = i < 0 ? ZOOM_STEPS.length - 1 : i;
+  const next = dir > 0 ? (ZOOM_STEPS[at]! > zoom + 1e-6 ? at : at + 1) : at - 1;
+  return ZOOM_STEPS[Math.max(0, Math.min(ZOOM_STEPS.length - 1, next))]!;
+}
+
+/** The root font size against the normal 18 px: 1, 1.17 (Large), 1.33 (Larger). */
+function textScale(): number {
+  const px = parseFloat(getComputedStyle(document.documentElement).fontSize);
+  return Number.isFinite(px) && px > 0 ? px / 18 : 1;
+}
+
 interface Box {
   left: number;
   top: number;
@@ -40,10 +66,25 @@ export function PdfView({ base64, page: initialPage, passage }: { base64: string
   const [page, setPage] = useState(initialPage ?? 1);
   const [boxes, setBoxes] = useState<Box[]>([]);
   const [rendered, setRendered] = useState<number | null>(null);
+  const [zoom, setZoom] = useState(1);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const frameRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => setPage(initialPage ?? 1), [initialPage]);
+
+  // Ctrl/⌘ + and − zoom the page (not the whole window); Ctrl/⌘ 0 fits it again.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
+      if (e.key === '+' || e.key === '=') setZoom((z) => stepZoom(z, 1));
+      else if (e.key === '-' || e.key === '_') setZoom((z) => stepZoom(z, -1));
+      else if (e.key === '0') setZoom(1);
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
 
   useEffect(() => {
     let live = true;
@@ -75,7 +116,7 @@ export function PdfView({ base64, page: initialPage, passage }: { base64: string
       const pdfPage = await doc.pdf.getPage(n);
       const width = frameRef.current?.clientWidth || 900;
       const base = pdfPage.getViewport({ scale: 1 });
-      const scale = Math.min(2, width / base.width);
+      const scale = pdfScale(width - 16, base.width, textScale(), zoom);
       const viewport = pdfPage.getViewport({ scale });
       const ratio = window.devicePixelRatio || 1;
       canvas.width = Math.floor(viewport.width * ratio);
@@ -109,7 +150,7 @@ export function PdfView({ base64, page: initialPage, passage }: { base64: string
       cancelled = true;
       task?.cancel();
     };
-  }, [doc, page, passage, initialPage]);
+  }, [doc, page, passage, initialPage, zoom]);
 
   if (error) return <ErrorNote message={error} />;
   const pages = doc?.pdf.numPages ?? 0;
@@ -125,6 +166,17 @@ export function PdfView({ base64, page: initialPage, passage }: { base64: string
         <button type="button" className="button small" disabled={!doc || page >= pages} onClick={() => setPage((p) => p + 1)}>
           Next page ▶
         </button>
+        <span className="pdf-zoom" role="group" aria-label="Zoom">
+          <button type="button" className="button small" aria-label="Zoom out (Ctrl −)" disabled={zoom <= ZOOM_STEPS[0]!} onClick={() => setZoom((z) => stepZoom(z, -1))}>
+            −
+          </button>
+          <span className="pdf-zoom-label" data-zoom={zoom}>
+            {Math.round(zoom * 100)} %
+          </span>
+          <button type="button" className="button small" aria-label="Zoom in (Ctrl +)" disabled={zoom >= ZOOM_STEPS[ZOOM_STEPS.length - 1]!} onClick={() => setZoom((z) => stepZoom(z, 1))}>
+            +
+          </button>
+        </span>
       </div>
       {!doc && <Busy message="Opening the PDF…" />}
       {doc && rendered !== page && <Busy message={`Drawing page ${page}…`} />}

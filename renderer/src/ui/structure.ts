@@ -1,0 +1,163 @@
+/**
+ * A passage's structure, never its markup: the text the index holds (Markdown headings, lists, pipe
+ * tables, fenced code; a CSV / `key=value` / `Col: val | Col: val` table row) is read into pieces the
+ * UI renders as headings, lists, tables with their header, code blocks and labelled fields. Pure;
+ * Markdown is read with `marked`'s lexer (no HTML is produced or injected).
+ */
+import { parse as parseCsv } from 'csv-parse/browser/esm/sync';
+import { Lexer, type Token, type Tokens } from 'marked';
+
+export type Piece =
+  | { kind: 'heading'; level: number; text: string }
+  | { kind: 'paragraph'; text: string }
+  | { kind: 'list'; ordered: boolean; start: number; items: string[] }
+  | { kind: 'table'; header: string[]; rows: string[][] }
+  | { kind: 'code'; text: string }
+  | { kind: 'fields'; fields: [string, string][] };
+
+const PIPE_ROW = /^\s*\|.*\|\s*$/;
+const PIPE_SEPARATOR = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
+
+/** Pieces of a passage; `tableRow` when the index says the text is one table row (with its header line). */
+export function structure(text: string, opts: { tableRow?: boolean } = {}): Piece[] {
+  const src = text.replace(/\r\n?/g, '\n').trim();
+  if (!src) return [];
+  if (opts.tableRow || looksLikeCsvRow(src)) {
+    const fields = rowFields(src);
+    if (fields) return [{ kind: 'fields', fields }];
+  }
+  const pieces: Piece[] = [];
+  for (const token of new Lexer({ gfm: true }).lex(withTableSeparators(src))) pieces.push(...fromToken(token));
+  return pieces;
+}
+
+/**
+ * A quoted CSV row with its header line (a citation does not say it is a table row): two lines, at
+ * least three columns, a header of short names. Prose with commas does not look like this.
+ */
+export function looksLikeCsvRow(text: string): boolean {
+  const lines = text.split('\n').filter((l) => l.trim());
+  if (lines.length !== 2 || lines.some((l) => PIPE_ROW.test(l))) return false;
+  const rows = csvRows(lines.join('\n'));
+  if (!rows || rows.length !== 2) return false;
+  const [head, row] = rows as [string[], string[]];
+  return head.length >= 3 && head.length === row.length && head.every((h) => h.trim().length > 0 && h.length <= 40 && h.trim().split(/\s+/).length <= 4);
+}
+
+/**
+ * A table row as labelled fields: a CSV header line + row line, `Col: val | Col: val`, `key=value`,
+ * or a pipe-table header + row. Null when the text is none of these.
+ */
+export function rowFields(text: string): [string, string][] | null {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l && !PIPE_SEPARATOR.test(l));
+  if (lines.length === 2 && lines.every((l) => PIPE_ROW.test(l))) {
+    const [head, row] = lines.map(pipeCells) as [string[], string[]];
+    if (head.length === row.length) return zipFields(head, row);
+  }
+  if (lines.length === 2 && !lines.some((l) => PIPE_ROW.test(l))) {
+    const rows = csvRows(lines.join('\n'));
+    if (rows && rows.length === 2 && rows[0]!.length >= 2 && rows[0]!.length === rows[1]!.length) return zipFields(rows[0]!, rows[1]!);
+  }
+  if (lines.length === 1) {
+    const line = lines[0]!;
+    const labelled = line.split(/\s+\|\s+/).map((part) => /^([^:|]{1,60}):\s+(.+)$/.exec(part));
+    if (labelled.length >= 2 && labelled.every(Boolean)) return labelled.map((m) => [m![1]!.trim(), m![2]!.trim()]);
+    const kv = /^([A-Za-z0-9_.$-]{1,40})\s*=\s*(.+)$/.exec(line);
+    if (kv) return [[kv[1]!, kv[2]!.trim()]];
+  }
+  return null;
+}
+
+function zipFields(head: string[], row: string[]): [string, string][] {
+  return head.map((h, i) => [h.trim(), (row[i] ?? '').trim()] as [string, string]).filter(([, v]) => v.length > 0);
+}
+
+function csvRows(text: string): string[][] | null {
+  for (const delimiter of [',', ';', '\t']) {
+    if (!text.split('\n')[0]!.includes(delimiter)) continue;
+    try {
+      return parseCsv(text, { delimiter, relax_quotes: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+    } catch {
+      // not this delimiter
+    }
+  }
+  return null;
+}
+
+function pipeCells(line: string): string[] {
+  return line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => inlineText(c.trim()));
+}
+
+/** Pipe rows quoted without their `|---|` line (a chunk that starts mid-table) still read as a table. */
+function withTableSeparators(src: string): string {
+  const lines = src.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    out.push(line);
+    const startsBlock = PIPE_ROW.test(line) && !PIPE_ROW.test(lines[i - 1] ?? '');
+    const next = lines[i + 1] ?? '';
+    if (startsBlock && !PIPE_SEPARATOR.test(next)) {
+      // No header line quoted: an empty header (dropped when read back), then the rows.
+      const cells = pipeCells(line).map(() => ' ');
+      out.splice(out.length - 1, 0, '', `|${cells.join('|')}|`, `|${cells.map(() => ' --- ').join('|')}|`);
+    }
+  }
+  return out.join('\n');
+}
+
+function fromToken(token: Token): Piece[] {
+  switch (token.type) {
+    case 'heading':
+      return [{ kind: 'heading', level: (token as Tokens.Heading).depth, text: plain((token as Tokens.Heading).tokens) }];
+    case 'paragraph':
+      return [{ kind: 'paragraph', text: plain((token as Tokens.Paragraph).tokens) }];
+    case 'text':
+      return [{ kind: 'paragraph', text: (token as Tokens.Text).tokens ? plain((token as Tokens.Text).tokens!) : (token as Tokens.Text).text }];
+    case 'list': {
+      const list = token as Tokens.List;
+      return [{ kind: 'list', ordered: list.ordered, start: typeof list.start === 'number' ? list.start : 1, items: list.items.map((item) => plain(item.tokens).trim()) }];
+    }
+    case 'table': {
+      const table = token as Tokens.Table;
+      const header = table.header.map((c) => plain(c.tokens).trim());
+      return [{ kind: 'table', header: header.some(Boolean) ? header : [], rows: table.rows.map((r) => r.map((c) => plain(c.tokens))) }];
+    }
+    case 'code':
+      return [{ kind: 'code', text: (token as Tokens.Code).text }];
+    case 'blockquote':
+      return (token as Tokens.Blockquote).tokens.flatMap(fromToken);
+    case 'html':
+      return [{ kind: 'paragraph', text: (token as Tokens.HTML).text.trim() }];
+    default:
+      return [];
+  }
+}
+
+/** Inline tokens as plain text: emphasis, code spans and links keep their words, lose their marks. */
+function plain(tokens: Token[]): string {
+  let out = '';
+  for (const t of tokens) {
+    if (t.type === 'br') out += '\n';
+    else if (t.type === 'space') out += '\n';
+    else if ('tokens' in t && Array.isArray(t.tokens) && t.tokens.length > 0) out += plain(t.tokens);
+    else if (t.type === 'list') out += (t as Tokens.List).items.map((i) => plain(i.tokens)).join('\n');
+    else if ('text' in t && typeof t.text === 'string') out += t.type === 'escape' || t.type === 'codespan' || t.type === 'text' ? decode(t.text) : t.text;
+  }
+  return out;
+}
+
+/** A one-line Markdown fragment (a table cell) as plain text. */
+export function inlineText(s: string): string {
+  return plain(Lexer.lexInline(s, { gfm: true }));
+}
+
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+function decode(s: string): string {
+  return s.replace(/&(amp|lt|gt|quot|#39);/g, (m) => ENTITIES[m] ?? m);
+}
