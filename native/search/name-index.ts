@@ -100,10 +100,10 @@ function nameShaped(word: string, allCapsContext: boolean): boolean {
   return false;
 }
 
-/** Name parts of a folder name or equipment value: `dobot-tcpip-v4` → dobot, tcpip. */
+/** Name parts of a folder name or equipment value: `dobot-tcpip-v4` → dobot, tcpip; `Kappa MK3.9` → Kappa, MK3.9. */
 function nameParts(value: string): string[] {
   return value
-    .split(/[^\p{L}\p{Nd}]+/u)
+    .split(/[\s\-_/,;:()[\]]+/u)
     .filter((p) => {
       const k = nameKey(p);
       return k.length >= 3 && !GENERIC_WORDS.has(k) && !VERSION.test(k) && !/^\d+$/.test(k);

@@ -6,9 +6,9 @@
  *
  * The rule is conservative and explainable:
  * - A question is cut only at a clause boundary: a sentence end (`?`, `;`, `。`…) followed by more
- *   text, a spaced dash (` - `), or a connective (`and`, `but`, `also`, `plus`; 另外, 还有, 以及, 并且,
- *   而且, 同时, 此外, 如果…) that opens a new question (a question word or an auxiliary follows:
- *   "and what if…", "and which…", ", also is…"; 和/与 only before a question word: "…和怎么处理").
+ *   text, a spaced dash (` - `), or a connective (`and`, `also`, `plus`, `then`; 另外, 还有, 以及, 并且,
+ *   而且, 同时, 此外, 如果…) that opens a new question (a question word, "is there", or an auxiliary with its subject follows:
+ *   "and what if…", "and which…", ", also do I…"; "hums but does not start" is one clause; 和/与 only before a question word: "…和怎么处理").
  *   So "power and ground wiring", "start and stop button" and 电源和地线 are never cut.
  * - A cut is kept only when both sides keep at least {@link MIN_TOPIC_TERMS} topic terms of their own
  *   after analysis (generic question words such as "mean", "next", "happen" do not count); otherwise
@@ -70,8 +70,10 @@ const GENERIC = new Set(
   ).split(' '),
 );
 
+/** What opens a new English question: a question word, "is there", or an auxiliary with its subject ("do I", "can we"). */
 const QUESTION_WORD_EN =
-  'what|how|which|why|where|when|who|whose|is|are|was|were|does|do|did|can|could|should|would|will|must|may|any';
+  '(?:what|how|which|why|where|when|who|whose)\\b|(?:is|are)\\s+there\\b|' +
+  '(?:do|does|did|can|could|should|would|will|must|may)\\s+(?:i|we|you|it|they|the|this|that)\\b';
 const ZH_QUESTION = '怎么|怎样|如何|为什么|为何|哪|什么|是否|能否|可否|要不要|需要|应该|是不是';
 
 /** Places where a question may be cut; each pattern's match is removed (the connective itself). */
@@ -81,9 +83,9 @@ const CUTS: RegExp[] = [
   // A spaced dash between clauses: "alarm 8 - which setting…".
   /\s+[-–—]+\s+/gu,
   // An English connective opening a new question: ", and what if", " and which", "; also how".
-  new RegExp(`\\s*,?\\s+(?:and\\s+also|and|but|also|plus|then)\\s+(?=(?:${QUESTION_WORD_EN})\\b)`, 'giu'),
+  new RegExp(`\\s*,?\\s+(?:and\\s+also|and|also|plus|then)\\s+(?=${QUESTION_WORD_EN})`, 'giu'),
   // A comma before a new question: "…together, what do they mean".
-  new RegExp(`\\s*,\\s*(?=(?:${QUESTION_WORD_EN})\\b)`, 'giu'),
+  new RegExp(`\\s*,\\s*(?=${QUESTION_WORD_EN})`, 'giu'),
   // Chinese connectives after a comma or on their own: "…，另外…", "…以及怎么…", "…，如果…怎么办".
   /\s*[，,、]?\s*(?:另外|还有|以及|并且|而且|同时|此外|然后|那么)\s*/gu,
   /\s*[，,]\s*(?=如果|要是|假如|万一)/gu,
