@@ -11,10 +11,9 @@
  *   both    plan + scope
  * The library must already exist (npm run eval … --library <dir> builds it).
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { SearchHit } from '../native/contract/api.js';
+import type { SearchFilters, SearchHit } from '../native/contract/api.js';
 import { createEngine } from '../native/engine.js';
 import { parseFile } from '../native/parse/index.js';
 import { appendMissing, boostScope, interleave } from '../native/search/interleave.js';
@@ -33,6 +32,8 @@ const { values } = parseArgs({
     /** rr: round-robin of the parts (whole list as tie-breaker); rr-whole: the whole list takes part too; cover: rr-whole over the parts the whole list's top 5 does not already cover. */
     fusion: { type: 'string', default: 'rr' },
     'no-inherit': { type: 'boolean', default: false },
+    /** Boost only: no extra search restricted to the scope. */
+    'boost-only': { type: 'boolean', default: false },
   },
 });
 if (!values.library || !values.questions || !values.corpus) {
@@ -119,21 +120,42 @@ const fusion = {
   wholeFirst: values.fusion !== 'rr',
   skipCovered: values.fusion === 'cover' ? { depth: 1, top: 5 } : undefined,
 };
-const search = async (query: string, k = K, pathPrefix?: string) =>
-  unwrap(await engine.search({ query, k, filters: pathPrefix ? { pathPrefix } : undefined })).hits;
+/** Time spent in engine.search per variant of the current question (ms, as the engine reports it). */
+let spent = 0;
+const search = async (query: string, k = K, filters?: SearchFilters) => {
+  const res = unwrap(await engine.search({ query, k, filters }));
+  spent += res.ms;
+  return res.hits;
+};
+const titleOf = new Map(manuals.map((m) => [m.file, m.title] as const));
+/** A file scope this small is searched on its own (by manual title) as well as boosted. */
+const MAX_SCOPED_FILES = 20;
 /** Code hits (exact matches) keep their place: the scope must not push a named code's definition down. */
 const keepOf = (hits: SearchHit[]) => hits.findIndex((h) => h.kind !== 'code') === -1 ? hits.length : hits.findIndex((h) => h.kind !== 'code');
 
 async function scoped(query: string, scope: NameScope | null, base: SearchHit[]): Promise<SearchHit[]> {
   if (!scope) return base;
   let cands = base;
-  for (const p of scope.prefixes.slice(0, 2)) cands = appendMissing(cands, await search(query, K, p), idOf);
+  if (values['boost-only']) return boostScope(cands, (h) => inScope(scope, h.file), { keep: keepOf(cands) });
+  for (const p of scope.prefixes.slice(0, 2)) cands = appendMissing(cands, await search(query, K, { pathPrefix: p }), idOf);
+  if (scope.files.length > 0 && scope.files.length <= MAX_SCOPED_FILES) {
+    const titles = [...new Set(scope.files.map((f) => titleOf.get(f)).filter((t): t is string => t !== undefined))];
+    cands = appendMissing(cands, await search(query, K, { manuals: titles }), idOf);
+  }
   return boostScope(cands, (h) => inScope(scope, h.file), { keep: keepOf(cands) });
 }
 
 const VARIANTS = ['plain', 'plan', 'scope', 'both'] as const;
 type Variant = (typeof VARIANTS)[number];
-interface Row { q: Question; group: string; split: boolean; scope: string[]; rank: Record<Variant, number | null> }
+interface Row {
+  q: Question;
+  group: string;
+  split: boolean;
+  scope: string[];
+  rank: Record<Variant, number | null>;
+  /** engine.search time: the plain search; plain + parts; plain + parts + scoped searches. */
+  ms: { plain: number; plan: number; both: number };
+}
 const rows: Row[] = [];
 let searches = 0;
 const questions = await loadQuestions(values.questions);
@@ -144,19 +166,23 @@ for (const q of questions) {
   // Context for the parts: the source names the question mentions (the product it is about).
   const context = scope ? scope.names.filter((n) => index.entries.some((e) => e.name === n && e.kind === 'source')) : [];
   const plan = planQuery(q.query, { context, inheritCodes: !values['no-inherit'] });
+  spent = 0;
   const plain = await search(q.query);
+  const msPlain = spent;
   const partLists: SearchHit[][] = [];
   for (const p of plan.parts) partLists.push(await search(p.query));
+  const msPlan = spent;
   searches += 1 + plan.parts.length;
   const planned = interleave(partLists, plain, fusion);
   const scopedPlain = await scoped(q.query, scope, plain);
   const scopedParts: SearchHit[][] = [];
   for (const [i, p] of plan.parts.entries()) scopedParts.push(await scoped(p.query, scope, partLists[i] as SearchHit[]));
   const both = interleave(scopedParts, scopedPlain, fusion);
+  const msBoth = spent;
   const lists: Record<Variant, SearchHit[]> = { plain, plan: planned, scope: scopedPlain, both };
   const rank = {} as Record<Variant, number | null>;
   for (const v of VARIANTS) rank[v] = await rankAt(q, lists[v]);
-  rows.push({ q, group: num >= 101 ? 'new80' : 'first65', split: plan.parts.length > 0, scope: scope?.names ?? [], rank });
+  rows.push({ q, group: num >= 101 ? 'new80' : 'first65', split: plan.parts.length > 0, scope: scope?.names ?? [], rank, ms: { plain: msPlain, plan: msPlan, both: msBoth } });
   if (values.verbose && (plan.parts.length > 0 || scope || VARIANTS.some((v) => (rank[v] ?? 99) <= 5 !== ((rank.plain ?? 99) <= 5)))) {
     const r = VARIANTS.map((v) => `${v}=${rank[v] ?? '-'}`).join(' ');
     console.log(`${q.id.padEnd(7)} ${r.padEnd(36)} ${q.query}`);
@@ -194,5 +220,12 @@ for (const g of ['first65', 'new80', 'all']) {
   const rs = rows.filter((r) => g === 'all' || r.group === g);
   console.log(`| all answerable | ${g} | ${rs.length} | ${rs.filter((r) => r.split).length} | ${rs.filter((r) => r.scope.length).length} | ${VARIANTS.map((v) => f(at5(rs, v))).join(' | ')} | ${VARIANTS.map((v) => f(at1(rs, v))).join(' | ')} |`);
 }
-await fs.writeFile('/dev/null', '');
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))] ?? 0;
+};
+for (const key of ['plain', 'plan', 'both'] as const) {
+  const xs = rows.map((r) => r.ms[key]);
+  console.log(`engine.search time per question, ${key}: p50 ${pct(xs, 0.5).toFixed(1)} ms, p95 ${pct(xs, 0.95).toFixed(1)} ms`);
+}
 await engine.close();

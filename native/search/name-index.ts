@@ -11,7 +11,8 @@
  * - sidecar equipment values (docs/SIDECAR.md), whole and by name-shaped part: the files that carry them;
  * - name-shaped words of manual titles and section headings: letters with digits (`MK4`, `ESP32`,
  *   `CR5`), an inner capital (`LinuxCNC`, `GetError`), or all capitals in a heading that is not all
- *   capitals itself (`MMU`, `TMC`); kept only when they are concentrated (at least
+ *   capitals itself (`MMU`, `TMC`), unless the library also writes the word in lower case (then it is
+ *   an ordinary word set in capitals: `AXIS`, `LOAD`); kept only when they are concentrated (at least
  *   {@link MIN_FILES} files, {@link MIN_SHARE} of them in one source), so a word many sources use
  *   (`API`, `CAN`) scopes nothing.
  * Generic documentation words (`docs`, `manual`, `error`, `codes`, `en`…) and version numbers are never names.
@@ -127,6 +128,13 @@ export function buildNameIndex(records: NameRecord[]): NameIndex {
   };
 
   const sources = new Set<string>();
+  // Words the library writes in lower case somewhere in its titles and headings: ordinary words.
+  const lowerWords = new Set<string>();
+  for (const r of records) {
+    for (const text of [r.title, ...(r.headings ?? [])]) {
+      for (const m of text.matchAll(/(?<![\p{L}\p{Nd}])\p{Ll}+(?![\p{L}\p{Nd}])/gu)) lowerWords.add(m[0]);
+    }
+  }
   // Title/heading words: key → files, per source.
   const shaped = new Map<string, { name: string; kind: NameKind; files: Set<string> }>();
   for (const r of records) {
@@ -159,8 +167,9 @@ export function buildNameIndex(records: NameRecord[]): NameIndex {
     add(src, 'source', [], [src]);
     for (const p of nameParts(src)) add(p, 'source', [], [src]);
   }
-  for (const s of shaped.values()) {
+  for (const [key, s] of shaped) {
     if (s.files.size < MIN_FILES) continue;
+    if (/^\p{L}+$/u.test(key) && lowerWords.has(key)) continue;
     const bySource = new Map<string, number>();
     for (const f of s.files) bySource.set(sourceOf(f) ?? '', (bySource.get(sourceOf(f) ?? '') ?? 0) + 1);
     const top = Math.max(...bySource.values());

@@ -8,7 +8,8 @@ const RECORDS: NameRecord[] = [
   { file: 'acme-servo/docs/tuning.md', title: 'Tuning with ServoLab', headings: ['ServoLab basics'] },
   { file: 'acme-servo/docs/tools.md', title: 'Tools', headings: ['ServoLab console'] },
   { file: 'zeta-mill/manual/start.md', title: 'Zeta Mill start-up', headings: ['Homing', 'CAN bus', 'G28 homing'] },
-  { file: 'zeta-mill/manual/codes.yaml', title: 'Error codes', headings: ['G28 moves'] },
+  { file: 'zeta-mill/manual/codes.yaml', title: 'Error codes', headings: ['G28 moves', 'SPINDLE', 'Spindle LOAD meter'] },
+  { file: 'zeta-mill/manual/spindle.md', title: 'Spindle', headings: ['SPINDLE LOAD', 'Reading the LOAD', 'Belt load and speed'] },
   { file: 'printers/ZX3/guide.md', title: 'ZX3 guide', equipment: ['Kappa MK4S', 'Kappa MK3.9'] },
   { file: 'printers/ZX3/cn.md', title: '卡帕打印机手册', equipment: ['卡帕'] },
   { file: 'loose-file.md', title: 'Loose notes' },
@@ -37,6 +38,7 @@ describe('buildNameIndex', () => {
     expect(keys).not.toContain('g28'); // a G-code
     expect(keys).not.toContain('zx3'); // one file only
     expect(keys).not.toContain('homing'); // a plain word
+    expect(keys).not.toContain('load'); // in capitals, but the library also writes it in lower case
   });
 
   it('is plain JSON', () => {
