@@ -18,7 +18,9 @@ import { createEngine } from '../native/engine.js';
 import { parseFile } from '../native/parse/index.js';
 import { appendMissing, boostScope, interleave } from '../native/search/interleave.js';
 import { buildNameIndex, inScope, matchNames, type NameRecord, type NameScope } from '../native/search/name-index.js';
+import { detectCodes } from '../native/fault-codes/detect.js';
 import { planQuery } from '../native/search/query-plan.js';
+import { fuseRrf } from '../native/search/rrf.js';
 import { loadQuestions, targetsOf, type Question } from './eval-lib.js';
 
 const { values } = parseArgs({
@@ -32,6 +34,8 @@ const { values } = parseArgs({
     /** rr: round-robin of the parts (whole list as tie-breaker); rr-whole: the whole list takes part too; cover: rr-whole over the parts the whole list's top 5 does not already cover. */
     fusion: { type: 'string', default: 'rr' },
     'no-inherit': { type: 'boolean', default: false },
+    /** Connective parts that inherit a code also carry its meaning (engine.lookupCode). */
+    definitions: { type: 'boolean', default: false },
     /** Boost only: no extra search restricted to the scope. */
     'boost-only': { type: 'boolean', default: false },
   },
@@ -114,6 +118,16 @@ async function rankAt(q: Question, hits: SearchHit[]): Promise<number | null> {
 
 // ---- The variants ----
 const idOf = (h: SearchHit) => h.chunkId;
+/** rrf / rrf10: reciprocal rank fusion of the whole list and the parts (k = 60 / 10), for comparison. */
+function fuse(parts: SearchHit[][], whole: SearchHit[]): SearchHit[] {
+  if (!values.fusion.startsWith('rrf') || parts.length === 0) return interleave(parts, whole, fusion);
+  const byId = new Map<string, SearchHit>();
+  for (const h of [...whole, ...parts.flat()]) if (!byId.has(h.chunkId)) byId.set(h.chunkId, h);
+  const lists = [whole, ...parts].map((l) => l.map((h, i) => ({ id: h.chunkId, score: l.length - i })));
+  return fuseRrf(lists, values.fusion === 'rrf10' ? 10 : 60)
+    .slice(0, K)
+    .map((r) => byId.get(r.id) as SearchHit);
+}
 const fusion = {
   idOf,
   k: K,
@@ -165,7 +179,15 @@ for (const q of questions) {
   const scope = matchNames(index, q.query);
   // Context for the parts: the source names the question mentions (the product it is about).
   const context = scope ? scope.names.filter((n) => index.entries.some((e) => e.name === n && e.kind === 'source')) : [];
-  const plan = planQuery(q.query, { context, inheritCodes: !values['no-inherit'] });
+  let definitions: Record<string, string> | undefined;
+  if (values.definitions) {
+    definitions = {};
+    for (const c of detectCodes(q.query)) {
+      const m = unwrap(await engine.lookupCode({ text: c.raw })).matches[0];
+      if (m) definitions[c.key] ??= [m.title, m.cause, m.remedy].filter(Boolean).join(' ');
+    }
+  }
+  const plan = planQuery(q.query, { context, inheritCodes: !values['no-inherit'], definitions });
   spent = 0;
   const plain = await search(q.query);
   const msPlain = spent;
@@ -173,11 +195,11 @@ for (const q of questions) {
   for (const p of plan.parts) partLists.push(await search(p.query));
   const msPlan = spent;
   searches += 1 + plan.parts.length;
-  const planned = interleave(partLists, plain, fusion);
+  const planned = fuse(partLists, plain);
   const scopedPlain = await scoped(q.query, scope, plain);
   const scopedParts: SearchHit[][] = [];
   for (const [i, p] of plan.parts.entries()) scopedParts.push(await scoped(p.query, scope, partLists[i] as SearchHit[]));
-  const both = interleave(scopedParts, scopedPlain, fusion);
+  const both = fuse(scopedParts, scopedPlain);
   const msBoth = spent;
   const lists: Record<Variant, SearchHit[]> = { plain, plan: planned, scope: scopedPlain, both };
   const rank = {} as Record<Variant, number | null>;

@@ -54,6 +54,13 @@ export interface PlanOptions {
   detect?: (text: string) => DetectedCode[];
   /** Connective parts also carry codes named in other parts (default true). */
   inheritCodes?: boolean;
+  /**
+   * What each code means (key as detectCodes writes it → the record's title, cause and remedy; the
+   * caller looks each detected code up in the code index, which also resolves padding and prefixes): a connective part
+   * that inherits a code also carries its meaning, because the part's own words often refer to it
+   * ("which setting do I raise" after "alarm 8", whose remedy names the pull-off setting).
+   */
+  definitions?: Record<string, string>;
   minTopicTerms?: number;
   maxParts?: number;
 }
@@ -171,7 +178,11 @@ export function planQuery(query: string, opts: PlanOptions = {}): QueryPlan {
   const inherit = opts.inheritCodes !== false;
   const parts = clauses.map((clause): PlanPart => {
     const own = detect(clause).map((c) => c.key);
-    const lacking = inherit ? codes.filter((c) => !own.includes(c.key)).map((c) => c.raw) : [];
+    const inherited = inherit ? codes.filter((c) => !own.includes(c.key)) : [];
+    const lacking = inherited.flatMap((c) => {
+      const meaning = opts.definitions?.[c.key];
+      return meaning ? [c.raw, clip(meaning, MAX_DEFINITION_WORDS)] : [c.raw];
+    });
     return {
       query: withContext(clause, [...(opts.context ?? []), ...lacking]),
       clause,
@@ -205,6 +216,13 @@ function removeSpans(text: string, spans: { start: number; end: number }[]): str
   }
   out += text.slice(pos);
   return out.replace(/\s+/g, ' ').trim();
+}
+
+/** Words of a code's meaning a part carries at most. */
+export const MAX_DEFINITION_WORDS = 16;
+
+function clip(text: string, words: number): string {
+  return text.split(/\s+/).filter(Boolean).slice(0, words).join(' ');
 }
 
 /** The part with each context word it does not already contain (compared after analysis). */

@@ -106,6 +106,16 @@ describe('planQuery', () => {
     expect(plan.parts.every((p) => p.codes.length === 1)).toBe(true);
   });
 
+  it('a part that inherits a code carries its meaning too, clipped', () => {
+    const plan = planQuery('lathe shows alarm 12 - which relay do I replace', {
+      definitions: { 'alarm:12': 'Spindle contactor did not close within 2 s; check the K2 relay coil and its supply fuse F4 and then retry the start sequence' },
+    });
+    expect(plan.parts[1]?.query).toBe(
+      'alarm 12 Spindle contactor did not close within 2 s; check the K2 relay coil and its supply which relay do I replace',
+    );
+    expect(plan.parts[0]?.query).toBe('lathe shows alarm 12');
+  });
+
   it('inheritCodes: false keeps each clause to its own codes', () => {
     const plan = planQuery('alarm 12 on the lathe - which relay do I replace', { inheritCodes: false });
     expect(plan.parts[1]?.query).toBe('which relay do I replace');
