@@ -6,18 +6,20 @@
  *
  * The rule is conservative and explainable:
  * - A question is cut only at a clause boundary: a sentence end (`?`, `;`, `。`…) followed by more
- *   text, a spaced dash (` - `), or a connective (`and`, `also`, `plus`, `then`; 另外, 还有, 以及, 并且,
- *   而且, 同时, 此外, 如果…) that opens a new question (a question word, "is there", or an auxiliary with its subject follows:
- *   "and what if…", "and which…", ", also do I…"; "hums but does not start" is one clause; 和/与 only before a question word: "…和怎么处理").
- *   So "power and ground wiring", "start and stop button" and 电源和地线 are never cut.
+ *   text, a spaced dash (` - `), or a connective (`and`, `also`, `plus`, `then`; 另外, 还有, 以及,
+ *   并且, 而且, 同时, 此外, 如果…) that opens a new question: a question word, "is there", or an
+ *   auxiliary with its subject follows ("and what if…", "and which…", ", also do I…"); 和/与 only
+ *   before a question word ("…和怎么处理"). So "power and ground wiring", "start and stop button",
+ *   "hums but does not start" and 电源和地线 are never cut.
  * - A cut is kept only when both sides keep at least {@link MIN_TOPIC_TERMS} topic terms of their own
  *   after analysis (generic question words such as "mean", "next", "happen" do not count); otherwise
  *   the pieces are joined back. "What is alarm 9 and what does it mean" stays one query.
  * - Two or more distinct codes in one question give one part per code: the question with the other
  *   codes taken out, so each keeps its own context words ("scanner shows P0171 … what do they mean").
  * - Each connective part inherits the question's context it lacks: the codes named elsewhere in the
- *   question and the caller's context words (the product names the question mentions, see
- *   name-index.ts), because "which setting do I raise" alone no longer says which machine.
+ *   question (with their meaning when the caller gives it), and the caller's context words (the
+ *   product names the question mentions, see name-index.ts), because "which setting do I raise"
+ *   alone no longer says which machine or which alarm.
  *
  * A question that is one part gives `parts: []`: search the whole question as today.
  */
@@ -55,10 +57,10 @@ export interface PlanOptions {
   /** Connective parts also carry codes named in other parts (default true). */
   inheritCodes?: boolean;
   /**
-   * What each code means (key as detectCodes writes it → the record's title, cause and remedy; the
-   * caller looks each detected code up in the code index, which also resolves padding and prefixes): a connective part
-   * that inherits a code also carries its meaning, because the part's own words often refer to it
-   * ("which setting do I raise" after "alarm 8", whose remedy names the pull-off setting).
+   * What each code means: key as detectCodes writes it → the record's title, cause and remedy (the
+   * caller looks each detected code up in the code index, which resolves padding and prefixes). A
+   * connective part that inherits a code also carries its meaning, because the part's own words
+   * often refer to it ("which setting do I raise" after "alarm 8", whose remedy names the pull-off setting).
    */
   definitions?: Record<string, string>;
   minTopicTerms?: number;
