@@ -1,0 +1,114 @@
+/**
+ * Fusion for planned questions (query-plan.ts): the ranked lists of the sub-queries are interleaved
+ * so that every part reaches the top results, and a scope (name-index.ts) lifts the hits of the
+ * manuals a question names. Pure and generic over the hit type; ids de-duplicate.
+ */
+
+export interface InterleaveOptions<T> {
+  /** A hit's identity (a chunk id); the first occurrence wins. */
+  idOf: (hit: T) => string;
+  /** Put the whole-question list in the round-robin too, as its first list (default false: tie-breaker only). */
+  wholeFirst?: boolean;
+  /** Length of the result (default: everything). */
+  k?: number;
+  /**
+   * Leave out a part the whole question already answers: one whose first `depth` hits include one
+   * of the whole list's first `top` (default: no part is left out). When every part is covered the
+   * whole list comes back unchanged.
+   */
+  skipCovered?: { depth: number; top: number };
+}
+
+/**
+ * Round-robin by part: round r takes the r-th hit of each part's list (skipping hits already taken),
+ * ordered within the round by their rank in the whole-question list (a hit the whole question also
+ * found ranks first; then part order). After the parts run out, the rest of the whole list follows.
+ * With no parts, the whole list is returned as it is.
+ */
+export function interleave<T>(parts: T[][], whole: T[], opts: InterleaveOptions<T>): T[] {
+  const { idOf } = opts;
+  const k = opts.k ?? Infinity;
+  if (parts.length === 0) return whole.slice(0, k);
+  const wholeRank = new Map<string, number>();
+  whole.forEach((h, i) => {
+    const id = idOf(h);
+    if (!wholeRank.has(id)) wholeRank.set(id, i);
+  });
+  const cover = opts.skipCovered;
+  const open = cover
+    ? parts.filter((p) => !p.slice(0, cover.depth).some((h) => (wholeRank.get(idOf(h)) ?? Infinity) < cover.top))
+    : parts;
+  if (open.length === 0) return whole.slice(0, k);
+  const lists = opts.wholeFirst ? [whole, ...open] : open;
+  const out: T[] = [];
+  const taken = new Set<string>();
+  const longest = Math.max(...lists.map((l) => l.length));
+  for (let r = 0; r < longest && out.length < k; r++) {
+    const round: { hit: T; id: string; list: number }[] = [];
+    lists.forEach((list, li) => {
+      const hit = list[r];
+      if (hit === undefined) return;
+      const id = idOf(hit);
+      if (taken.has(id) || round.some((x) => x.id === id)) return;
+      round.push({ hit, id, list: li });
+    });
+    round.sort(
+      (a, b) => (wholeRank.get(a.id) ?? Infinity) - (wholeRank.get(b.id) ?? Infinity) || a.list - b.list,
+    );
+    for (const x of round) {
+      if (out.length >= k) break;
+      taken.add(x.id);
+      out.push(x.hit);
+    }
+  }
+  for (const h of whole) {
+    if (out.length >= k) break;
+    const id = idOf(h);
+    if (taken.has(id)) continue;
+    taken.add(id);
+    out.push(h);
+  }
+  return out;
+}
+
+export interface ScopeBoostOptions {
+  /** Rank damping: a hit at rank r (from 1) scores weight / (c + r). Default 10. */
+  c?: number;
+  /** Weight of an in-scope hit (out-of-scope hits weigh 1). Default 2. */
+  boost?: number;
+  /** The first this-many hits keep their place whatever their scope (e.g. exact code matches). Default 0. */
+  keep?: number;
+}
+
+/**
+ * Re-ranks a list to prefer hits inside the scope without dropping the others: each hit scores
+ * weight / (c + rank), weight = boost inside the scope and 1 outside. With the defaults an in-scope
+ * hit at rank ≤ 11 climbs above an out-of-scope first hit; everything stays in the list, in its own
+ * order within each side. Stable for equal scores. When no hit is in scope, the list is unchanged.
+ */
+export function boostScope<T>(hits: T[], isInScope: (hit: T) => boolean, opts: ScopeBoostOptions = {}): T[] {
+  const c = opts.c ?? 10;
+  const boost = opts.boost ?? 2;
+  const keep = Math.max(0, opts.keep ?? 0);
+  const head = hits.slice(0, keep);
+  const rest = hits.slice(keep);
+  const scored = rest.map((hit, i) => ({ hit, i, score: (isInScope(hit) ? boost : 1) / (c + keep + i + 1) }));
+  scored.sort((a, b) => b.score - a.score || a.i - b.i);
+  return [...head, ...scored.map((x) => x.hit)];
+}
+
+/**
+ * Merges extra candidates (a search restricted to the scope) after a list, without duplicates, so
+ * that boostScope can lift in-scope passages the unrestricted search ranked too low to return.
+ */
+export function appendMissing<T>(hits: T[], extra: T[], idOf: (hit: T) => string): T[] {
+  const seen = new Set(hits.map(idOf));
+  const out = [...hits];
+  for (const h of extra) {
+    const id = idOf(h);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push(h);
+  }
+  return out;
+}
