@@ -187,7 +187,7 @@ function removeLeftovers(dir: string): void {
 function lockedHere(dir: string): EngineError {
   return new EngineError(
     'LIBRARY_LOCKED',
-    `The library at ${dir} is already open for writing in this program. Wait for the running ingest or removal to finish, or close the other window of this program, and try again.`,
+    `The library at ${dir} is already in use for writing by this program. Wait for the running ingest or removal to finish, or close the other window of this program, and try again.`,
   );
 }
 

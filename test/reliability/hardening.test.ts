@@ -430,7 +430,7 @@ describe('resource caps', () => {
     await expectCapped('bomb/pages.pdf', makeRepeatedPagePdf(200_000), /MANUALDESK_MAX_PDF_PAGES/);
   }, 60_000);
 
-  it('a table over the rows cap is refused; the setting raises the cap', async () => {
+  it('a table over the rows cap (lowered by its setting) is refused', async () => {
     const rows = ['code,meaning', ...Array.from({ length: 1500 }, (_, i) => `E-${i},Meaning ${i}`)].join('\n');
     await expectCapped('big/codes.csv', rows, /MANUALDESK_MAX_TABLE_ROWS/, { MANUALDESK_MAX_TABLE_ROWS: '1000' });
   }, 120_000);
