@@ -14,6 +14,7 @@ import { createEngine, modelSearchDirs } from '../engine.js';
 import { defaultLibraryDir } from '../config.js';
 import type { EmbedderSpec } from '../embed/models.js';
 import { registerPackCommands } from '../packs/cli.js';
+import { terminalName, terminalText } from './terminal-text.js';
 
 class UsageError extends Error {}
 
@@ -57,7 +58,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
           const lines = [
             `Indexed ${r.files} file(s), ${r.chunks} passage(s) in ${r.seconds} s; ${r.unchanged} unchanged, ${r.removed} removed.`,
           ];
-          for (const s of r.skipped) lines.push(`  skipped ${s.file}: ${s.reason}`);
+          for (const s of r.skipped) lines.push(`  skipped ${terminalName(s.file)}: ${s.reason}`);
           for (const p of r.pagesNeedingOcr) lines.push(`  ${p.file}: pages without text (need OCR): ${p.pages.join(', ')}`);
           for (const f of r.withoutText ?? []) lines.push(`  ${f}: no searchable text found in it; check that it opens and holds text (not only headings or images).`);
           return lines.join('\n');
@@ -106,7 +107,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
             r.hits.length === 0
               ? `No passages found for "${r.query}". Try other words, or check that the manual is in the library (manualdesk list).`
               : r.hits
-                  .map((h, i) => `${i + 1}. [${h.kind}] ${h.file}${h.page ? ` p.${h.page}` : ''} — ${h.section}\n   ${oneLine(h.text, 220)}`)
+                  .map((h, i) => `${i + 1}. [${h.kind}] ${terminalName(h.file)}${h.page ? ` p.${h.page}` : ''} — ${h.section}\n   ${oneLine(h.text, 220)}`)
                   .join('\n') + `\n(${r.hits.length} results, ${r.ms} ms, ${r.mode})`,
           );
         }
@@ -169,7 +170,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
           list.length === 0
             ? 'The library is empty. Add manuals with: manualdesk ingest <folder>'
             : list
-                .map((m) => `${m.file}  "${m.title}"${m.revision ? ` rev ${m.revision}` : ''}${m.current ? '' : ' (older revision)'}  ${m.chunks} passages`)
+                .map((m) => `${terminalName(m.file)}  "${m.title}"${m.revision ? ` rev ${m.revision}` : ''}${m.current ? '' : ' (older revision)'}  ${m.chunks} passages`)
                 .join('\n'),
         );
       } finally {
@@ -302,7 +303,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
       io.stderr.write(`manualdesk: ${err.message}\n`);
       return 2;
     }
-    io.stderr.write(`manualdesk: ${(err as Error)?.message ?? String(err)}\n`);
+    io.stderr.write(`manualdesk: ${terminalText((err as Error)?.message ?? String(err))}\n`);
     return 1;
   }
 }
@@ -375,7 +376,7 @@ function formatModels(list: ModelStatus[]): string {
 
 function emit<T>(io: CliIo, res: Result<T>, json: boolean | undefined, human: (v: T) => string): number {
   if (res.ok) {
-    io.stdout.write((json ? JSON.stringify(res.value) : human(res.value)) + '\n');
+    io.stdout.write((json ? JSON.stringify(res.value) : terminalText(human(res.value))) + '\n');
     return 0;
   }
   reportError(io, res.error, json);
@@ -383,7 +384,7 @@ function emit<T>(io: CliIo, res: Result<T>, json: boolean | undefined, human: (v
 }
 
 function reportError(io: CliIo, error: EngineErrorData, json: boolean | undefined): void {
-  io.stderr.write(`manualdesk: ${error.message} (${error.code})\n`);
+  io.stderr.write(`manualdesk: ${terminalText(error.message)} (${error.code})\n`);
   if (json) io.stdout.write(JSON.stringify({ ok: false, error }) + '\n');
 }
 
@@ -457,7 +458,7 @@ class ProgressBar {
       this.started = true;
     }
     this.bar.setTotal(Math.max(p.total, 1));
-    this.bar.update(p.done, { phase: p.phase.padEnd(5), file: p.file ?? '' });
+    this.bar.update(p.done, { phase: p.phase.padEnd(5), file: terminalName(p.file ?? '') });
   }
   stop(): void {
     if (this.started) this.bar.stop();

@@ -1,4 +1,5 @@
 import type { AdmonitionKind, Block, BlockKind, ParsedDocument } from '../contract/index.js';
+import { parseLimits, tableRowsError } from './limits.js';
 
 /** Extra fields a block may carry besides kind/text/headingPath/page. */
 export type BlockExtra = Omit<Block, 'kind' | 'text' | 'headingPath' | 'page'>;
@@ -16,8 +17,16 @@ export class DocBuilder {
   private readonly stack: { level: number; title: string }[] = [];
   /** The current path, shared by consecutive blocks until the stack changes (blocks never mutate it). */
   private path: string[] = [];
+  /** Rows added per table name, against the rows-per-table cap (parse/limits.ts). */
+  private readonly rowCounts = new Map<string, number>();
+  private readonly maxTableRows: number;
 
-  constructor(readonly format: string) {}
+  constructor(
+    readonly format: string,
+    limits: { maxTableRows: number } = parseLimits(),
+  ) {
+    this.maxTableRows = limits.maxTableRows;
+  }
 
   /** Titles of the current section, outermost first. */
   get headingPath(): readonly string[] {
@@ -50,6 +59,12 @@ export class DocBuilder {
     const clean = stripInvisible(rawText);
     const text = kind === 'code' ? trimBlankLines(clean) : clean.trim();
     if (!text && !(kind === 'table-row' && extra.cells?.some((c) => c.trim()))) return null;
+    if (kind === 'table-row') {
+      const table = extra.table ?? '';
+      const rows = (this.rowCounts.get(table) ?? 0) + 1;
+      if (rows > this.maxTableRows) throw tableRowsError(table, this.maxTableRows);
+      this.rowCounts.set(table, rows);
+    }
     const block: Block = { kind, text, headingPath: this.path, page: this.page, ...extra };
     // Passages quote raw lines and cells as written: the same invisible characters go from those.
     if (block.raw !== undefined) block.raw = stripInvisible(block.raw);

@@ -25,6 +25,7 @@ import { parseRst } from './formats/rst.js';
 import { parseJsonDoc, parseYamlDoc } from './formats/structured.js';
 import { parseText as parsePlainText } from './formats/text.js';
 import type { TextAdapterInput } from './formats/types.js';
+import { assertZipWithinLimits, parseLimits, timeoutError, type ParseLimits } from './limits.js';
 import { SIDECAR_RE, type Sidecar } from './sidecar.js';
 import { titleFromFileName } from './text-utils.js';
 
@@ -32,6 +33,7 @@ export { decodeText } from './encoding.js';
 export { readSidecar, validateSidecar, sidecarPaths, type Sidecar } from './sidecar.js';
 export { titleFromFileName } from './text-utils.js';
 export type { PdfOcrOptions } from './formats/pdf.js';
+export { parseLimits, DEFAULT_LIMITS, type ParseLimits } from './limits.js';
 
 type Format =
   | 'markdown' | 'asciidoc' | 'rst' | 'html' | 'text' | 'docx' | 'pdf' | 'csv' | 'tsv' | 'yaml' | 'json' | 'properties' | 'xlsx';
@@ -93,6 +95,27 @@ export async function parseFile(
   absPath: string,
   opts: { signal?: AbortSignal; ocr?: PdfOcrOptions; /** The file's bytes, already read (ingest hashes them first): parsed as given. */ data?: Buffer } = {},
 ): Promise<ParsedDocument> {
+  const limits = parseLimits();
+  // Wall time per file: a file that keeps the parser busy past the cap is given up (the cap's own error
+  // below). The timer fires where a parser waits (OCR); pdf.js works in microtasks that never let a timer
+  // run, so its page loop also checks the clock (`deadlineAt`).
+  const deadlineAt = Date.now() + limits.maxParseMs;
+  const deadline = AbortSignal.timeout(limits.maxParseMs);
+  const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+  try {
+    return await parseWithin(absPath, { ...opts, signal }, limits, deadlineAt);
+  } catch (err) {
+    if (deadline.aborted && !opts.signal?.aborted) throw timeoutError(basename(absPath), limits);
+    throw err;
+  }
+}
+
+async function parseWithin(
+  absPath: string,
+  opts: { signal: AbortSignal; ocr?: PdfOcrOptions; data?: Buffer },
+  limits: ParseLimits,
+  deadlineAt: number,
+): Promise<ParsedDocument> {
   const { signal } = opts;
   const name = basename(absPath);
   const ext = extname(name).toLowerCase();
@@ -120,9 +143,13 @@ export async function parseFile(
     // engine for a search should not pay for them.
     if (format === 'pdf') {
       const { parsePdf } = await import('./formats/pdf.js');
-      doc = await parsePdf({ data, fileStem, signal, ...(opts.ocr ? { ocr: opts.ocr } : {}) });
-    } else if (format === 'docx') doc = await (await import('./formats/docx.js')).parseDocx({ data, fileStem, signal });
-    else if (format === 'xlsx') doc = await (await import('./formats/xlsx.js')).parseXlsx({ data, fileStem, signal });
+      doc = await parsePdf({ data, fileStem, signal, limits, name, deadlineAt, ...(opts.ocr ? { ocr: opts.ocr } : {}) });
+    } else if (format === 'docx' || format === 'xlsx') {
+      // Their readers inflate every part into memory: the parts are measured first, without keeping them.
+      await assertZipWithinLimits(name, data, limits, signal);
+      if (format === 'docx') doc = await (await import('./formats/docx.js')).parseDocx({ data, fileStem, signal, limits, name });
+      else doc = await (await import('./formats/xlsx.js')).parseXlsx({ data, fileStem, signal, limits, name });
+    }
     else {
       const { text, encoding, guessed } = decodeFor(format, data);
       if (looksBinary(text)) {

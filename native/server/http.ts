@@ -21,6 +21,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fail, isRemoteMethod, REMOTE_METHODS, type EngineApi, type Result, type StreamMessage } from '../contract/index.js';
 import { localCaller } from '../worker/streaming.js';
+import { CONNECTION_CHECK_OPTIONS, limitConnections, type ConnectionLimits } from './connections.js';
 import { CONTENT_SECURITY_POLICY } from './csp.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -31,6 +32,8 @@ export interface ServerOptions {
   host?: '127.0.0.1' | '::1';
   /** Folder of the built renderer (out/renderer); without it only /api is served. */
   staticDir?: string;
+  /** Connection cap and header/request timeouts (server/connections.ts); defaults there. */
+  connections?: Partial<ConnectionLimits>;
 }
 
 export interface RunningServer {
@@ -73,12 +76,13 @@ export async function startServer(engine: EngineApi, opts: ServerOptions = {}): 
 
   let port = 0;
   const call = localCaller(engine);
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(CONNECTION_CHECK_OPTIONS, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) sendJson(res, 500, fail('INTERNAL', `Server error: ${String(err)}`));
       else res.destroy();
     });
   });
+  limitConnections(server, opts.connections);
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const allowedHosts = LOOPBACK_NAMES.map((name) => `${name}:${port}`);

@@ -27,12 +27,13 @@ const pathText = z.string().min(1, 'must not be empty').max(MAX_PATH).refine((s)
 /**
  * A file as the library names it: relative to its ingested folder, forward slashes (pipelines/scan.ts).
  * An absolute path or a ".." step can never name a library file, so it is refused before the engine.
+ * A backslash separates steps only on Windows: on Linux and macOS `x\..\evil.md` is one legal file name.
  */
-export function isLibraryFileName(s: string): boolean {
+export function isLibraryFileName(s: string, windows = process.platform === 'win32'): boolean {
   if (/^[\\/]|^[a-zA-Z]:/.test(s)) return false;
-  return !s.split(/[\\/]/).some((step) => step === '..');
+  return !s.split(windows ? /[\\/]/ : '/').some((step) => step === '..');
 }
-const libraryFile = pathText.refine(isLibraryFileName, 'must be a file as the library lists it (a relative name without ".." or a drive or leading slash)');
+const libraryFile = pathText.refine((s) => isLibraryFileName(s), 'must be a file as the library lists it (a relative name without ".." or a drive or leading slash)');
 
 export const langSchema = z.enum(['en', 'zh']) satisfies z.ZodType<Lang>;
 export const searchModeSchema = z.enum(['hybrid', 'keyword', 'vector']) satisfies z.ZodType<SearchMode>;

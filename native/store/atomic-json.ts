@@ -1,18 +1,27 @@
-import { open, rename, readFile } from 'node:fs/promises';
+import { open, rename, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { EngineError } from '../contract/errors.js';
 
-/** Writes JSON so that a crash leaves either the old or the new file: temp file, fsync, rename, fsync dir. */
+/**
+ * Writes JSON so that a crash leaves either the old or the new file: temp file, fsync, rename, fsync dir.
+ * A failed write (full disk) removes its temp file; one a killed process left is removed by the next
+ * writer that takes the library's lock (store/lock.ts).
+ */
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
   const tmp = `${file}.${process.pid}.tmp`;
-  const fh = await open(tmp, 'w');
   try {
-    await fh.writeFile(JSON.stringify(value, null, 1) + '\n', 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
+    const fh = await open(tmp, 'w');
+    try {
+      await fh.writeFile(JSON.stringify(value, null, 1) + '\n', 'utf8');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, file);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
   }
-  await rename(tmp, file);
   await syncDir(path.dirname(file));
 }
 

@@ -1,6 +1,7 @@
 import { EngineError, type OcrPageInfo, type ParsedDocument } from '../../contract/index.js';
 import { OcrSession } from '../../ocr/tesseract.js';
 import { DocBuilder } from '../builder.js';
+import { assertPdfPages, parseLimits, timeoutError } from '../limits.js';
 import { checkAbort } from '../text-utils.js';
 import { PdfEmitter, stripFurniture, type Flow, type PageFlow } from '../pdf/emit.js';
 import { FIGURE_CAPTION_RE, TABLE_CAPTION_RE, takeCallouts, type Callouts } from '../pdf/figures.js';
@@ -28,7 +29,15 @@ type NoTextReason = 'blank' | 'ocr-empty' | 'ocr-off' | 'ocr-failed';
  * where they have one. Running headers/footers and page numbers are removed, headings guessed
  * from font size, admonitions from their labels.
  */
-export async function parsePdf({ data, signal, fileStem, ocr = {} }: BinaryAdapterInput): Promise<ParsedDocument> {
+export async function parsePdf({
+  data,
+  signal,
+  fileStem,
+  ocr = {},
+  limits = parseLimits(),
+  name = `${fileStem}.pdf`,
+  deadlineAt = Infinity,
+}: BinaryAdapterInput): Promise<ParsedDocument> {
   const task = await loadPdf(data);
   let doc: PdfDocument;
   try {
@@ -42,6 +51,12 @@ export async function parsePdf({ data, signal, fileStem, ocr = {} }: BinaryAdapt
     const detail = err instanceof Error ? err.message : String(err);
     throw new EngineError('FILE_UNREADABLE', `This PDF could not be opened (${detail}). The file may be damaged or incomplete; copy it again from the original source.`, { cause: err });
   }
+  try {
+    assertPdfPages(name, doc.numPages, limits);
+  } catch (err) {
+    await doc.destroy().catch(() => undefined);
+    throw err;
+  }
   const ocrEnabled = ocr.enabled !== false;
   let ownSession: OcrSession | null = null;
   const session = (): OcrSession => ocr.session ?? (ownSession ??= new OcrSession());
@@ -52,6 +67,7 @@ export async function parsePdf({ data, signal, fileStem, ocr = {} }: BinaryAdapt
     let ocrError = '';
     for (let p = 1; p <= doc.numPages; p++) {
       checkAbort(signal);
+      if (Date.now() > deadlineAt) throw timeoutError(name, limits);
       const page = await doc.getPage(p);
       try {
         const text = await textLayer(page);

@@ -1,3 +1,4 @@
+import type { ParseLimits } from '../limits.js';
 import type { PdfOcrOptions } from '../pdf/ocr-page.js';
 
 /** What text-based adapters receive: the decoded text and a name for tables without a caption. */
@@ -15,4 +16,10 @@ export interface BinaryAdapterInput {
   signal?: AbortSignal;
   /** PDF: OCR of pages without a text layer (on by default). */
   ocr?: PdfOcrOptions;
+  /** Resource caps (parse/limits.ts); default: the settings' values. */
+  limits?: ParseLimits;
+  /** The file's name, for messages. */
+  name?: string;
+  /** Date.now() past which reading the file is given up (the wall-time cap). */
+  deadlineAt?: number;
 }

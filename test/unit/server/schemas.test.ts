@@ -11,10 +11,15 @@ describe('library file names', () => {
   });
 
   it('refuses absolute paths, drives, UNC paths and ".." steps', () => {
-    for (const f of ['/etc/passwd', '../../etc/passwd', 'a/../../b.md', 'a/..', '..', '..\\..\\windows\\win.ini', 'C:\\Windows\\win.ini', 'c:/x.md', 'C:x.md', '\\\\server\\share\\m.pdf', '\\x']) {
+    for (const f of ['/etc/passwd', '../../etc/passwd', 'a/../../b.md', 'a/..', '..', 'C:\\Windows\\win.ini', 'c:/x.md', 'C:x.md', '\\\\server\\share\\m.pdf', '\\x']) {
       expect(isLibraryFileName(f), f).toBe(false);
       expect(sourceRequestSchema.safeParse({ file: f }).success, f).toBe(false);
       expect(removeFilesSchema.safeParse(['ok.md', f]).success, f).toBe(false);
+    }
+    // Backslash steps: separators on Windows only; on Linux `x\..\evil.md` is one legal file name (issue 15).
+    for (const f of ['..\\..\\windows\\win.ini', 'x\\..\\evil.md']) {
+      expect(isLibraryFileName(f, true), f).toBe(false);
+      expect(isLibraryFileName(f, false), f).toBe(true);
     }
     const res = sourceRequestSchema.safeParse({ file: '../../etc/passwd' });
     expect(res.error?.issues[0]?.message).toMatch(/as the library lists it/);
