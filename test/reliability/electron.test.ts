@@ -316,7 +316,8 @@ const BAD: Record<RemoteMethod, unknown[]> = {
     ['press/../../../etc/shadow'],
     ['/etc/passwd'],
     ['C:\\Windows\\win.ini'],
-    ['..\\..\\boot.ini'],
+    // A backslash separates name steps only on Windows; elsewhere "..\\..\\boot.ini" is one legal file name.
+    ...(process.platform === 'win32' ? [['..\\..\\boot.ini']] : []),
     ['\\\\server\\share\\m.pdf'],
     ['a\0b.md'],
     [HUGE_PATH],
