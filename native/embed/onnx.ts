@@ -50,11 +50,26 @@ export interface OnnxEmbedderOptions {
   cacheDir?: string;
   /** ONNX Runtime intra-op threads; default the machine's core count. */
   threads?: number;
+  /** Keep ONNX Runtime's CPU memory arena (faster reuse, higher RSS); default DEFAULT_SESSION.memArena. */
+  memArena?: boolean;
+  /** Let idle ONNX Runtime threads spin (lower latency on an idle machine, wasted CPU on a busy one). */
+  spinning?: boolean;
 }
 
-/** Tokens per forward pass (rows × longest row); measured with scripts/bench-embed.ts. */
-export const DEFAULT_TOKEN_BUDGET = 4096;
+/**
+ * Tokens per forward pass (rows × longest row). Measured with scripts/bench-embed.ts (e5 q8, two
+ * shared cores): 2048, 4096 and 8192 embed at the same passages per CPU-second, but peak RSS was
+ * 933 / 1128 / 1410 MB, so the smallest that keeps batches full wins.
+ */
+export const DEFAULT_TOKEN_BUDGET = 2048;
 export const DEFAULT_BATCH_SIZE = 64;
+/**
+ * ONNX Runtime session defaults, measured with scripts/bench-embed.ts: without spinning, idle
+ * threads sleep instead of burning the second core that parsing, LanceDB and the UI need
+ * (12.0 vs 9.5 passages per CPU-second, query p95 24 vs 34 ms on a busy machine); turning the
+ * memory arena off saved little RSS (1058 vs 1128 MB peak) and cost speed, so it stays on.
+ */
+export const DEFAULT_SESSION = { memArena: true, spinning: false };
 
 const WEIGHT_FILES: Record<OnnxDtype, string> = { fp32: 'model.onnx', q8: 'model_quantized.onnx' };
 
@@ -179,7 +194,14 @@ export class OnnxEmbedder implements Embedder {
         dtype,
         device: 'cpu',
         use_external_data_format: existsSync(`${weightsPath}_data`) ? true : undefined,
-        session_options: { intraOpNumThreads: options.threads ?? availableParallelism() },
+        session_options: {
+          intraOpNumThreads: options.threads ?? availableParallelism(),
+          interOpNumThreads: 1,
+          executionMode: 'sequential',
+          graphOptimizationLevel: 'all',
+          enableCpuMemArena: options.memArena ?? DEFAULT_SESSION.memArena,
+          extra: { session: { intra_op: { allow_spinning: (options.spinning ?? DEFAULT_SESSION.spinning) ? '1' : '0' } } },
+        },
       });
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
