@@ -3,7 +3,7 @@
  *
  *   npx tsx scripts/bench-embed.ts [--dir models/local/multilingual-e5-small] [--dtype q8|fp32]
  *       [--passages 2000] [--corpus <folder of .md/.txt/.rst>] [--threads 2] [--batch 64] [--budget 4096]
- *       [--queries 200] [--arena on|off] [--spinning on|off] [--json]
+ *       [--queries 200] [--arena on|off] [--spinning on|off] [--max-tokens N] [--json]
  *
  * Passages: deterministic synthetic manual-like text (English, German, Chinese; 20–400 tokens, as the
  * chunker makes) or, with --corpus, paragraphs of up to ~1,200 characters from the text files of a
@@ -29,6 +29,7 @@ const { values: args } = parseArgs({
     budget: { type: 'string' },
     queries: { type: 'string', default: '200' },
     arena: { type: 'string' },
+    'max-tokens': { type: 'string' },
     spinning: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
@@ -130,6 +131,7 @@ const embedder = await OnnxEmbedder.load({
   batchSize: args.batch ? Number(args.batch) : undefined,
   tokenBudget: args.budget ? Number(args.budget) : undefined,
   memArena: args.arena ? args.arena === 'on' : undefined,
+  maxTokens: args['max-tokens'] ? Number(args['max-tokens']) : undefined,
   spinning: args.spinning ? args.spinning === 'on' : undefined,
 });
 const loadMs = performance.now() - t0;
@@ -176,6 +178,7 @@ const result = {
   budget: args.budget ?? 'default',
   arena: args.arena ?? 'default',
   spinning: args.spinning ?? 'default',
+  maxTokens: args['max-tokens'] ?? 'default',
 };
 if (args.json) console.log(JSON.stringify(result));
 else
@@ -183,5 +186,5 @@ else
     `${result.model} ${result.dtype}: ${result.passages} passages (avg ${result.avgChars} chars) ` +
       `${result.passagesPerS}/s (${result.embedS} s; ${result.passagesPerCpuS} per CPU-s), load ${result.loadMs} ms, RSS after load ${rssAfterLoad} MB, ` +
       `peak RSS ${result.peakRssMb} MB; query p50 ${result.queryP50Ms} ms, p95 ${result.queryP95Ms} ms ` +
-      `[threads ${result.threads}, batch ${result.batch}, budget ${result.budget}, arena ${result.arena}, spinning ${result.spinning}]`,
+      `[threads ${result.threads}, batch ${result.batch}, budget ${result.budget}, arena ${result.arena}, spinning ${result.spinning}, max tokens ${result.maxTokens}]`,
   );
