@@ -34,7 +34,8 @@ import { LIBRARY_FILE, LibraryStore } from './store/library-store.js';
 import { readJson, writeJsonAtomic } from './store/atomic-json.js';
 import { LibraryReadOnlyError, libraryDiskError } from './store/disk-errors.js';
 import type { LibraryMeta } from './store/types.js';
-import { hybridSearch } from './search/hybrid.js';
+import { clampK, lookupCodes, retrieve, validateQuery, type Retrieval, type RetrieveRequest } from './search/retriever.js';
+import { DEFAULT_RETRIEVAL_SETTINGS, keywordConfigFrom, type RetrievalSettings } from './search/settings.js';
 import { CodeIndex } from './fault-codes/index.js';
 import type { CodeScheme } from './fault-codes/schemes.js';
 import { ingest } from './pipelines/ingest.js';
@@ -49,13 +50,15 @@ import type { PackImportRequest, PackInfo, PackVerifyReport } from './contract/p
 import { cleanupPacks, installPack, readRegistry, removePack, rollbackPack, toPackInfo, verifyPack, type SiteState } from './packs/install.js';
 import { trustedFingerprints } from './packs/keys.js';
 import { LOCAL_ID } from './packs/format.js';
-import { closePackSources, fuseSourceHits, mergeCodeLookups, openPackSources, sourceSelected, type PackSource } from './packs/sources.js';
+import { closePackSources, openPackSources, sourceSelected, type PackSource } from './packs/sources.js';
 
 const SCHEMES_FILE = 'code-schemes.json';
 
 export interface Engine extends EngineApi, PackMethods {
   /** The embedder in use (null: keyword + fault codes only). */
   readonly embedderId: string | null;
+  /** The one retrieval behind search and ask: code lookup, passages and each retriever's ranking. */
+  retrieve(req: RetrieveRequest, signal?: AbortSignal): Promise<Result<Retrieval>>;
 }
 
 /** Opens (or, with config.create, creates on first ingest) the library and returns the engine. */
@@ -86,7 +89,10 @@ class LocalEngine implements Engine {
   /** The language model and reranker for answers: loaded on first use, disposed on close. */
   private answerModels = new AnswerModels(() => modelSearchDirs());
 
+  private readonly settings: RetrievalSettings;
+
   constructor(private readonly config: EngineConfig) {
+    this.settings = config.retrieval ?? { ...DEFAULT_RETRIEVAL_SETTINGS, keyword: { ...DEFAULT_RETRIEVAL_SETTINGS.keyword, ...keywordConfigFrom(process.env.MANUALDESK_KEYWORD) } };
     this.idle = new IdleCollector(config.idleGcMs ?? 2000, 10_000);
   }
 
@@ -248,44 +254,31 @@ class LocalEngine implements Engine {
 
   search(req: SearchRequest): Promise<Result<SearchResponse>> {
     return this.guard(async () => {
-      const t0 = performance.now();
-      const query = validateQuery(req.query);
-      const k = clampK(req.k);
-      const store = await this.ensureOpen(false);
-      const codeHits: SearchHit[] = [];
-      const lists: { pack: string | null; hits: SearchHit[] }[] = [];
-      let mode: SearchResponse['mode'] | null = null;
-      // The local library and every selected pack are searched alike; their lists are fused by rank.
-      for (const src of this.sources(store, req.filters?.packs)) {
-        const found = src.codes?.lookup(query, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
-        const matches = found ? found.matches.filter(this.codeFilter(req.filters, src.store)) : [];
-        const mine = toCodeHits(matches, detectLang(query)).map((h) => (src.pack === null ? h : { ...h, pack: src.pack }));
-        // A question that names a code is about what the code means: its definition's words find the
-        // passages that explain it further (the setting to change, the part to check).
-        const related = matches.length > 0 ? { text: relatedText(matches), boost: RELATED_BOOST } : undefined;
-        const res = await hybridSearch(src.store, src.embedder, { ...req, query, k }, undefined, related);
-        // A code's table row is also a passage: show it once, as the code.
-        const isCodeRow = (h: SearchHit) => mine.some((c) => c.file === h.file && h.text.includes(c.text));
-        codeHits.push(...mine);
-        lists.push({ pack: src.pack, hits: res.hits.filter((h) => !isCodeRow(h)) });
-        if (mode === null || mode === 'keyword') mode = res.mode;
-      }
-      const hits = [...codeHits, ...fuseSourceHits(lists, k)].slice(0, k);
-      return { query, hits, ms: round2(performance.now() - t0), mode: mode ?? 'keyword' };
+      const r = await this.retrieveNow(req);
+      return { query: r.query, hits: r.hits, ms: r.ms, mode: r.mode };
     });
+  }
+
+  /** The one retrieval (codes, passages, each retriever's ranking) over the selected sources. */
+  retrieve(req: RetrieveRequest, signal?: AbortSignal): Promise<Result<Retrieval>> {
+    return this.guard(() => this.retrieveNow(req, signal));
+  }
+
+  private async retrieveNow(req: RetrieveRequest, signal?: AbortSignal): Promise<Retrieval> {
+    const t0 = performance.now();
+    const query = validateQuery(req.query);
+    const k = clampK(req.k);
+    const store = await this.ensureOpen(false);
+    const r = await retrieve(this.sources(store, req.filters?.packs), { ...req, query, k }, this.settings, signal);
+    return { ...r, ms: round2(performance.now() - t0) };
   }
 
   ask(req: AskRequest, hooks: AskHooks = {}): Promise<Result<AskResponse>> {
     return this.guard(async () => {
       await this.ensureOpen(false);
-      const unwrap = <T>(r: Result<T>): T => {
-        if (!r.ok) throw new EngineError(r.error.code, r.error.message);
-        return r.value;
-      };
       return ask(
         {
-          search: async (r) => unwrap(await this.search(r)),
-          lookupCode: async (text, filters) => unwrap(await this.lookupCode({ text, filters })),
+          retrieve: (r, signal) => this.retrieveNow(r, signal),
           generator: () => this.answerModels.llm(),
           reranker: () => this.answerModels.reranker(),
         },
@@ -305,27 +298,8 @@ class LocalEngine implements Engine {
       const t0 = performance.now();
       const store = await this.ensureOpen(false);
       if (!this.codes) throw new EngineError('INTERNAL', 'The fault-code index is not loaded.');
-      const parts = this.sources(store, req.filters?.packs).flatMap((src) => {
-        if (!src.codes) return [];
-        const res = src.codes.lookup(text, { manuals: req.filters?.manuals, equipment: req.filters?.equipment });
-        return [{ pack: src.pack, res: { ...res, matches: res.matches.filter(this.codeFilter(req.filters, src.store)) } }];
-      });
-      if (parts.length === 0) return { query: text, detected: [], matches: [], nearest: [], ms: round2(performance.now() - t0) };
-      return mergeCodeLookups(text, parts, round2(performance.now() - t0));
+      return { ...lookupCodes(this.sources(store, req.filters?.packs), text, req.filters), ms: round2(performance.now() - t0) };
     });
-  }
-
-  /**
-   * The search filters the code index does not apply itself: newest revision only (unless asked),
-   * revision, path prefix and language, so a code hit never comes from a file a passage could not.
-   * Manual and equipment filters are the index's (equipment is matched against each code's scope).
-   */
-  private codeFilter(filters: SearchFilters | undefined, store: LibraryStore | null = this.store): (m: CodeMatch) => boolean {
-    if (!store) return () => true;
-    const records = new Map(store.getFiles().map((f) => [f.file, f] as const));
-    const allowed = allowedFiles(records, { ...filters, manuals: undefined, equipment: undefined });
-    const langs = filters?.lang?.length ? new Set<string>(filters.lang) : null;
-    return (m) => (allowed === null || allowed.has(m.file)) && (langs === null || langs.has(m.lang ?? 'en'));
   }
 
   listManuals(): Promise<Result<ManualInfo[]>> {
@@ -593,34 +567,6 @@ class LocalEngine implements Engine {
   }
 }
 
-/** Weight of a named code's definition in the passage query, relative to the question's own words. */
-const RELATED_BOOST = 0.5;
-
-/**
- * Exact fault-code matches, shown before passages: definitions in the question's language first
- * (every code's), then their translations.
- */
-function toCodeHits(matches: CodeMatch[], lang: Lang): SearchHit[] {
-  const ordered = [...matches.filter((m) => (m.lang ?? 'en') === lang), ...matches.filter((m) => (m.lang ?? 'en') !== lang)];
-  return ordered.map((m, i) => ({
-    file: m.file,
-    page: m.page,
-    section: m.section,
-    text: m.text,
-    score: 1000 - i,
-    kind: 'code' as const,
-    manual: m.manual,
-    lang: m.lang ?? 'en',
-    chunkId: `code:${m.key}:${m.file}:${i}`,
-  }));
-}
-
-function relatedText(matches: CodeMatch[]): string {
-  const seen = new Set<string>();
-  for (const m of matches.slice(0, 4)) for (const t of [m.title, m.description, m.cause, m.remedy]) if (t) seen.add(t);
-  return [...seen].join(' ');
-}
-
 /** Picks the embedder a library was built with, when no embedder is configured explicitly. */
 export function specForRecorded(id: string | null): EmbedderSpec {
   if (!id) return { kind: 'none' };
@@ -658,26 +604,6 @@ async function assertFolder(dir: string): Promise<void> {
       `The library path ${dir} is a file, not a folder. Choose a folder for the library (an empty or new one to start a library).`,
     );
   }
-}
-
-function validateQuery(q: unknown): string {
-  if (typeof q !== 'string') throw new EngineError('INVALID_INPUT', 'The query must be text: type a fault code or a few words about the problem.');
-  // Control characters carry no meaning in a manual search; keep tabs/newlines as spaces.
-  // eslint-disable-next-line no-control-regex
-  const clean = q.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-  if (clean.length === 0) throw new EngineError('INVALID_INPUT', 'The search is empty. Type a fault code or a few words about the problem.');
-  if (clean.length > 2000) {
-    throw new EngineError('INVALID_INPUT', `The search is ${clean.length} characters long; keep it under 2,000 (a code or a sentence is enough).`);
-  }
-  return clean;
-}
-
-function clampK(k: number | undefined): number {
-  if (k === undefined) return 10;
-  if (!Number.isInteger(k) || k < 1 || k > 200) {
-    throw new EngineError('INVALID_INPUT', `k must be a whole number from 1 to 200 (got ${k}); use a number in that range, or leave it out for 10.`);
-  }
-  return k;
 }
 
 function round2(x: number): number {

@@ -20,20 +20,13 @@ import path from 'node:path';
 import type { SearchFilters } from '../contract/api.js';
 import type { Chunk, CodeRecord, FileRecord } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
-import { ANALYZER_VERSION, MAX_TOKEN_LENGTH, analyzeQuery } from '../text/analyze.js';
+import { ANALYZER_VERSION, MAX_TOKEN_LENGTH } from '../text/analyze.js';
 import { readJson, writeJsonAtomic } from './atomic-json.js';
 import { failpoints } from './failpoints.js';
 import { sqlIn, sqlString, whereClause } from './filters.js';
 import { LibraryLock } from './lock.js';
 import { CHUNK_COLUMNS, chunkToRow, codeToRow, rowToChunk, rowToCode, type ChunkRow, type CodeRow } from './rows.js';
-import {
-  DEFAULT_KEYWORD_CONFIG,
-  type KeywordConfig,
-  type LibraryMeta,
-  type RelatedText,
-  type ScoredChunk,
-  type StoreStats,
-} from './types.js';
+import type { FtsPlan, LibraryMeta, ScoredChunk, StoreStats } from './types.js';
 
 /** Version of the on-disk layout; a library written by a newer ManualDesk is refused. */
 export const LIBRARY_FORMAT_VERSION = 1;
@@ -42,23 +35,6 @@ export const FILES_FILE = 'files.json';
 export const LANCE_DIR = 'lance';
 const CHUNKS = 'chunks';
 const CODES = 'codes';
-/**
- * A run of equal scores past the first rows fetched is read once more, this many times wider (at
- * most MAX_TIE_FETCH rows): enough for the ties seen in real manuals (rows of one table, man-page
- * stubs) without paying for a loop on every query.
- */
-const TIE_FETCH_FACTOR = 4;
-const MAX_TIE_FETCH = 400;
-
-/** True when the score at rank k (1-based) equals the last fetched row's: the tie may go on. */
-function tieRunsPast(rows: Record<string, unknown>[], k: number): boolean {
-  const scores = rows.map((r) => Number(r._score)).sort((a, b) => b - a);
-  const kth = scores[Math.min(k, scores.length) - 1];
-  return kth !== undefined && kth > 0 && scores[scores.length - 1] === kth;
-}
-
-/** Weight of a tight equivalent (abbreviation ↔ spelled out) relative to the query's own terms. */
-const EQUIVALENT_BOOST = 0.7;
 /** Below this many vectors, brute force is exact and fast enough; above, an HNSW index is built. */
 export const DEFAULT_VECTOR_INDEX_THRESHOLD = 10_000;
 /** Rows per LanceDB add (bounds memory of one write). */
@@ -80,7 +56,6 @@ export interface OpenOptions {
   readOnly?: boolean;
   /** Recorded in library.json when the library is created (default 1). */
   chunkerVersion?: number;
-  keyword?: Partial<KeywordConfig>;
   vectorIndexThreshold?: number;
 }
 
@@ -109,7 +84,6 @@ export class LibraryStore {
   /** Highest generation written per file in this session (including uncommitted attempts). */
   private readonly usedGenerations = new Map<string, number>();
   private vectorIndexed = false;
-  readonly keyword: KeywordConfig;
 
   private constructor(
     readonly dir: string,
@@ -124,7 +98,6 @@ export class LibraryStore {
     this.files = new Map(files.map((f) => [f.file, f]));
     this.chunksTable = chunksTable;
     this.codesTable = codesTable;
-    this.keyword = { ...DEFAULT_KEYWORD_CONFIG, ...keywordConfigFromEnv(), ...opts.keyword };
   }
 
   static async open(dir: string, opts: OpenOptions): Promise<LibraryStore> {
@@ -341,33 +314,20 @@ export class LibraryStore {
   }
 
   /**
-   * BM25 search over the analyzed text (and, weighted, headings), with thesaurus expansions.
-   * `related` is text known to be about the question (e.g. the definition of a fault code it names):
-   * its terms are added with a lower weight than the question's own.
+   * One raw full-text query (a plan built by native/search/fts-query.ts): the committed rows among
+   * the first `limit` the index returns, with their BM25 scores, and the scores of every row fetched
+   * (ranking and tie handling are native/search/keyword.ts's).
    */
-  async keywordSearch(query: string, k: number, filters?: SearchFilters, related?: RelatedText): Promise<ScoredChunk[]> {
+  async fullTextSearch(plan: FtsPlan, limit: number, filters?: SearchFilters): Promise<{ hits: ScoredChunk[]; scores: number[] }> {
     this.ensureOpen();
     const tbl = this.chunksTable;
-    if (!tbl || k <= 0) return [];
-    const fts = this.buildFtsQuery(query, related);
-    if (!fts) return [];
+    if (!tbl || limit <= 0 || plan.length === 0) return { hits: [], scores: [] };
     const where = this.searchWhere(filters);
-    if (where === null) return [];
-    let q = tbl.query().fullTextSearch(fts);
+    if (where === null) return { hits: [], scores: [] };
+    let q = tbl.query().fullTextSearch(toLanceQuery(plan));
     if (where) q = q.where(where);
-    // Order equal scores by chunk id: the index returns ties in no fixed order, and the same question
-    // must give the same list every time (and in a pack of this library). When a tie runs past the
-    // rows fetched, fetch more (rarely needed) so every tied row is ordered.
-    q = q.select([...CHUNK_COLUMNS, '_score']);
-    let limit = k + 10;
-    let rows = await q.limit(limit).toArray();
-    if (rows.length === limit && tieRunsPast(rows, k)) {
-      limit = Math.min(TIE_FETCH_FACTOR * limit, MAX_TIE_FETCH);
-      rows = await q.limit(limit).toArray();
-    }
-    const hits = this.committedHits(rows, (r) => Number(r._score), rows.length).filter((h) => h.score > 0);
-    hits.sort((a, b) => b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
-    return hits.slice(0, k);
+    const rows = (await q.select([...CHUNK_COLUMNS, '_score']).limit(limit).toArray()) as Record<string, unknown>[];
+    return { hits: this.committedHits(rows, (r) => Number(r._score), rows.length), scores: rows.map((r) => Number(r._score)) };
   }
 
   /** Nearest chunks by cosine similarity. */
@@ -489,39 +449,6 @@ export class LibraryStore {
 
   // ---------------------------------------------------------------------------------------------
 
-  private buildFtsQuery(query: string, related?: RelatedText): lancedb.FullTextQuery | null {
-    const cfg = this.keyword;
-    const { terms, expansions, equivalents } = analyzeQuery(query, { expand: cfg.expand });
-    const clauses: lancedb.FullTextQuery[] = [];
-    if (related) {
-      const own = new Set(terms);
-      const extra = analyzeQuery(related.text, { expand: false }).terms.filter((t) => !own.has(t));
-      if (extra.length > 0) clauses.push(new lancedb.MatchQuery(extra.join(' '), 'fts', { boost: related.boost }));
-    }
-    if (terms.length > 0) {
-      const text = terms.join(' ');
-      clauses.push(
-        cfg.headingBoost > 0
-          ? new lancedb.MultiMatchQuery(text, ['fts', 'fts_head'], { boosts: [1, cfg.headingBoost] })
-          : new lancedb.MatchQuery(text, 'fts'),
-      );
-    }
-    for (const g of equivalents) {
-      clauses.push(new lancedb.MatchQuery(g.join(' '), 'fts', { boost: EQUIVALENT_BOOST, operator: lancedb.Operator.And }));
-    }
-    const boost = cfg.expansionBoost;
-    const singles = expansions.filter((g) => g.length === 1).map((g) => g[0] as string);
-    if (singles.length > 0) clauses.push(new lancedb.MatchQuery(singles.join(' '), 'fts', { boost }));
-    for (const g of expansions) {
-      if (g.length > 1) {
-        clauses.push(new lancedb.MatchQuery(g.join(' '), 'fts', { boost, operator: lancedb.Operator.And }));
-      }
-    }
-    if (clauses.length === 0) return null;
-    if (clauses.length === 1) return clauses[0] ?? null;
-    return new lancedb.BooleanQuery(clauses.map((c) => [lancedb.Occur.Should, c] as [lancedb.Occur, lancedb.FullTextQuery]));
-  }
-
   private committedHits(rows: unknown[], score: (r: Record<string, unknown>) => number, k: number): ScoredChunk[] {
     const out: ScoredChunk[] = [];
     for (const r of rows as Record<string, unknown>[]) {
@@ -639,23 +566,17 @@ export class LibraryStore {
   }
 }
 
-/**
- * Measurement knob: MANUALDESK_KEYWORD='{"headingBoost":0,"expand":false,"expansionBoost":0.5}' overrides
- * the keyword defaults (for comparing settings with the eval script without code changes).
- */
-function keywordConfigFromEnv(): Partial<KeywordConfig> {
-  const raw = process.env.MANUALDESK_KEYWORD;
-  if (!raw) return {};
-  try {
-    const v = JSON.parse(raw) as Record<string, unknown>;
-    const out: Partial<KeywordConfig> = {};
-    if (typeof v.headingBoost === 'number') out.headingBoost = v.headingBoost;
-    if (typeof v.expand === 'boolean') out.expand = v.expand;
-    if (typeof v.expansionBoost === 'number') out.expansionBoost = v.expansionBoost;
-    return out;
-  } catch {
-    return {};
-  }
+/** A full-text plan as LanceDB query objects. */
+function toLanceQuery(plan: FtsPlan): lancedb.FullTextQuery {
+  const clauses = plan.map((c): lancedb.FullTextQuery => {
+    if (c.columns.length > 1) return new lancedb.MultiMatchQuery(c.terms, [...c.columns], { boosts: [...(c.columnBoosts ?? [])] });
+    const opts: { boost?: number; operator?: lancedb.Operator } = {};
+    if (c.boost !== undefined) opts.boost = c.boost;
+    if (c.allTerms) opts.operator = lancedb.Operator.And;
+    return c.boost === undefined && !c.allTerms ? new lancedb.MatchQuery(c.terms, 'fts') : new lancedb.MatchQuery(c.terms, 'fts', opts);
+  });
+  if (clauses.length === 1) return clauses[0] as lancedb.FullTextQuery;
+  return new lancedb.BooleanQuery(clauses.map((c) => [lancedb.Occur.Should, c] as [lancedb.Occur, lancedb.FullTextQuery]));
 }
 
 /** Full-text index over pre-analyzed tokens: split on whitespace only, no stemming or stop words. */

@@ -245,13 +245,8 @@ function obedientModel(reply: (user: string) => string): AnswerGenerator & { pro
 
 function depsWith(model: AnswerGenerator): AnswerDeps {
   return {
-    search: async (req) => {
-      const r = await engine.search(req);
-      if (!r.ok) throw new Error(r.error.message);
-      return r.value;
-    },
-    lookupCode: async (text, filters) => {
-      const r = await engine.lookupCode({ text, filters });
+    retrieve: async (req, signal) => {
+      const r = await engine.retrieve(req, signal);
       if (!r.ok) throw new Error(r.error.message);
       return r.value;
     },
