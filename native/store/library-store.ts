@@ -20,6 +20,7 @@ import path from 'node:path';
 import type { SearchFilters } from '../contract/api.js';
 import type { Chunk, CodeRecord, FileRecord } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
+import { closedError, NEW_LIBRARY_HINT } from '../contract/messages.js';
 import { ANALYZER_VERSION, MAX_TOKEN_LENGTH } from '../text/analyze.js';
 import { readJson, writeJsonAtomic } from './atomic-json.js';
 import { failpoints } from './failpoints.js';
@@ -109,7 +110,7 @@ export class LibraryStore {
           `No ManualDesk library at ${dir}. Create one with \`manualdesk ingest <folder>\` or choose another library folder.`,
         );
       }
-      if (opts.readOnly) throw new EngineError('INVALID_INPUT', 'A library cannot be created read-only.');
+      if (opts.readOnly) throw new EngineError('LIBRARY_READ_ONLY', 'A library cannot be created read-only.');
       await mkdir(dir, { recursive: true });
     }
     const lock = opts.readOnly ? null : LibraryLock.acquire(dir);
@@ -161,7 +162,7 @@ export class LibraryStore {
    */
   async setIndexVersions(v: { chunkerVersion: number; analyzerVersion: number }): Promise<void> {
     this.ensureOpen();
-    if (this.opts.readOnly) throw new EngineError('INVALID_INPUT', 'The library is open read-only.');
+    if (this.opts.readOnly) throw new EngineError('LIBRARY_READ_ONLY', 'The library is open read-only.');
     this.meta = { ...this.meta, chunkerVersion: v.chunkerVersion, analyzerVersion: v.analyzerVersion };
     await writeJsonAtomic(path.join(this.dir, LIBRARY_FILE), this.meta);
   }
@@ -244,6 +245,14 @@ export class LibraryStore {
         }
         throw err;
       }
+    });
+  }
+
+  /** Rewrites where each file's source is recorded (a pack names its documents by their place in the pack). */
+  async relocateSources(to: (rec: FileRecord) => string): Promise<void> {
+    await this.exclusive(async () => {
+      this.ensureWritable();
+      await this.writeFiles(new Map([...this.files].map(([k, r]) => [k, { ...r, source: to(r) }] as const)));
     });
   }
 
@@ -483,7 +492,7 @@ export class LibraryStore {
     throw new EngineError(
       'EMBEDDER_MISMATCH',
       `The library at ${this.dir} was indexed with ${recorded}, but "${wanted.id}" (${wanted.dims} dimensions) was given. ` +
-        'Vectors of different models cannot be mixed: use the matching model, or build a new library with the new model (`manualdesk ingest <folders> --library <new folder> --embedder …`).',
+        `Vectors of different models cannot be mixed: use the matching model, or ${NEW_LIBRARY_HINT}.`,
     );
   }
 
@@ -504,7 +513,7 @@ export class LibraryStore {
     if (!u.vectors) {
       throw new EngineError(
         'EMBEDDER_MISMATCH',
-        `The library at ${this.dir} stores vectors of "${emb.id}"; load that model to add files, or build a new library with the new model (\`manualdesk ingest <folders> --library <new folder> --embedder …\`).`,
+        `The library at ${this.dir} stores vectors of "${emb.id}"; load that model to add files, or ${NEW_LIBRARY_HINT}.`,
       );
     }
     if (u.vectors.length !== u.chunks.length) {
@@ -557,12 +566,12 @@ export class LibraryStore {
   }
 
   private ensureOpen(): void {
-    if (this.closed) throw new EngineError('INTERNAL', 'The library was closed; open it again.');
+    if (this.closed) throw new EngineError('CLOSED', closedError('The library'));
   }
 
   private ensureWritable(): void {
     this.ensureOpen();
-    if (!this.lock) throw new EngineError('INVALID_INPUT', 'The library was opened read-only.');
+    if (!this.lock) throw new EngineError('LIBRARY_READ_ONLY', 'The library was opened read-only.');
   }
 }
 

@@ -477,7 +477,7 @@ describe('unreadable files, locks and read-only engines', () => {
       const hit = value(await reader.search({ query: 'gearbox oil', k: 1 })).hits[0];
       expect(hit?.file).toBe('a.md');
       const ro = failure(await reader.removeFiles(['a.md']));
-      expect(ro.code).toBe('INVALID_INPUT');
+      expect(ro.code).toBe('LIBRARY_READ_ONLY');
       expect(ro.message).toMatch(/read-only/);
       await reader.close();
     } finally {

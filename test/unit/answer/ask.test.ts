@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CodeLookupResponse, CodeMatch, SearchHit, SearchRequest, SearchResponse } from '../../../native/contract/api.js';
-import { ask, type AnswerDeps, type AnswerGenerator } from '../../../native/answer/ask.js';
+import { ask, type AnswerDeps, type AnswerGenerator } from '../../../native/pipelines/answer.js';
 import { analyze } from '../../../native/text/analyze.js';
 import { hit, retrieverOf } from './helpers.js';
 

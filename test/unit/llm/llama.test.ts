@@ -10,7 +10,7 @@ import { buildFixture, makeGgufFixture } from '../../../scripts/make-gguf-fixtur
 import { LocalLlm } from '../../../native/llm/llama.js';
 import { buildGguf, GgufType, parseGguf, readGgufHeader, scalarOf, type GgufValue } from '../../../native/llm/gguf.js';
 import { budgetPrompt } from '../../../native/answer/prompt.js';
-import { ask, type AnswerDeps } from '../../../native/answer/ask.js';
+import { ask, type AnswerDeps } from '../../../native/pipelines/answer.js';
 import { retrieverOf } from '../answer/helpers.js';
 import { findLlm } from '../../../native/llm/models.js';
 import type { SearchHit } from '../../../native/contract/api.js';

@@ -214,7 +214,7 @@ describe('LibraryStore lifetime', () => {
     const s = await openStore();
     expect((await errorOf(LibraryStore.open(dir, { embedder: null }))).code).toBe('LIBRARY_LOCKED');
     const ro = await openStore({ embedder: null, readOnly: true });
-    await expect(ro.removeFile('x')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(ro.removeFile('x')).rejects.toMatchObject({ code: 'LIBRARY_READ_ONLY' });
     await s.close();
 
     // A lock held by another live process.

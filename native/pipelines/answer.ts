@@ -10,13 +10,13 @@ import type { AskHooks, AskRequest, AskResponse, Citation, Refusal } from '../co
 import { EngineError } from '../contract/errors.js';
 import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
-import { checkCitations } from './citations.js';
-import { collectEvidence, contentTerms, gate, type Evidence } from './evidence.js';
-import { codeAnswerLines, extractParts, renderParts, toCitation } from './extract.js';
-import { recentTurns, rewriteFollowUp } from './followup.js';
-import { budgetPrompt, REFUSAL_SENTENCE } from './prompt.js';
-import { findSafety } from './safety.js';
-import { answerText, promptLabel } from './sanitize.js';
+import { checkCitations } from '../answer/citations.js';
+import { collectEvidence, contentTerms, gate, type Evidence } from '../answer/evidence.js';
+import { codeAnswerLines, extractParts, renderParts, toCitation } from '../answer/extract.js';
+import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
+import { budgetPrompt, REFUSAL_SENTENCE } from '../answer/prompt.js';
+import { findSafety } from '../answer/safety.js';
+import { answerText, promptLabel } from '../answer/sanitize.js';
 import { analyze } from '../text/analyze.js';
 
 /** What the pipeline needs from a language model (LocalLlm implements it). */
