@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import type { EmbedderSpec } from './embed/models.js';
+import type { RetrievalSettings } from './search/settings.js';
 
 export interface EngineConfig {
   /** Library folder (created on first ingest). */
@@ -15,6 +16,8 @@ export interface EngineConfig {
   readOnly?: boolean;
   /** Quiet ms after the last call before one full GC gives back LanceDB's native memory (native/idle-gc.ts); 0: off. Default 2000. */
   idleGcMs?: number;
+  /** Retrieval settings; default: native/search/settings.ts's, with $MANUALDESK_KEYWORD's overrides. */
+  retrieval?: RetrievalSettings;
 }
 
 /** Default library folder: $MANUALDESK_LIBRARY, else ~/.manualdesk/library. */

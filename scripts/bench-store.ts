@@ -15,6 +15,8 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Chunk } from '../native/contract/document.js';
 import { hybridSearch } from '../native/search/hybrid.js';
+import { keywordSearch } from '../native/search/keyword.js';
+import { DEFAULT_KEYWORD_CONFIG } from '../native/search/settings.js';
 import { LibraryStore, type FileUpdate } from '../native/store/library-store.js';
 import type { FileRecord } from '../native/contract/document.js';
 
@@ -215,31 +217,16 @@ export async function benchSyntheticStore(opts: BenchStoreOptions): Promise<Benc
   seed = 42;
   makeQueries();
   const kw = await build(false);
-  await timeAll('keyword search k=10', (i) => kw.keywordSearch(queries[i] ?? '', 10));
-  await timeAll('keyword search k=10, no thesaurus', async (i) => {
-    kw.keyword.expand = false;
-    try {
-      return await kw.keywordSearch(queries[i] ?? '', 10);
-    } finally {
-      kw.keyword.expand = true;
-    }
-  });
-  await timeAll('keyword search k=10, body field only', async (i) => {
-    const hb = kw.keyword.headingBoost;
-    kw.keyword.headingBoost = 0;
-    try {
-      return await kw.keywordSearch(queries[i] ?? '', 10);
-    } finally {
-      kw.keyword.headingBoost = hb;
-    }
-  });
-  await timeAll('keyword search k=10, pathPrefix filter', (i) => kw.keywordSearch(queries[i] ?? '', 10, { pathPrefix: 'manuals/m1' }));
+  await timeAll('keyword search k=10', (i) => keywordSearch(kw, queries[i] ?? '', 10));
+  await timeAll('keyword search k=10, no thesaurus', (i) => keywordSearch(kw, queries[i] ?? '', 10, undefined, undefined, { ...DEFAULT_KEYWORD_CONFIG, expand: false }));
+  await timeAll('keyword search k=10, body field only', (i) => keywordSearch(kw, queries[i] ?? '', 10, undefined, undefined, { ...DEFAULT_KEYWORD_CONFIG, headingBoost: 0 }));
+  await timeAll('keyword search k=10, pathPrefix filter', (i) => keywordSearch(kw, queries[i] ?? '', 10, { pathPrefix: 'manuals/m1' }));
   await kw.close();
   if (opts.vectors !== false) {
     const vs = await build(true);
     const qv = queries.map(() => randomUnit(DIMS));
     const embedder = { embedQuery: async () => qv[Math.floor(rand() * qv.length)] ?? randomUnit(DIMS) };
-    await timeAll('keyword search k=10 (vector library)', (i) => vs.keywordSearch(queries[i] ?? '', 10));
+    await timeAll('keyword search k=10 (vector library)', (i) => keywordSearch(vs, queries[i] ?? '', 10));
     await timeAll('vector search k=10', (i) => vs.vectorSearch(qv[i] ?? randomUnit(DIMS), 10));
     await timeAll('hybrid search k=10 (RRF of 50+50)', (i) => hybridSearch(vs, embedder, { query: queries[i] ?? '', k: 10 }));
     await vs.close();

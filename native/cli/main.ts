@@ -7,13 +7,14 @@ import readline from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import type { EngineApi, IngestProgress, SearchRequest } from '../contract/api.js';
-import { ok, toErrorData, type EngineErrorData, type Result } from '../contract/errors.js';
+import { ok, toErrorData, type Result } from '../contract/errors.js';
 import type { AskResponse, ConversationTurn, ModelStatus } from '../contract/answer.js';
 import { addModel, listModelStatus, type AddResult } from '../llm/models.js';
-import { createEngine, modelSearchDirs } from '../engine.js';
+import { modelSearchDirs } from '../model-discovery.js';
 import { defaultLibraryDir } from '../config.js';
 import type { EmbedderSpec } from '../embed/models.js';
-import { registerPackCommands } from '../packs/cli.js';
+import { registerPackCommands } from './packs.js';
+import { emit, withEngine } from './shared.js';
 import { terminalName, terminalText } from './terminal-text.js';
 
 class UsageError extends Error {}
@@ -49,8 +50,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     .option('--reindex', 'parse, chunk and embed every file again')
     .option('--json', 'print the report as JSON')
     .action(async (paths: string[], opts: { library: string; embedder?: string; reindex?: boolean; json?: boolean }) => {
-      const engine = await createEngine({ libraryDir: opts.library, embedder: parseEmbedder(opts.embedder), create: true });
-      try {
+      await withEngine({ libraryDir: opts.library, embedder: parseEmbedder(opts.embedder), create: true }, async (engine) => {
         const bar = !opts.json && io.stderr.isTTY ? new ProgressBar(io.stderr) : null;
         const res = await engine.ingest({ paths, force: opts.reindex === true }, { onProgress: (p) => bar?.update(p) });
         bar?.stop();
@@ -63,9 +63,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
           for (const f of r.withoutText ?? []) lines.push(`  ${f}: no searchable text found in it; check that it opens and holds text (not only headings or images).`);
           return lines.join('\n');
         });
-      } finally {
-        await engine.close();
-      }
+      });
     });
 
   program
@@ -87,8 +85,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
       if (!opts.batch && (query === undefined || query.trim() === '')) {
         throw new UsageError('Give a query, e.g. manualdesk search "spindle will not home", or --batch <file>.');
       }
-      const engine = await createEngine({ libraryDir: opts.library, readOnly: true, embedder: parseEmbedder(opts.embedder) });
-      try {
+      await withEngine({ libraryDir: opts.library, readOnly: true, embedder: parseEmbedder(opts.embedder) }, async (engine) => {
         const base: Omit<SearchRequest, 'query'> = {
           k,
           mode: opts.mode,
@@ -111,9 +108,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
                   .join('\n') + `\n(${r.hits.length} results, ${r.ms} ms, ${r.mode})`,
           );
         }
-      } finally {
-        await engine.close();
-      }
+      });
     });
 
   program
@@ -127,8 +122,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     .option('--json', 'print JSON')
     .action(async (text: string | undefined, opts: { library: string; manual?: string[]; equipment?: string[]; batch?: string; json?: boolean }) => {
       if (!opts.batch && (text === undefined || text.trim() === '')) throw new UsageError('Give a code, e.g. manualdesk code "alarm 9".');
-      const engine = await createEngine({ libraryDir: opts.library, readOnly: true });
-      try {
+      await withEngine({ libraryDir: opts.library, readOnly: true }, async (engine) => {
         const filters = { manuals: opts.manual, equipment: opts.equipment };
         if (opts.batch) {
           exitCode = await runBatch(engine, opts.batch, io, (q) => engine.lookupCode({ text: q, filters }));
@@ -153,9 +147,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
               .join('\n') + `\n(${r.ms} ms)`;
           });
         }
-      } finally {
-        await engine.close();
-      }
+      });
     });
 
   program
@@ -164,8 +156,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     .addOption(libraryOption())
     .option('--json', 'print JSON')
     .action(async (opts: { library: string; json?: boolean }) => {
-      const engine = await createEngine({ libraryDir: opts.library, readOnly: true });
-      try {
+      await withEngine({ libraryDir: opts.library, readOnly: true }, async (engine) => {
         exitCode = emit(io, await engine.listManuals(), opts.json, (list) =>
           list.length === 0
             ? 'The library is empty. Add manuals with: manualdesk ingest <folder>'
@@ -173,9 +164,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
                 .map((m) => `${terminalName(m.file)}  "${m.title}"${m.revision ? ` rev ${m.revision}` : ''}${m.current ? '' : ' (older revision)'}  ${m.chunks} passages`)
                 .join('\n'),
         );
-      } finally {
-        await engine.close();
-      }
+      });
     });
 
   program
@@ -184,8 +173,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     .addOption(libraryOption())
     .option('--json', 'print JSON')
     .action(async (opts: { library: string; json?: boolean }) => {
-      const engine = await createEngine({ libraryDir: opts.library, readOnly: true });
-      try {
+      await withEngine({ libraryDir: opts.library, readOnly: true }, async (engine) => {
         exitCode = emit(io, await engine.info(), opts.json, (i) =>
           [
             `Library: ${i.dir}`,
@@ -194,9 +182,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
             `${i.files} files, ${i.chunks} passages, ${i.codes} fault codes`,
           ].join('\n'),
         );
-      } finally {
-        await engine.close();
-      }
+      });
     });
 
   program
@@ -206,12 +192,9 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     .addOption(libraryOption())
     .option('--json', 'print JSON')
     .action(async (files: string[], opts: { library: string; json?: boolean }) => {
-      const engine = await createEngine({ libraryDir: opts.library });
-      try {
+      await withEngine({ libraryDir: opts.library }, async (engine) => {
         exitCode = emit(io, await engine.removeFiles(files), opts.json, (r) => `Removed ${r.removed} file(s).`);
-      } finally {
-        await engine.close();
-      }
+      });
     });
 
   registerPackCommands(program, {
@@ -239,8 +222,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
         throw new UsageError('Give a question, e.g. manualdesk ask "what does alarm 9 mean", or --batch <file>.');
       }
       const conversation = opts.conversation ? readConversation(opts.conversation) : undefined;
-      const engine = await createEngine({ libraryDir: opts.library, readOnly: true });
-      try {
+      await withEngine({ libraryDir: opts.library, readOnly: true }, async (engine) => {
         const base = { k, prefer: opts.prefer, conversation, filters: opts.manual ? { manuals: opts.manual } : undefined };
         if (opts.batch) {
           exitCode = await runBatch(engine, opts.batch, io, (q) => engine.ask({ ...base, question: q }));
@@ -251,9 +233,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
           if (stream) io.stderr.write('\n');
           exitCode = emit(io, res, opts.json, formatAnswer);
         }
-      } finally {
-        await engine.close();
-      }
+      });
     });
 
   const models = program.command('models').description('language, embedding and reranking models (never downloaded)');
@@ -372,20 +352,6 @@ function formatModels(list: ModelStatus[]): string {
         `${m.verified === true ? ' (sha256 ok)' : m.verified === false ? ' (SHA256 MISMATCH)' : ''}${m.inUse ? ' (in use)' : ''} — ${m.license}`,
     )
     .join('\n');
-}
-
-function emit<T>(io: CliIo, res: Result<T>, json: boolean | undefined, human: (v: T) => string): number {
-  if (res.ok) {
-    io.stdout.write((json ? JSON.stringify(res.value) : terminalText(human(res.value))) + '\n');
-    return 0;
-  }
-  reportError(io, res.error, json);
-  return 1;
-}
-
-function reportError(io: CliIo, error: EngineErrorData, json: boolean | undefined): void {
-  io.stderr.write(`manualdesk: ${terminalText(error.message)} (${error.code})\n`);
-  if (json) io.stdout.write(JSON.stringify({ ok: false, error }) + '\n');
 }
 
 /** Reads JSON lines {"id","query"}; writes one JSON object per line with the id. */

@@ -3,8 +3,13 @@
  * technician: what went wrong and what to do next.
  */
 export const ERROR_CODES = [
+  /** The request itself is wrong (empty query, bad k, unknown name): fix the request. */
   'INVALID_INPUT',
   'LIBRARY_NOT_FOUND',
+  /** The library (or pack) can be searched but not changed: opened read-only, an unwritable folder, an installed pack. */
+  'LIBRARY_READ_ONLY',
+  /** The engine or library was closed (app closing, library switched) before or while the call ran. */
+  'CLOSED',
   'LIBRARY_LOCKED',
   'LIBRARY_FORMAT_MISMATCH',
   'EMBEDDER_MISMATCH',

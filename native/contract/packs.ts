@@ -60,3 +60,6 @@ export interface PackImportRequest {
   file: string;
   allowUnsigned?: boolean;
 }
+
+/** The id that names the site's own library in search filters (SearchFilters.packs, SourceRequest.pack); no pack may use it. */
+export const LOCAL_ID = 'local';

@@ -1,32 +1,38 @@
 /**
  * The engine's answer models and their lifetime: the LLM and the reranker are found once, loaded
- * on first use, reused for every question, and disposed with the engine (dispose is safe twice).
+ * on first use, reused for every question, and closed with the engine (native/base/lifetime.ts:
+ * close is safe twice, waits for loads under way; after it both give null).
  */
 import type { ModelStatus } from '../contract/answer.js';
 import type { Reranker } from '../rerank/index.js';
 import { LocalLlm } from './llama.js';
 import { findLlm, findReranker, listModelStatus } from './models.js';
-import { engineThreads } from '../config.js';
+import { Disposable } from '../base/lifetime.js';
 
-export class AnswerModels {
+export class AnswerModels extends Disposable {
   private llmLoad: Promise<LocalLlm | null> | null = null;
   private rerankLoad: Promise<Reranker | null> | null = null;
-  private disposed = false;
   private llmId: string | null = null;
   private rerankerId: string | null = null;
 
-  constructor(private readonly dirs: () => string[]) {}
+  /** @param threads CPU threads for the language model (the composition root reads $MANUALDESK_THREADS). */
+  constructor(
+    private readonly dirs: () => string[],
+    private readonly threads: number,
+  ) {
+    super('The answer models');
+  }
 
   /** The installed language model, loaded once (null when none is installed). A failed load is retried on the next call. */
   llm(): Promise<LocalLlm | null> {
-    if (this.disposed) return Promise.resolve(null);
+    if (this.closed) return Promise.resolve(null);
     if (!this.llmLoad) {
       this.llmLoad = (async () => {
         const found = findLlm(this.dirs());
         if (!found) return null;
-        const llm = await LocalLlm.load({ modelPath: found.path, threads: engineThreads() });
+        const llm = await LocalLlm.load({ modelPath: found.path, threads: this.threads });
         this.llmId = found.id;
-        if (this.disposed) {
+        if (this.closed) {
           await llm.dispose();
           return null;
         }
@@ -41,7 +47,7 @@ export class AnswerModels {
 
   /** The installed cross-encoder, loaded once (null when none is installed or it fails to load). */
   reranker(): Promise<Reranker | null> {
-    if (this.disposed) return Promise.resolve(null);
+    if (this.closed) return Promise.resolve(null);
     if (!this.rerankLoad) {
       this.rerankLoad = (async () => {
         const found = findReranker(this.dirs());
@@ -66,9 +72,7 @@ export class AnswerModels {
     return listModelStatus({ dirs: this.dirs(), inUse });
   }
 
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
+  protected async dispose(): Promise<void> {
     const llm = await this.llmLoad?.catch(() => null);
     await llm?.dispose();
     const rr = await this.rerankLoad?.catch(() => null);

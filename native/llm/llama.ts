@@ -12,6 +12,7 @@
 import os from 'node:os';
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
 import { EngineError } from '../contract/errors.js';
+import { closedError } from '../contract/messages.js';
 
 export interface LocalLlmOptions {
   modelPath: string;
@@ -159,7 +160,7 @@ export class LocalLlm {
   }
 
   private live(): { model: LlamaModel; sequence: LlamaContextSequence } {
-    if (this.disposed || !this.model || !this.sequence) throw new EngineError('INVALID_INPUT', 'The language model was closed.');
+    if (this.disposed || !this.model || !this.sequence) throw new EngineError('CLOSED', closedError('The language model'));
     return { model: this.model, sequence: this.sequence };
   }
 }

@@ -18,9 +18,10 @@ import type { FileRecord } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
 import type { EmbedderSpec } from '../embed/models.js';
 import { getModelEntry } from '../embed/models.js';
-import { writeJsonAtomic, readJson } from '../store/atomic-json.js';
 import type { LibraryMeta } from '../store/types.js';
-import { createEngine } from '../engine.js';
+import { Library } from '../library/library.js';
+import { INDEX_DIRS, INDEX_FILES, LIBRARY_FILE } from '../library/layout.js';
+import { ingestIntoLibrary } from '../pipelines/ingest.js';
 import {
   canonicalJson,
   checkManifest,
@@ -78,8 +79,8 @@ export interface BuildResult {
 }
 
 /** Files of a built library that travel in a pack (never the lock, temp files or the embedding cache). */
-const LIBRARY_FILES = new Set(['library.json', 'files.json', 'code-schemes.json']);
-const LIBRARY_DIRS = ['lance'];
+const LIBRARY_FILES = new Set(INDEX_FILES);
+const LIBRARY_DIRS = INDEX_DIRS;
 
 export async function buildPack(opts: BuildOptions): Promise<BuildResult> {
   const kind = opts.kind ?? 'manuals';
@@ -174,34 +175,31 @@ async function stageManuals(
   payload: PackFile[],
 ): Promise<{ library: NonNullable<PackManifest['library']>; manuals: PackManifest['manuals'] }> {
   const libDir = path.join(work, 'library');
-  const engine = await createEngine({ libraryDir: libDir, embedder: opts.embedder ?? { kind: 'none' }, create: true });
+  const library = await Library.open(libDir, { embedder: opts.embedder ?? { kind: 'none' }, resolveRecorded: () => ({ kind: 'none' }), create: true });
+  const docs = new Map<string, FileRecord>();
+  let meta: LibraryMeta;
   try {
-    const res = await engine.ingest(
+    const report = await ingestIntoLibrary(
+      library,
       { paths: [opts.source] },
       { signal: opts.signal, onProgress: (p) => opts.onProgress?.({ phase: 'build', bytesDone: 0, bytesTotal: 0, filesDone: p.done, filesTotal: p.total }) },
     );
-    if (!res.ok) throw new EngineError(res.error.code, res.error.message);
-    if (res.value.files === 0) {
-      const why = res.value.skipped.map((s) => `${s.file}: ${s.reason}`).slice(0, 5).join('; ');
+    if (report.files === 0) {
+      const why = report.skipped.map((s) => `${s.file}: ${s.reason}`).slice(0, 5).join('; ');
       throw new EngineError('INVALID_INPUT', `No manuals could be indexed in ${opts.source}${why ? ` (${why})` : ''}.`);
     }
+    // The pack names documents by their place in the pack, never by the publisher's own folders.
+    for (const rec of library.store.getFiles()) {
+      const rel = `${DOCUMENTS_PREFIX}${rec.file}`;
+      const why = unsafePathReason(rel);
+      if (why) throw new EngineError('INVALID_INPUT', `${rec.file} cannot go into a pack: its name has ${why}. Rename it and build again.`);
+      docs.set(rel, rec);
+    }
+    await library.store.relocateSources((r) => `${DOCUMENTS_PREFIX}${r.file}`);
+    meta = library.info;
   } finally {
-    await engine.close();
+    await library.close();
   }
-  const filesJson = (await readJson(path.join(libDir, 'files.json'))) as { formatVersion: number; files: FileRecord[] };
-  const meta = (await readJson(path.join(libDir, 'library.json'))) as LibraryMeta;
-  // The pack names documents by their place in the pack, never by the publisher's own folders.
-  const docs = new Map<string, FileRecord>();
-  for (const rec of filesJson.files) {
-    const rel = `${DOCUMENTS_PREFIX}${rec.file}`;
-    const why = unsafePathReason(rel);
-    if (why) throw new EngineError('INVALID_INPUT', `${rec.file} cannot go into a pack: its name has ${why}. Rename it and build again.`);
-    docs.set(rel, rec);
-  }
-  await writeJsonAtomic(path.join(libDir, 'files.json'), {
-    ...filesJson,
-    files: filesJson.files.map((r) => ({ ...r, source: `${DOCUMENTS_PREFIX}${r.file}` })),
-  });
 
   for (const [rel, rec] of docs) {
     opts.signal?.throwIfAborted();
@@ -315,7 +313,7 @@ export async function hashFile(file: string, packPath: string): Promise<PackFile
 /** Reads a library's recorded embedder id (to build packs with the same model as a site's library). */
 export async function recordedEmbedder(libraryDir: string): Promise<string | null> {
   try {
-    const meta = JSON.parse(await readFile(path.join(libraryDir, 'library.json'), 'utf8')) as LibraryMeta;
+    const meta = JSON.parse(await readFile(path.join(libraryDir, LIBRARY_FILE), 'utf8')) as LibraryMeta;
     return meta.embedder?.id ?? null;
   } catch {
     return null;

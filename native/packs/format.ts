@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { EngineError } from '../contract/errors.js';
+import { LOCAL_ID } from '../contract/packs.js';
 
 /** Version of the pack layout; a pack with a higher version is refused (written by a newer ManualDesk). */
 export const PACK_FORMAT_VERSION = 1;
@@ -41,8 +42,7 @@ const safeText = (max: number) => z.string().max(max);
 export const PACK_ID_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 /** Versions are folder names too: e.g. 2024.3, 1.2.0-rc1, 7+build5. */
 export const PACK_VERSION_RE = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/;
-/** The id that names the site's own library in search filters; no pack may use it. */
-export const LOCAL_ID = 'local';
+export { LOCAL_ID };
 
 export const packFileSchema = z.strictObject({
   path: z.string().min(1).max(LIMITS.pathLength),

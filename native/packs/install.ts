@@ -20,7 +20,7 @@ import path from 'node:path';
 import type { PackInfo, PackManualSummary, PackVerifyReport } from '../contract/packs.js';
 import { EngineError, toErrorData } from '../contract/errors.js';
 import type { PackHooks } from '../contract/api.js';
-import { readJson, writeJsonAtomic } from '../store/atomic-json.js';
+import { writeJsonAtomic } from '../store/atomic-json.js';
 import { LIBRARY_FORMAT_VERSION } from '../store/library-store.js';
 import { ANALYZER_VERSION } from '../text/analyze.js';
 import { getModelEntry } from '../embed/models.js';
@@ -464,5 +464,3 @@ export async function removePack(libraryDir: string, id: string, modelsDir: stri
   for (const mod of manifest?.models ?? []) await rm(path.join(modelsDir, ...mod.id.split('/')), { recursive: true, force: true });
 }
 
-/** Reads a JSON file that may be absent (re-exported for the engine's pack loading). */
-export { readJson };

@@ -25,6 +25,7 @@ import type { LibraryStore } from '../store/library-store.js';
 import { scanPaths, describeFsError } from './scan.js';
 import { libraryDiskError } from '../store/disk-errors.js';
 import { OcrSession, type OcrOptions } from '../ocr/tesseract.js';
+import type { Library } from '../library/library.js';
 
 export interface IngestDeps {
   store: LibraryStore;
@@ -44,6 +45,43 @@ export interface IngestHooks {
 export interface IngestOutcome extends IngestReport {
   /** Prefix schemes declared by the ingested documents, per file (persisted by the engine). */
   schemes: Map<string, CodeScheme[]>;
+}
+
+/**
+ * Ingest into a library and its follow-up work: the embedder check before, the learned code schemes
+ * saved and the code index rebuilt after. What the engine and pack building both call.
+ */
+export async function ingestIntoLibrary(library: Library, req: IngestRequest, hooks: IngestHooks = {}, ocr?: false | OcrOptions): Promise<IngestReport> {
+  library.assertWritable();
+  library.assertEmbedderForWrites();
+  const store = library.store;
+  const { schemes, ...report } = await ingest(
+    {
+      store,
+      vectors: library.vectors,
+      libraryVersions: { chunkerVersion: store.info.chunkerVersion, analyzerVersion: store.info.analyzerVersion },
+      ...(ocr !== undefined ? { ocr } : {}),
+    },
+    req,
+    hooks,
+  );
+  await library.afterChange(schemes);
+  return report;
+}
+
+/** Removes files from a library for real (rows deleted, versions pruned), then its schemes and code index follow. */
+export async function removeFromLibrary(library: Library, files: string[]): Promise<{ removed: number }> {
+  library.assertWritable();
+  const store = library.store;
+  const known = new Set(store.getFiles().map((f) => f.file));
+  const unknown = files.filter((f) => !known.has(f));
+  if (unknown.length > 0) {
+    throw new EngineError('NOT_FOUND', `Not in the library: ${unknown.join(', ')}. Use "manualdesk list" to see the files as the library names them.`);
+  }
+  for (const f of files) await store.removeFile(f);
+  await store.compact();
+  await library.afterChange();
+  return { removed: files.length };
 }
 
 export async function ingest(deps: IngestDeps, req: IngestRequest, hooks: IngestHooks = {}): Promise<IngestOutcome> {

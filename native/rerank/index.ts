@@ -6,6 +6,7 @@
  */
 import os from 'node:os';
 import { EngineError } from '../contract/errors.js';
+import { closedError } from '../contract/messages.js';
 
 export interface Reranker {
   readonly id: string;
@@ -49,7 +50,7 @@ export class CrossEncoderReranker implements Reranker {
   }
 
   async score(question: string, passages: string[]): Promise<number[]> {
-    if (this.disposed || !this.model || !this.tokenizer) throw new EngineError('INVALID_INPUT', 'The reranker was closed.');
+    if (this.disposed || !this.model || !this.tokenizer) throw new EngineError('CLOSED', closedError('The reranker'));
     const inputs = this.tokenizer(
       passages.map(() => question),
       { text_pair: passages, padding: true, truncation: true, max_length: 512 },

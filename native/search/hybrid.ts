@@ -1,50 +1,75 @@
 /**
- * Search over a library: keyword (BM25 with thesaurus expansion), vector, or both fused with RRF.
+ * Search over one library: keyword (BM25 with thesaurus expansion), vector, or both fused with RRF.
  * Without an embedder (or a library without vectors) only the keyword retriever runs, and the response
- * says so in `mode`.
+ * says so in `mode`. Each retriever's own ranking is returned too (the evidence gate reads both).
  */
-import type { SearchHit, SearchMode, SearchRequest, SearchResponse } from '../contract/api.js';
+import type { SearchFilters, SearchHit, SearchMode, SearchRequest, SearchResponse } from '../contract/api.js';
 import type { Chunk } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
-import type { Embedder } from '../embed/types.js';
 import type { LibraryStore } from '../store/library-store.js';
-import type { RelatedText, ScoredChunk } from '../store/types.js';
+import type { ScoredChunk } from '../store/types.js';
+import type { RelatedText } from './fts-query.js';
+import { keywordSearch } from './keyword.js';
 import { fuseRrf, RRF_K } from './rrf.js';
+import { DEFAULT_KEYWORD_CONFIG, type KeywordConfig } from './settings.js';
 
 export const DEFAULT_K = 10;
 /** Candidates each retriever contributes to fusion: max(3k, this). */
 export const MIN_CANDIDATES = 50;
 
 /** The part of LibraryStore that search uses (so tests and callers can pass a narrower object). */
-export type SearchableStore = Pick<LibraryStore, 'keywordSearch' | 'vectorSearch' | 'hasVectors'>;
+export type SearchableStore = Pick<LibraryStore, 'fullTextSearch' | 'vectorSearch' | 'hasVectors'>;
+
+/** What search needs from an embedder: the query's vector (cancellable). */
+export interface QueryEmbedder {
+  embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array>;
+}
+
+export interface SingleSearch extends SearchResponse {
+  /**
+   * Each retriever's ranking, best first, as a search in that mode alone would order it: `keyword`
+   * always; `vector` when vectors were searched (else the keyword ranking, as a vector-mode search of
+   * a keyword-only library gives).
+   */
+  rankings: { keyword: SearchHit[]; vector: SearchHit[] };
+}
+
+export interface SearchOptions {
+  signal?: AbortSignal;
+  /** Text known to be about the question (a named fault code's definition), for the keyword side. */
+  related?: RelatedText;
+  keyword?: KeywordConfig;
+}
 
 export async function hybridSearch(
   store: SearchableStore,
-  embedder: Pick<Embedder, 'embedQuery'> | null,
+  embedder: QueryEmbedder | null,
   req: SearchRequest,
-  signal?: AbortSignal,
-  /** Text known to be about the question (a named fault code's definition), for the keyword side. */
-  related?: RelatedText,
-): Promise<SearchResponse> {
+  opts: SearchOptions = {},
+): Promise<SingleSearch> {
   const t0 = performance.now();
   const query = req.query.trim();
   const k = Math.max(1, Math.min(req.k ?? DEFAULT_K, 1000));
   const canVector = embedder !== null && store.hasVectors;
   const mode: SearchMode = req.mode === 'keyword' || !canVector ? 'keyword' : (req.mode ?? 'hybrid');
-  if (!query) return { query: req.query, hits: [], ms: performance.now() - t0, mode };
+  if (!query) return { query: req.query, hits: [], ms: performance.now() - t0, mode, rankings: { keyword: [], vector: [] } };
+  const cfg = opts.keyword ?? DEFAULT_KEYWORD_CONFIG;
+  const kwSearch = (n: number) => keywordSearch(store, query, n, req.filters, opts.related, cfg);
+  const vecSearch = (n: number, filters?: SearchFilters) => embedQuery(embedder, query, opts.signal).then((v) => store.vectorSearch(v, n, filters));
 
   let ranked: ScoredChunk[];
+  let rankings: SingleSearch['rankings'];
   if (mode === 'keyword') {
-    ranked = await store.keywordSearch(query, k, req.filters, related);
+    ranked = await kwSearch(k);
+    const hits = ranked.map(toHit);
+    rankings = { keyword: hits, vector: hits };
   } else if (mode === 'vector') {
-    const v = await embedQuery(embedder, query, signal);
-    ranked = await store.vectorSearch(v, k, req.filters);
+    ranked = await vecSearch(k, req.filters);
+    const hits = ranked.map(toHit);
+    rankings = { keyword: hits, vector: hits };
   } else {
     const n = Math.max(3 * k, MIN_CANDIDATES);
-    const [kw, vec] = await Promise.all([
-      store.keywordSearch(query, n, req.filters, related),
-      embedQuery(embedder, query, signal).then((v) => store.vectorSearch(v, n, req.filters)),
-    ]);
+    const [kw, vec] = await Promise.all([kwSearch(n), vecSearch(n, req.filters)]);
     const chunks = new Map<string, Chunk>();
     for (const h of [...kw, ...vec]) if (!chunks.has(h.chunk.id)) chunks.set(h.chunk.id, h.chunk);
     const toRanked = (hs: ScoredChunk[]) => hs.map((h) => ({ id: h.chunk.id, score: h.score }));
@@ -53,15 +78,12 @@ export async function hybridSearch(
     ranked = fuseRrf([toRanked(kw), vecList], RRF_K)
       .slice(0, k)
       .map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
+    rankings = { keyword: kw.map(toHit), vector: vec.map(toHit) };
   }
-  return { query: req.query, hits: ranked.map(toHit), ms: performance.now() - t0, mode };
+  return { query: req.query, hits: ranked.map(toHit), ms: performance.now() - t0, mode, rankings };
 }
 
-async function embedQuery(
-  embedder: Pick<Embedder, 'embedQuery'> | null,
-  query: string,
-  signal?: AbortSignal,
-): Promise<Float32Array> {
+async function embedQuery(embedder: QueryEmbedder | null, query: string, signal?: AbortSignal): Promise<Float32Array> {
   if (!embedder) throw new EngineError('MODEL_MISSING', 'Vector search needs an embedding model; none is loaded.');
   return embedder.embedQuery(query, signal);
 }

@@ -36,7 +36,7 @@ export function libraryDiskError(err: unknown, libraryDir: string, opts: { permi
 export class LibraryReadOnlyError extends EngineError {
   constructor(libraryDir: string, cause: unknown) {
     super(
-      'INVALID_INPUT',
+      'LIBRARY_READ_ONLY',
       `The library folder ${libraryDir} cannot be written (read-only disk or no permission). It can still be searched; to add or remove manuals, choose a library folder you can write to (or ask for write access) and try again.`,
       { cause },
     );

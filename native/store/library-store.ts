@@ -20,21 +20,15 @@ import path from 'node:path';
 import type { SearchFilters } from '../contract/api.js';
 import type { Chunk, CodeRecord, FileRecord } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
-import { ANALYZER_VERSION, MAX_TOKEN_LENGTH, analyzeQuery } from '../text/analyze.js';
+import { closedError, NEW_LIBRARY_HINT } from '../contract/messages.js';
+import { ANALYZER_VERSION, MAX_TOKEN_LENGTH } from '../text/analyze.js';
 import { readJson, writeJsonAtomic } from './atomic-json.js';
 import { failpoints } from './failpoints.js';
 import { sqlIn, sqlString, whereClause } from './filters.js';
 import { LibraryLock } from './lock.js';
 import { countTerms } from './vocabulary.js';
 import { CHUNK_COLUMNS, chunkToRow, codeToRow, rowToChunk, rowToCode, type ChunkRow, type CodeRow } from './rows.js';
-import {
-  DEFAULT_KEYWORD_CONFIG,
-  type KeywordConfig,
-  type LibraryMeta,
-  type RelatedText,
-  type ScoredChunk,
-  type StoreStats,
-} from './types.js';
+import type { FtsPlan, LibraryMeta, ScoredChunk, StoreStats } from './types.js';
 
 /** Version of the on-disk layout; a library written by a newer ManualDesk is refused. */
 export const LIBRARY_FORMAT_VERSION = 1;
@@ -43,23 +37,6 @@ export const FILES_FILE = 'files.json';
 export const LANCE_DIR = 'lance';
 const CHUNKS = 'chunks';
 const CODES = 'codes';
-/**
- * A run of equal scores past the first rows fetched is read once more, this many times wider (at
- * most MAX_TIE_FETCH rows): enough for the ties seen in real manuals (rows of one table, man-page
- * stubs) without paying for a loop on every query.
- */
-const TIE_FETCH_FACTOR = 4;
-const MAX_TIE_FETCH = 400;
-
-/** True when the score at rank k (1-based) equals the last fetched row's: the tie may go on. */
-function tieRunsPast(rows: Record<string, unknown>[], k: number): boolean {
-  const scores = rows.map((r) => Number(r._score)).sort((a, b) => b - a);
-  const kth = scores[Math.min(k, scores.length) - 1];
-  return kth !== undefined && kth > 0 && scores[scores.length - 1] === kth;
-}
-
-/** Weight of a tight equivalent (abbreviation ↔ spelled out) relative to the query's own terms. */
-const EQUIVALENT_BOOST = 0.7;
 /** Below this many vectors, brute force is exact and fast enough; above, an HNSW index is built. */
 export const DEFAULT_VECTOR_INDEX_THRESHOLD = 10_000;
 /** Rows per LanceDB add (bounds memory of one write). */
@@ -81,7 +58,6 @@ export interface OpenOptions {
   readOnly?: boolean;
   /** Recorded in library.json when the library is created (default 1). */
   chunkerVersion?: number;
-  keyword?: Partial<KeywordConfig>;
   vectorIndexThreshold?: number;
 }
 
@@ -110,7 +86,6 @@ export class LibraryStore {
   /** Highest generation written per file in this session (including uncommitted attempts). */
   private readonly usedGenerations = new Map<string, number>();
   private vectorIndexed = false;
-  readonly keyword: KeywordConfig;
 
   private constructor(
     readonly dir: string,
@@ -125,7 +100,6 @@ export class LibraryStore {
     this.files = new Map(files.map((f) => [f.file, f]));
     this.chunksTable = chunksTable;
     this.codesTable = codesTable;
-    this.keyword = { ...DEFAULT_KEYWORD_CONFIG, ...keywordConfigFromEnv(), ...opts.keyword };
   }
 
   static async open(dir: string, opts: OpenOptions): Promise<LibraryStore> {
@@ -137,7 +111,7 @@ export class LibraryStore {
           `No ManualDesk library at ${dir}. Create one with \`manualdesk ingest <folder>\` or choose another library folder.`,
         );
       }
-      if (opts.readOnly) throw new EngineError('INVALID_INPUT', 'A library cannot be created read-only.');
+      if (opts.readOnly) throw new EngineError('LIBRARY_READ_ONLY', 'A library cannot be created read-only.');
       await mkdir(dir, { recursive: true });
     }
     const lock = opts.readOnly ? null : LibraryLock.acquire(dir);
@@ -189,7 +163,7 @@ export class LibraryStore {
    */
   async setIndexVersions(v: { chunkerVersion: number; analyzerVersion: number }): Promise<void> {
     this.ensureOpen();
-    if (this.opts.readOnly) throw new EngineError('INVALID_INPUT', 'The library is open read-only.');
+    if (this.opts.readOnly) throw new EngineError('LIBRARY_READ_ONLY', 'The library is open read-only.');
     this.meta = { ...this.meta, chunkerVersion: v.chunkerVersion, analyzerVersion: v.analyzerVersion };
     await writeJsonAtomic(path.join(this.dir, LIBRARY_FILE), this.meta);
   }
@@ -275,6 +249,14 @@ export class LibraryStore {
     });
   }
 
+  /** Rewrites where each file's source is recorded (a pack names its documents by their place in the pack). */
+  async relocateSources(to: (rec: FileRecord) => string): Promise<void> {
+    await this.exclusive(async () => {
+      this.ensureWritable();
+      await this.writeFiles(new Map([...this.files].map(([k, r]) => [k, { ...r, source: to(r) }] as const)));
+    });
+  }
+
   /** Removes files: committed in files.json first, then their rows deleted. Returns how many were present. */
   async removeFiles(files: string[]): Promise<number> {
     return this.exclusive(async () => {
@@ -342,33 +324,20 @@ export class LibraryStore {
   }
 
   /**
-   * BM25 search over the analyzed text (and, weighted, headings), with thesaurus expansions.
-   * `related` is text known to be about the question (e.g. the definition of a fault code it names):
-   * its terms are added with a lower weight than the question's own.
+   * One raw full-text query (a plan built by native/search/fts-query.ts): the committed rows among
+   * the first `limit` the index returns, with their BM25 scores, and the scores of every row fetched
+   * (ranking and tie handling are native/search/keyword.ts's).
    */
-  async keywordSearch(query: string, k: number, filters?: SearchFilters, related?: RelatedText): Promise<ScoredChunk[]> {
+  async fullTextSearch(plan: FtsPlan, limit: number, filters?: SearchFilters): Promise<{ hits: ScoredChunk[]; scores: number[] }> {
     this.ensureOpen();
     const tbl = this.chunksTable;
-    if (!tbl || k <= 0) return [];
-    const fts = this.buildFtsQuery(query, related);
-    if (!fts) return [];
+    if (!tbl || limit <= 0 || plan.length === 0) return { hits: [], scores: [] };
     const where = this.searchWhere(filters);
-    if (where === null) return [];
-    let q = tbl.query().fullTextSearch(fts);
+    if (where === null) return { hits: [], scores: [] };
+    let q = tbl.query().fullTextSearch(toLanceQuery(plan));
     if (where) q = q.where(where);
-    // Order equal scores by chunk id: the index returns ties in no fixed order, and the same question
-    // must give the same list every time (and in a pack of this library). When a tie runs past the
-    // rows fetched, fetch more (rarely needed) so every tied row is ordered.
-    q = q.select([...CHUNK_COLUMNS, '_score']);
-    let limit = k + 10;
-    let rows = await q.limit(limit).toArray();
-    if (rows.length === limit && tieRunsPast(rows, k)) {
-      limit = Math.min(TIE_FETCH_FACTOR * limit, MAX_TIE_FETCH);
-      rows = await q.limit(limit).toArray();
-    }
-    const hits = this.committedHits(rows, (r) => Number(r._score), rows.length).filter((h) => h.score > 0);
-    hits.sort((a, b) => b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
-    return hits.slice(0, k);
+    const rows = (await q.select([...CHUNK_COLUMNS, '_score']).limit(limit).toArray()) as Record<string, unknown>[];
+    return { hits: this.committedHits(rows, (r) => Number(r._score), rows.length), scores: rows.map((r) => Number(r._score)) };
   }
 
   /** Passages (capped) that hold each analyzed term anywhere in the library: its vocabulary (see vocabulary.ts). */
@@ -496,39 +465,6 @@ export class LibraryStore {
 
   // ---------------------------------------------------------------------------------------------
 
-  private buildFtsQuery(query: string, related?: RelatedText): lancedb.FullTextQuery | null {
-    const cfg = this.keyword;
-    const { terms, expansions, equivalents } = analyzeQuery(query, { expand: cfg.expand });
-    const clauses: lancedb.FullTextQuery[] = [];
-    if (related) {
-      const own = new Set(terms);
-      const extra = analyzeQuery(related.text, { expand: false }).terms.filter((t) => !own.has(t));
-      if (extra.length > 0) clauses.push(new lancedb.MatchQuery(extra.join(' '), 'fts', { boost: related.boost }));
-    }
-    if (terms.length > 0) {
-      const text = terms.join(' ');
-      clauses.push(
-        cfg.headingBoost > 0
-          ? new lancedb.MultiMatchQuery(text, ['fts', 'fts_head'], { boosts: [1, cfg.headingBoost] })
-          : new lancedb.MatchQuery(text, 'fts'),
-      );
-    }
-    for (const g of equivalents) {
-      clauses.push(new lancedb.MatchQuery(g.join(' '), 'fts', { boost: EQUIVALENT_BOOST, operator: lancedb.Operator.And }));
-    }
-    const boost = cfg.expansionBoost;
-    const singles = expansions.filter((g) => g.length === 1).map((g) => g[0] as string);
-    if (singles.length > 0) clauses.push(new lancedb.MatchQuery(singles.join(' '), 'fts', { boost }));
-    for (const g of expansions) {
-      if (g.length > 1) {
-        clauses.push(new lancedb.MatchQuery(g.join(' '), 'fts', { boost, operator: lancedb.Operator.And }));
-      }
-    }
-    if (clauses.length === 0) return null;
-    if (clauses.length === 1) return clauses[0] ?? null;
-    return new lancedb.BooleanQuery(clauses.map((c) => [lancedb.Occur.Should, c] as [lancedb.Occur, lancedb.FullTextQuery]));
-  }
-
   private committedHits(rows: unknown[], score: (r: Record<string, unknown>) => number, k: number): ScoredChunk[] {
     const out: ScoredChunk[] = [];
     for (const r of rows as Record<string, unknown>[]) {
@@ -563,7 +499,7 @@ export class LibraryStore {
     throw new EngineError(
       'EMBEDDER_MISMATCH',
       `The library at ${this.dir} was indexed with ${recorded}, but "${wanted.id}" (${wanted.dims} dimensions) was given. ` +
-        'Vectors of different models cannot be mixed: use the matching model, or build a new library with the new model (`manualdesk ingest <folders> --library <new folder> --embedder …`).',
+        `Vectors of different models cannot be mixed: use the matching model, or ${NEW_LIBRARY_HINT}.`,
     );
   }
 
@@ -584,7 +520,7 @@ export class LibraryStore {
     if (!u.vectors) {
       throw new EngineError(
         'EMBEDDER_MISMATCH',
-        `The library at ${this.dir} stores vectors of "${emb.id}"; load that model to add files, or build a new library with the new model (\`manualdesk ingest <folders> --library <new folder> --embedder …\`).`,
+        `The library at ${this.dir} stores vectors of "${emb.id}"; load that model to add files, or ${NEW_LIBRARY_HINT}.`,
       );
     }
     if (u.vectors.length !== u.chunks.length) {
@@ -637,32 +573,26 @@ export class LibraryStore {
   }
 
   private ensureOpen(): void {
-    if (this.closed) throw new EngineError('INTERNAL', 'The library was closed; open it again.');
+    if (this.closed) throw new EngineError('CLOSED', closedError('The library'));
   }
 
   private ensureWritable(): void {
     this.ensureOpen();
-    if (!this.lock) throw new EngineError('INVALID_INPUT', 'The library was opened read-only.');
+    if (!this.lock) throw new EngineError('LIBRARY_READ_ONLY', 'The library was opened read-only.');
   }
 }
 
-/**
- * Measurement knob: MANUALDESK_KEYWORD='{"headingBoost":0,"expand":false,"expansionBoost":0.5}' overrides
- * the keyword defaults (for comparing settings with the eval script without code changes).
- */
-function keywordConfigFromEnv(): Partial<KeywordConfig> {
-  const raw = process.env.MANUALDESK_KEYWORD;
-  if (!raw) return {};
-  try {
-    const v = JSON.parse(raw) as Record<string, unknown>;
-    const out: Partial<KeywordConfig> = {};
-    if (typeof v.headingBoost === 'number') out.headingBoost = v.headingBoost;
-    if (typeof v.expand === 'boolean') out.expand = v.expand;
-    if (typeof v.expansionBoost === 'number') out.expansionBoost = v.expansionBoost;
-    return out;
-  } catch {
-    return {};
-  }
+/** A full-text plan as LanceDB query objects. */
+function toLanceQuery(plan: FtsPlan): lancedb.FullTextQuery {
+  const clauses = plan.map((c): lancedb.FullTextQuery => {
+    if (c.columns.length > 1) return new lancedb.MultiMatchQuery(c.terms, [...c.columns], { boosts: [...(c.columnBoosts ?? [])] });
+    const opts: { boost?: number; operator?: lancedb.Operator } = {};
+    if (c.boost !== undefined) opts.boost = c.boost;
+    if (c.allTerms) opts.operator = lancedb.Operator.And;
+    return c.boost === undefined && !c.allTerms ? new lancedb.MatchQuery(c.terms, 'fts') : new lancedb.MatchQuery(c.terms, 'fts', opts);
+  });
+  if (clauses.length === 1) return clauses[0] as lancedb.FullTextQuery;
+  return new lancedb.BooleanQuery(clauses.map((c) => [lancedb.Occur.Should, c] as [lancedb.Occur, lancedb.FullTextQuery]));
 }
 
 /** Full-text index over pre-analyzed tokens: split on whitespace only, no stemming or stop words. */

@@ -16,27 +16,25 @@ export interface LibraryMeta {
   createdAt: string;
 }
 
-/** Keyword retrieval knobs; query-time only, so they can be switched without re-indexing. */
-export interface KeywordConfig {
-  /** Also search the heading/title column (fielded BM25) with this boost; 0 searches the body only. */
-  headingBoost: number;
-  /** Add thesaurus expansions to queries. */
-  expand: boolean;
-  /** Boost of expansions relative to the query's own terms (1). */
-  expansionBoost: number;
-}
-
-export const DEFAULT_KEYWORD_CONFIG: KeywordConfig = { headingBoost: 2, expand: true, expansionBoost: 0.15 };
-
 export interface StoreStats {
   files: number;
   chunks: number;
   codes: number;
 }
 
-/** Text known to be about the question, searched with a lower weight than the question itself. */
-export interface RelatedText {
-  text: string;
-  /** Weight relative to the question's own terms (1). */
-  boost: number;
+/** One clause of a full-text query; a query's clauses are OR-ed ("should"), their scores summed. */
+export interface FtsClause {
+  /** Space-separated analyzed terms. */
+  terms: string;
+  /** `fts` (body), or body and heading (`fts_head`) with per-column boosts. */
+  columns: readonly ['fts'] | readonly ['fts', 'fts_head'];
+  /** Per-column boosts (with two columns). */
+  columnBoosts?: readonly number[];
+  /** Weight of the clause (default 1). */
+  boost?: number;
+  /** Every term must occur (a multi-word expansion or equivalent). */
+  allTerms?: boolean;
 }
+
+/** A full-text query as data (built by native/search/fts-query.ts, run by the store). */
+export type FtsPlan = FtsClause[];

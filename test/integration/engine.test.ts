@@ -6,10 +6,11 @@
 import fs from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SearchHit } from '../../native/contract/api.js';
 import { createEngine, type Engine } from '../../native/engine.js';
 import { LibraryStore } from '../../native/store/library-store.js';
+import { CodeIndex } from '../../native/fault-codes/index.js';
 import { LOCK_FILE } from '../../native/store/lock.js';
 import { FIXTURE_FILES, cleanupTemp, copyFixtures, failure, rewrite, tempDir, value } from './helpers.js';
 
@@ -184,6 +185,27 @@ describe('a library of the fixture manuals', () => {
       expect(hits[0]?.file, q).toBe(file);
       // The code's own table row is not repeated as a passage.
       expect(hits.filter((h) => h.file === file && h.text === hits[0]?.text)).toHaveLength(1);
+    }
+  });
+
+  it('answers with one code lookup and one retrieval (counted on the index and the store)', async () => {
+    const lookup = vi.spyOn(CodeIndex.prototype, 'lookup');
+    const fullText = vi.spyOn(LibraryStore.prototype, 'fullTextSearch');
+    try {
+      // What one search of the question costs the store…
+      value(await engine.search({ query: 'how do I replace the pump filter', k: 10 }));
+      const perSearch = fullText.mock.calls.length;
+      expect(lookup).toHaveBeenCalledTimes(1);
+      lookup.mockClear();
+      fullText.mockClear();
+      // …is what the whole answer costs: one code lookup, one retrieval.
+      const a = value(await engine.ask({ question: 'how do I replace the pump filter' }));
+      expect(a.refused).toBe(false);
+      expect(lookup).toHaveBeenCalledTimes(1);
+      expect(fullText).toHaveBeenCalledTimes(perSearch);
+    } finally {
+      lookup.mockRestore();
+      fullText.mockRestore();
     }
   });
 
@@ -455,7 +477,7 @@ describe('unreadable files, locks and read-only engines', () => {
       const hit = value(await reader.search({ query: 'gearbox oil', k: 1 })).hits[0];
       expect(hit?.file).toBe('a.md');
       const ro = failure(await reader.removeFiles(['a.md']));
-      expect(ro.code).toBe('INVALID_INPUT');
+      expect(ro.code).toBe('LIBRARY_READ_ONLY');
       expect(ro.message).toMatch(/read-only/);
       await reader.close();
     } finally {

@@ -466,11 +466,11 @@ describe('the library', () => {
       const e = await createEngine({ libraryDir: lib, embedder: { kind: 'none' } });
       try {
         const err = failure(await e.ingest({ paths: [writeGood(tempDir('ro-src'))] }));
-        expectClear(err, 'INVALID_INPUT');
+        expectClear(err, 'LIBRARY_READ_ONLY');
         expect(err.message).toMatch(/read-only|cannot be written|permission/i);
         await expectGoodSearchable(e, '');
         // Opened for searching first, the engine still refuses writes with the same clear error.
-        expectClear(failure(await e.removeFiles(['good/pump.md'])), 'INVALID_INPUT');
+        expectClear(failure(await e.removeFiles(['good/pump.md'])), 'LIBRARY_READ_ONLY');
       } finally {
         await e.close();
       }

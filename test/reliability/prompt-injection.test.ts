@@ -26,7 +26,7 @@ import { makeGgufFixture } from '../../scripts/make-gguf-fixture.js';
 import { createEngine, type Engine } from '../../native/engine.js';
 import type { AskRequest, AskResponse } from '../../native/contract/answer.js';
 import type { SearchHit } from '../../native/contract/api.js';
-import { ask, type AnswerDeps, type AnswerGenerator } from '../../native/answer/ask.js';
+import { ask, type AnswerDeps, type AnswerGenerator } from '../../native/pipelines/answer.js';
 import { budgetPrompt, REFUSAL_SENTENCE } from '../../native/answer/prompt.js';
 import { toCitation } from '../../native/answer/extract.js';
 import { LocalLlm } from '../../native/llm/llama.js';
@@ -245,13 +245,8 @@ function obedientModel(reply: (user: string) => string): AnswerGenerator & { pro
 
 function depsWith(model: AnswerGenerator): AnswerDeps {
   return {
-    search: async (req) => {
-      const r = await engine.search(req);
-      if (!r.ok) throw new Error(r.error.message);
-      return r.value;
-    },
-    lookupCode: async (text, filters) => {
-      const r = await engine.lookupCode({ text, filters });
+    retrieve: async (req, signal) => {
+      const r = await engine.retrieve(req, signal);
       if (!r.ok) throw new Error(r.error.message);
       return r.value;
     },

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CodeLookupResponse, CodeMatch, SearchHit, SearchRequest, SearchResponse } from '../../../native/contract/api.js';
-import { ask, type AnswerDeps, type AnswerGenerator } from '../../../native/answer/ask.js';
+import { ask, type AnswerDeps, type AnswerGenerator } from '../../../native/pipelines/answer.js';
 import { analyze } from '../../../native/text/analyze.js';
-import { hit } from './helpers.js';
+import { hit, retrieverOf } from './helpers.js';
 
 const LIBRARY: SearchHit[] = [
   hit(
@@ -23,22 +23,22 @@ const AL3: CodeMatch = {
 
 /** A small keyword retriever over LIBRARY (any shared token, ranked by count). */
 function deps(generator?: AnswerGenerator | null): AnswerDeps {
-  return {
-    async search(req: SearchRequest): Promise<SearchResponse> {
+  const { retrieve } = retrieverOf(
+    async (req: SearchRequest): Promise<SearchResponse> => {
       const q = new Set(analyze(req.query));
       const scored = LIBRARY.filter((h) => h.file.startsWith(req.filters?.pathPrefix ?? '')).map((h) => ({ h, s: analyze(`${h.text} ${h.section}`).filter((t) => q.has(t)).length }))
         .filter((x) => x.s > 0)
         .sort((a, b) => b.s - a.s);
       return { query: req.query, hits: scored.map((x) => ({ ...x.h, score: x.s })), ms: 0, mode: 'keyword' };
     },
-    async lookupCode(text: string): Promise<CodeLookupResponse> {
+    async (text: string): Promise<CodeLookupResponse> => {
       const m = /\bal[- ]?0?(\d+)\b|\balarm (\d+)/i.exec(text);
       const n = m ? (m[1] ?? m[2]) : undefined;
       if (!n) return { query: text, detected: [], matches: [], nearest: [], ms: 0 };
       return { query: text, detected: [`al:${n}`], matches: n === '3' ? [AL3] : [], nearest: n === '3' ? [] : [{ code: 'AL-03', title: AL3.title, manual: AL3.manual }], ms: 0 };
     },
-    generator: generator === undefined ? undefined : async () => generator,
-  };
+  );
+  return { retrieve, generator: generator === undefined ? undefined : async () => generator };
 }
 
 /** A deterministic stand-in for the model, to drive the citation checks (the real model is tested in test/unit/llm). */
@@ -107,10 +107,7 @@ describe('ask', () => {
 
   it('a refusal\'s closest sections say which installed pack they are in', async () => {
     const packHit = hit('Gearbox oil: change it every 5000 hours.', { file: 'gear/manual.md', section: 'Gearbox', pack: 'plant' });
-    const only: AnswerDeps = {
-      search: async (req) => ({ query: req.query, hits: [packHit], ms: 0, mode: 'keyword' }),
-      lookupCode: async (text) => ({ query: text, detected: [], matches: [], nearest: [], ms: 0 }),
-    };
+    const only: AnswerDeps = retrieverOf(async (req) => ({ query: req.query, hits: [packHit], ms: 0, mode: 'keyword' }));
     const a = await ask(only, { question: 'Siemens spindle drive parameters' });
     expect(a.refused).toBe(true);
     expect(a.refusal?.closest).toEqual([{ manual: packHit.manual, file: 'gear/manual.md', section: 'Gearbox', page: null, pack: 'plant' }]);
@@ -198,5 +195,29 @@ describe('ask with the library vocabulary', () => {
     const r = await ask(withVocabulary([]), { question: 'Haas hydraulic oil change interval', prefer: 'extractive' });
     expect(r.refused).toBe(true);
     expect(r.refusal?.reason).toContain('"Haas"');
+  });
+});
+
+describe('ask retrieves once', () => {
+  it('makes one code lookup and one retrieval for a question', async () => {
+    const r = retrieverOf(async (req) => ({ query: req.query, hits: LIBRARY.slice(0, 2), ms: 0, mode: 'keyword' }));
+    await ask({ retrieve: r.retrieve }, { question: 'how often do I change the hydraulic oil' });
+    expect(r.calls).toEqual({ retrieve: 1, search: 1, lookup: 1 });
+  });
+
+  it('passes the cancel signal down to retrieval', async () => {
+    const seen: (AbortSignal | undefined)[] = [];
+    const ac = new AbortController();
+    await ask(
+      {
+        retrieve: async (req, signal) => {
+          seen.push(signal);
+          return { query: req.query, hits: [], mode: 'keyword', codes: { query: req.query, detected: [], matches: [], nearest: [], ms: 0 }, rankings: { keyword: [], vector: [] }, ms: 0 };
+        },
+      },
+      { question: 'hydraulic oil' },
+      { signal: ac.signal },
+    );
+    expect(seen).toEqual([ac.signal]);
   });
 });

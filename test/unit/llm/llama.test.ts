@@ -10,7 +10,8 @@ import { buildFixture, makeGgufFixture } from '../../../scripts/make-gguf-fixtur
 import { LocalLlm } from '../../../native/llm/llama.js';
 import { buildGguf, GgufType, parseGguf, readGgufHeader, scalarOf, type GgufValue } from '../../../native/llm/gguf.js';
 import { budgetPrompt } from '../../../native/answer/prompt.js';
-import { ask, type AnswerDeps } from '../../../native/answer/ask.js';
+import { ask, type AnswerDeps } from '../../../native/pipelines/answer.js';
+import { retrieverOf } from '../answer/helpers.js';
 import { findLlm } from '../../../native/llm/models.js';
 import type { SearchHit } from '../../../native/contract/api.js';
 
@@ -109,8 +110,7 @@ describe('LocalLlm on the fixture', () => {
   it('in the answer pipeline, output citing no source falls back to the extractive answer', async () => {
     const hits = [passage(4, 'Set the relief valve to 210 bar. Check the pump contactor.'), passage(9, 'The back gauge uses ball screws.')];
     const deps: AnswerDeps = {
-      search: async (req) => ({ query: req.query, hits, ms: 0, mode: 'keyword' }),
-      lookupCode: async () => null,
+      retrieve: retrieverOf(async (req) => ({ query: req.query, hits, ms: 0, mode: 'keyword' })).retrieve,
       // The real model, its answer kept short for test time.
       generator: async () => ({
         contextSize: llm.contextSize,

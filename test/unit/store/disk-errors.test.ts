@@ -24,7 +24,7 @@ describe('libraryDiskError', () => {
 
   it('maps a read-only disk to LibraryReadOnlyError; permission only where asked', () => {
     expect(libraryDiskError(errno('EROFS'), '/lib')).toBeInstanceOf(LibraryReadOnlyError);
-    expect(libraryDiskError(new Error('Read-only file system (os error 30)'), '/lib')?.code).toBe('INVALID_INPUT');
+    expect(libraryDiskError(new Error('Read-only file system (os error 30)'), '/lib')?.code).toBe('LIBRARY_READ_ONLY');
     expect(libraryDiskError(errno('EACCES'), '/lib')).toBeNull();
     expect(libraryDiskError(errno('EACCES'), '/lib', { permission: true })).toBeInstanceOf(LibraryReadOnlyError);
   });

@@ -4,18 +4,19 @@
  * Retrieval and the models come in as adapters, so the pipeline is the same for the engine, the
  * tests and the benchmarks.
  */
-import type { CodeLookupResponse, CodeMatch, SearchFilters, SearchHit, SearchRequest, SearchResponse } from '../contract/api.js';
+import type { CodeLookupResponse, CodeMatch, SearchFilters, SearchHit } from '../contract/api.js';
+import type { Retrieval, RetrieveRequest } from '../search/retriever.js';
 import type { AskHooks, AskRequest, AskResponse, Citation, Refusal } from '../contract/answer.js';
 import { EngineError } from '../contract/errors.js';
 import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
-import { checkCitations } from './citations.js';
-import { collectEvidence, contentTerms, gate, vocabularyTerms, type Evidence } from './evidence.js';
-import { codeAnswerLines, extractParts, renderParts, toCitation } from './extract.js';
-import { recentTurns, rewriteFollowUp } from './followup.js';
-import { budgetPrompt, REFUSAL_SENTENCE } from './prompt.js';
-import { withReferencedSafety } from './safety.js';
-import { answerText, promptLabel } from './sanitize.js';
+import { checkCitations } from '../answer/citations.js';
+import { collectEvidence, contentTerms, gate, vocabularyTerms, type Evidence } from '../answer/evidence.js';
+import { codeAnswerLines, extractParts, renderParts, toCitation } from '../answer/extract.js';
+import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
+import { budgetPrompt, REFUSAL_SENTENCE } from '../answer/prompt.js';
+import { withReferencedSafety } from '../answer/safety.js';
+import { answerText, promptLabel } from '../answer/sanitize.js';
 import { analyze } from '../text/analyze.js';
 
 /** What the pipeline needs from a language model (LocalLlm implements it). */
@@ -32,8 +33,8 @@ export interface AnswerGenerator {
 }
 
 export interface AnswerDeps {
-  search(req: SearchRequest): Promise<SearchResponse>;
-  lookupCode(text: string, filters?: SearchFilters): Promise<CodeLookupResponse | null>;
+  /** The one retrieval (native/search/retriever.ts): codes, passages and each retriever's ranking. */
+  retrieve(req: RetrieveRequest, signal?: AbortSignal): Promise<Retrieval>;
   /** Passages of the library holding each analyzed term (its vocabulary, for the gate); absent: not known. */
   vocabulary?(terms: string[], filters?: SearchFilters): Promise<Map<string, number>>;
   /** The language model, loaded once by the owner (null: none installed). */
@@ -85,19 +86,15 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   }
   throwIfAborted(hooks.signal);
 
-  // 2. Codes and passages.
-  const codes = await deps.lookupCode(standaloneQuery, req.filters);
-  const res = await deps.search({ query: standaloneQuery, k: Math.max(k, 10), filters: req.filters });
+  // 2. Codes and passages: one retrieval, which also gives each retriever's own top five.
+  const res = await deps.retrieve({ query: standaloneQuery, k: Math.max(k, 10), filters: req.filters, rankingDepth: 5 }, hooks.signal);
+  const codes = res.codes;
   let passages = res.hits.filter((h) => h.kind !== 'code');
   let keywordTop: string[] | undefined;
   let vectorTop: string[] | undefined;
   if (res.mode === 'hybrid') {
-    const [kw, vec] = await Promise.all([
-      deps.search({ query: standaloneQuery, k: 5, filters: req.filters, mode: 'keyword' }),
-      deps.search({ query: standaloneQuery, k: 5, filters: req.filters, mode: 'vector' }),
-    ]);
-    keywordTop = kw.hits.filter((h) => h.kind !== 'code').map((h) => h.chunkId);
-    vectorTop = vec.hits.filter((h) => h.kind !== 'code').map((h) => h.chunkId);
+    keywordTop = res.rankings.keyword.filter((h) => h.kind !== 'code').map((h) => h.chunkId);
+    vectorTop = res.rankings.vector.filter((h) => h.kind !== 'code').map((h) => h.chunkId);
   }
   const reranker = deps.reranker ? await deps.reranker() : null;
   if (reranker) passages = await rerank(reranker, standaloneQuery, passages, (h) => h.text);
@@ -127,7 +124,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     const rest = termsBeyondCodes(standaloneQuery, matches);
     // A question that asks more than the code's meaning ("which setting do I raise?") follows the
     // record's remedy into the same documentation set, where the setting or check it names is explained.
-    const related = rest.length > 0 ? await relatedPassages(deps, standaloneQuery, matches[0] as CodeMatch, req.filters) : [];
+    const related = rest.length > 0 ? await relatedPassages(deps, standaloneQuery, matches[0] as CodeMatch, req.filters, hooks.signal) : [];
     out = { ...codeAnswer(standaloneQuery, matches, related), question, standaloneQuery, refused: false };
   } else if (generator) {
     const tl = performance.now();
@@ -140,7 +137,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     if (generatorError && prefer !== 'extractive') out.fallbackReason = `The language model could not be used: ${generatorError}`;
     else if (prefer === 'generative') out.fallbackReason = 'No language model is installed; the answer quotes the manuals instead.';
   }
-  return { ...out, safety: await withReferencedSafety(deps.search, out.citations, req.filters), ms: round2(performance.now() - t0 - t.llmMs) };
+  return { ...out, safety: await withReferencedSafety((r) => deps.retrieve(r, hooks.signal), out.citations, req.filters), ms: round2(performance.now() - t0 - t.llmMs) };
 }
 
 function validateQuestion(q: unknown): string {
@@ -183,9 +180,9 @@ function termsBeyondCodes(question: string, matches: CodeMatch[]): string[] {
  * Passages about the question and the record's remedy, from the code's documentation set (the top
  * folder of its file: the machine's or vendor's manuals) unless the technician chose a folder.
  */
-async function relatedPassages(deps: AnswerDeps, question: string, m: CodeMatch, filters?: SearchFilters): Promise<SearchHit[]> {
+async function relatedPassages(deps: AnswerDeps, question: string, m: CodeMatch, filters?: SearchFilters, signal?: AbortSignal): Promise<SearchHit[]> {
   const pathPrefix = filters?.pathPrefix ?? (m.file.includes('/') ? `${m.file.split('/')[0]}/` : undefined);
-  const res = await deps.search({ query: `${question} ${m.remedy || m.description || m.title}`, k: 5, filters: { ...filters, pathPrefix } });
+  const res = await deps.retrieve({ query: `${question} ${m.remedy || m.description || m.title}`, k: 5, filters: { ...filters, pathPrefix } }, signal);
   return res.hits;
 }
 

@@ -6,10 +6,10 @@
 import type { Command, Option } from 'commander';
 import type { PackInfo, PackProgress, PackVerifyReport } from '../contract/packs.js';
 import { toErrorData, type EngineErrorData, type Result } from '../contract/errors.js';
-import { createEngine } from '../engine.js';
+import { emit as emitTo, reportError, withEngine } from './shared.js';
 import type { EmbedderSpec } from '../embed/models.js';
-import { buildPack } from './build.js';
-import { generateKeys, trustKey } from './keys.js';
+import { buildPack } from '../packs/build.js';
+import { generateKeys, trustKey } from '../packs/keys.js';
 
 export interface PackCliContext {
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream & { isTTY?: boolean } };
@@ -21,17 +21,9 @@ export interface PackCliContext {
 
 export function registerPackCommands(program: Command, ctx: PackCliContext): void {
   const { io } = ctx;
-  const emit = <T>(res: Result<T>, json: boolean | undefined, human: (v: T) => string): void => {
-    if (res.ok) {
-      io.stdout.write((json ? JSON.stringify(res.value) : human(res.value)) + '\n');
-      ctx.setExit(0);
-      return;
-    }
-    fail(res.error, json);
-  };
+  const emit = <T>(res: Result<T>, json: boolean | undefined, human: (v: T) => string): void => ctx.setExit(emitTo(io, res, json, human));
   const fail = (error: EngineErrorData, json: boolean | undefined, extra: Record<string, unknown> = {}): void => {
-    io.stderr.write(`manualdesk: ${error.message} (${error.code})\n`);
-    if (json) io.stdout.write(JSON.stringify({ ok: false, error, ...extra }) + '\n');
+    reportError(io, error, json, extra);
     ctx.setExit(1);
   };
   const progress = (json: boolean | undefined) => {
@@ -133,14 +125,11 @@ export function registerPackCommands(program: Command, ctx: PackCliContext): voi
       try {
         let res: Result<PackVerifyReport>;
         if (opts.library) {
-          const engine = await createEngine({ libraryDir: opts.library, readOnly: true });
-          try {
-            res = await engine.verifyPack({ file }, { signal: stop.signal, onProgress: progress(opts.json) });
-          } finally {
-            await engine.close();
-          }
+          res = await withEngine({ libraryDir: opts.library, readOnly: true }, (engine) =>
+            engine.verifyPack({ file }, { signal: stop.signal, onProgress: progress(opts.json) }),
+          );
         } else {
-          const { verifyPack } = await import('./install.js');
+          const { verifyPack } = await import('../packs/install.js');
           res = await wrap(() => verifyPack(file, null, { signal: stop.signal, onProgress: progress(opts.json) }));
         }
         if (res.ok && !res.value.ok) {
@@ -163,16 +152,16 @@ export function registerPackCommands(program: Command, ctx: PackCliContext): voi
       .option('--allow-unsigned', 'accept an unsigned pack or an untrusted key (the pack is marked unverified)')
       .option('--json', 'print JSON')
       .action(async (file: string, opts: { library: string; allowUnsigned?: boolean; json?: boolean }) => {
-        const engine = await createEngine({ libraryDir: opts.library });
         const stop = abortOnSigint();
         try {
-          const req = { file, allowUnsigned: opts.allowUnsigned === true };
-          const hooks = { signal: stop.signal, onProgress: progress(opts.json) };
-          const res = mode === 'import' ? await engine.importPack(req, hooks) : await engine.updatePack(req, hooks);
-          emit(res, opts.json, (p) => `Installed ${describePack(p)}.`);
+          await withEngine({ libraryDir: opts.library }, async (engine) => {
+            const req = { file, allowUnsigned: opts.allowUnsigned === true };
+            const hooks = { signal: stop.signal, onProgress: progress(opts.json) };
+            const res = mode === 'import' ? await engine.importPack(req, hooks) : await engine.updatePack(req, hooks);
+            emit(res, opts.json, (p) => `Installed ${describePack(p)}.`);
+          });
         } finally {
           stop.done();
-          await engine.close();
         }
       });
   }
@@ -183,12 +172,9 @@ export function registerPackCommands(program: Command, ctx: PackCliContext): voi
     .addOption(ctx.libraryOption())
     .option('--json', 'print JSON')
     .action(async (opts: { library: string; json?: boolean }) => {
-      const engine = await createEngine({ libraryDir: opts.library, readOnly: true });
-      try {
-        emit(await engine.listPacks(), opts.json, (list) => (list.length === 0 ? 'No packs installed.' : list.map(describePack).join('\n')));
-      } finally {
-        await engine.close();
-      }
+      await withEngine({ libraryDir: opts.library, readOnly: true }, async (engine) =>
+        emit(await engine.listPacks(), opts.json, (list) => (list.length === 0 ? 'No packs installed.' : list.map(describePack).join('\n'))),
+      );
     });
 
   for (const [name, what] of [
@@ -202,13 +188,10 @@ export function registerPackCommands(program: Command, ctx: PackCliContext): voi
       .addOption(ctx.libraryOption())
       .option('--json', 'print JSON')
       .action(async (id: string, opts: { library: string; json?: boolean }) => {
-        const engine = await createEngine({ libraryDir: opts.library });
-        try {
+        await withEngine({ libraryDir: opts.library }, async (engine) => {
           if (name === 'remove') emit(await engine.removePack({ id }), opts.json, (r) => `Removed pack ${r.removed}.`);
           else emit(await engine.rollbackPack({ id }), opts.json, (p) => `Rolled back: ${describePack(p)}.`);
-        } finally {
-          await engine.close();
-        }
+        });
       });
   }
 }

@@ -1,0 +1,17 @@
+/**
+ * Guidance repeated in several errors, written once (cause first, then what to do next).
+ */
+
+/** How to start over with another embedding model. */
+export const NEW_LIBRARY_HINT = 'build a new library with another model (manualdesk ingest <folders> --library <new folder> --embedder …)';
+
+export function closedError(what: string): string {
+  return `${what} was closed (ManualDesk is closing, or the library was switched). Open it again and repeat the request.`;
+}
+
+export const READ_ONLY_ENGINE =
+  'This library was opened read-only; close other ManualDesk windows and open it for editing.';
+
+export function embedderRequired(recordedId: string): string {
+  return `This library stores vectors of "${recordedId}"; files can only be added with that model loaded. Install it, or ${NEW_LIBRARY_HINT}.`;
+}

@@ -1,0 +1,172 @@
+/**
+ * A library folder and everything opened from it: the store (chunks, codes, file records), the
+ * embedder it was indexed with and its embedding cache, the code schemes and the in-memory code index.
+ * The one owner of the folder's files (native/library/layout.ts). An installed pack is a read-only
+ * Library that borrows the engine's embedder when its vectors were made with the same model.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { CodeScheme } from '../fault-codes/schemes.js';
+import { CodeIndex } from '../fault-codes/index.js';
+import { EngineError } from '../contract/errors.js';
+import { embedderRequired as embedderRequiredMessage, READ_ONLY_ENGINE } from '../contract/messages.js';
+import { createEmbedder, type EmbedderSpec } from '../embed/models.js';
+import type { Embedder } from '../embed/types.js';
+import { EmbeddingCache } from '../embed/cache.js';
+import { readJson } from '../store/atomic-json.js';
+import { LibraryReadOnlyError } from '../store/disk-errors.js';
+import { LibraryStore } from '../store/library-store.js';
+import type { LibraryMeta } from '../store/types.js';
+import type { RetrievalSource } from '../search/retriever.js';
+import { CHUNKER_VERSION } from '../chunk/index.js';
+import { Disposable } from '../base/lifetime.js';
+import { LIBRARY_FILE } from './layout.js';
+import { readSchemes, saveSchemes, uniqueSchemes } from './schemes.js';
+
+export interface LibraryOpenOptions {
+  /** The embedder to use; default: resolveRecorded(the library's recorded one). */
+  embedder?: EmbedderSpec;
+  /** Turns a recorded embedder id into a spec (finds the model on disk; throws MODEL_MISSING). */
+  resolveRecorded: (id: string | null) => EmbedderSpec;
+  /** Create the library when the folder has none. */
+  create?: boolean;
+  readOnly?: boolean;
+}
+
+export class Library extends Disposable {
+  private constructor(
+    readonly dir: string,
+    readonly store: LibraryStore,
+    readonly embedder: Embedder | null,
+    private cache: EmbeddingCache | null,
+    private codeIndex: CodeIndex,
+    /** Why writes are refused (a read-only open, a folder that cannot be written); null: writable. */
+    readonly writeBlocked: EngineError | null,
+    /** Whether the embedder is this library's own (disposed with it) or borrowed (a pack's). */
+    private readonly ownsEmbedder: boolean,
+  ) {
+    super('The library');
+  }
+
+  /**
+   * Opens the local library. A folder that cannot be written is opened read-only (searchable;
+   * writes say why), unless it is being created.
+   */
+  static async open(dir: string, opts: LibraryOpenOptions): Promise<Library> {
+    await assertFolder(dir);
+    const recorded = (await readJson(path.join(dir, LIBRARY_FILE))) as LibraryMeta | undefined;
+    const spec = opts.embedder ?? opts.resolveRecorded(recorded?.embedder?.id ?? null);
+    const embedder = await createEmbedder(spec);
+    try {
+      const identity = embedder ? { id: embedder.id, dims: embedder.dims } : null;
+      const options = { embedder: identity, create: opts.create === true, readOnly: opts.readOnly === true, chunkerVersion: CHUNKER_VERSION };
+      let store: LibraryStore;
+      let blocked: EngineError | null = opts.readOnly ? new EngineError('LIBRARY_READ_ONLY', READ_ONLY_ENGINE) : null;
+      try {
+        store = await LibraryStore.open(dir, options);
+      } catch (err) {
+        if (!(err instanceof LibraryReadOnlyError) || options.create) throw err;
+        // A library on a read-only disk (or without write permission) can still be searched.
+        store = await LibraryStore.open(dir, { ...options, readOnly: true });
+        blocked = err;
+      }
+      try {
+        const cache = embedder ? EmbeddingCache.open(dir, embedder.id, embedder.dims) : null;
+        return new Library(dir, store, embedder, cache, await loadCodeIndex(store), blocked, true);
+      } catch (err) {
+        await store.close();
+        throw err;
+      }
+    } catch (err) {
+      await embedder?.dispose();
+      throw err;
+    }
+  }
+
+  /** An installed pack's library: read-only, searched with `embedder` only when its vectors are that model's. */
+  static async openPack(dir: string, embedder: Embedder | null, packEmbedder: { id: string; dims: number } | null): Promise<Library> {
+    const same = packEmbedder !== null && embedder !== null && packEmbedder.id === embedder.id && packEmbedder.dims === embedder.dims;
+    const store = await LibraryStore.open(dir, { embedder: same ? { id: packEmbedder.id, dims: packEmbedder.dims } : null, readOnly: true });
+    try {
+      const blocked = new EngineError('LIBRARY_READ_ONLY', 'An installed pack is read-only; build a new version of the pack to change it.');
+      return new Library(dir, store, same ? embedder : null, null, await loadCodeIndex(store), blocked, false);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
+
+  /** Checks that a staged pack's library opens (format, embedder) without keeping it open. */
+  static async probe(dir: string, embedder: { id: string; dims: number } | null): Promise<void> {
+    const probe = await LibraryStore.open(dir, { embedder, readOnly: true });
+    await probe.close();
+  }
+
+  /** Makes an empty keyword-only library adopt an embedder (so queries embed like a pack's). */
+  static async adoptEmbedder(dir: string, embedder: { id: string; dims: number }): Promise<void> {
+    const adopted = await LibraryStore.open(dir, { embedder, chunkerVersion: CHUNKER_VERSION });
+    await adopted.close();
+  }
+
+  get codes(): CodeIndex {
+    return this.codeIndex;
+  }
+
+  get info(): LibraryMeta {
+    return this.store.info;
+  }
+
+  /** The embedding side of ingest (null: keyword + fault codes only). */
+  get vectors(): { embedder: Embedder; cache: EmbeddingCache } | null {
+    return this.embedder && this.cache ? { embedder: this.embedder, cache: this.cache } : null;
+  }
+
+  /** This library as a search source (pack: the installed pack's id, null for the local library). */
+  source(pack: string | null): RetrievalSource {
+    return { pack, store: this.store, codes: this.codeIndex, embedder: this.embedder };
+  }
+
+  /** Refuses a write with the reason (read-only open, unwritable folder, pack). */
+  assertWritable(): void {
+    this.lifetime.assertOpen();
+    if (this.writeBlocked) throw this.writeBlocked;
+  }
+
+  /** Ingest and removal need the embedder the library's vectors were made with. */
+  assertEmbedderForWrites(): void {
+    const recorded = this.store.info.embedder;
+    if (recorded && (!this.embedder || this.embedder.id !== recorded.id)) {
+      throw new EngineError('EMBEDDER_MISMATCH', embedderRequiredMessage(recorded.id));
+    }
+  }
+
+  /** After files were added or removed: keeps the schemes of files still present, adds `learned`, rebuilds the code index. */
+  async afterChange(learned: Map<string, CodeScheme[]> = new Map()): Promise<void> {
+    await saveSchemes(this.dir, learned, new Set(this.store.getFiles().map((f) => f.file)));
+    this.codeIndex = await loadCodeIndex(this.store);
+  }
+
+  protected async dispose(): Promise<void> {
+    this.cache?.close();
+    this.cache = null;
+    if (this.ownsEmbedder) await this.embedder?.dispose();
+    await this.store.close();
+  }
+}
+
+
+async function loadCodeIndex(store: LibraryStore): Promise<CodeIndex> {
+  const records = await store.allCodes();
+  return new CodeIndex(records, uniqueSchemes(await readSchemes(store.dir)));
+}
+
+/** A library path that exists must be a folder (a file there is never a library). */
+async function assertFolder(dir: string): Promise<void> {
+  const st = await fs.stat(dir).catch(() => null);
+  if (st && !st.isDirectory()) {
+    throw new EngineError(
+      'INVALID_INPUT',
+      `The library path ${dir} is a file, not a folder. Choose a folder for the library (an empty or new one to start a library).`,
+    );
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Pack operations on a site (the local library and its installed packs): import, update, roll back,
+ * remove, verify, list. Pack libraries are closed while their files change (Windows refuses to replace
+ * open files) and reopened after, under the sources' reader guard so no search uses them meanwhile.
+ */
+import path from 'node:path';
+import { EngineError } from '../contract/errors.js';
+import type { PackHooks } from '../contract/api.js';
+import type { PackImportRequest, PackInfo, PackVerifyReport } from '../contract/packs.js';
+import type { Embedder } from '../embed/types.js';
+import { Library } from '../library/library.js';
+import { installPack, readRegistry, removePack, rollbackPack, toPackInfo, verifyPack, type SiteState } from './install.js';
+import { trustedFingerprints } from './keys.js';
+import type { Sources } from './sources.js';
+
+export interface PackSite {
+  libraryDir: string;
+  /** Where packs of models are installed (the user's models folder). */
+  modelsDir: string;
+  sources: Sources;
+  /** The embedder the local library searches with (packs of the same model share it). */
+  embedder(): Embedder | null;
+  /** Opens the local library for writing (created when missing). */
+  openLocal(create: boolean): Promise<Library>;
+  /** Closes the local library, so it can be reopened (with another embedder). */
+  closeLocal(): Promise<void>;
+  /** Why a recorded embedder cannot be used here (model not installed, unknown), or null. */
+  embedderProblem(id: string): EngineError | null;
+}
+
+function siteState(site: PackSite, local: Library): SiteState {
+  return {
+    libraryDir: site.libraryDir,
+    embedder: local.info.embedder,
+    localFiles: local.store.getFiles().length,
+    embedderProblem: (id) => site.embedderProblem(id),
+    modelsDir: site.modelsDir,
+  };
+}
+
+/** Imports a new pack or updates an installed one; the first import creates the (empty) local library. */
+export async function installPackFile(site: PackSite, req: PackImportRequest, mode: 'import' | 'update', hooks: PackHooks): Promise<PackInfo> {
+  let local = await site.openLocal(true);
+  return site.sources.withPacksClosed(site.embedder, async () => {
+    const outcome = await installPack(
+      siteState(site, local),
+      {
+        file: req.file,
+        allowUnsigned: req.allowUnsigned,
+        mode,
+        checkStaged: async (dir, m) => {
+          if (m.kind !== 'manuals') return;
+          const emb = m.library?.embedder ?? null;
+          await Library.probe(path.join(dir, 'library'), emb ? { id: emb.id, dims: emb.dims } : null);
+          if (emb && !local.info.embedder) {
+            // The empty keyword-only library adopts the pack's model, so queries embed alike.
+            await site.closeLocal();
+            await Library.adoptEmbedder(site.libraryDir, { id: emb.id, dims: emb.dims });
+            local = await site.openLocal(true);
+          }
+        },
+      },
+      hooks,
+    );
+    return outcome.info;
+  });
+}
+
+export async function rollbackInstalled(site: PackSite, id: string): Promise<PackInfo> {
+  await site.openLocal(false);
+  return site.sources.withPacksClosed(site.embedder, () => rollbackPack(site.libraryDir, id));
+}
+
+export async function removeInstalled(site: PackSite, id: string): Promise<{ removed: string }> {
+  await site.openLocal(false);
+  return site.sources.withPacksClosed(site.embedder, async () => {
+    await removePack(site.libraryDir, id, site.modelsDir);
+    return { removed: id };
+  });
+}
+
+export function listInstalled(site: Pick<PackSite, 'libraryDir' | 'sources'>): PackInfo[] {
+  const trusted = trustedFingerprints(site.libraryDir);
+  return readRegistry(site.libraryDir).map((e) => {
+    const info = toPackInfo(site.libraryDir, e, trusted);
+    const problem = site.sources.problems.get(e.id);
+    return problem ? { ...info, problem } : info;
+  });
+}
+
+/** Checks a pack file against this site (or alone, when there is no library yet). */
+export function verifyPackFile(site: PackSite, local: Library | null, file: string, hooks: PackHooks): Promise<PackVerifyReport> {
+  return verifyPack(file, local ? siteState(site, local) : null, hooks);
+}

@@ -1,0 +1,46 @@
+/**
+ * The full-text query of a question, as plain data: which terms, on which columns, with which
+ * weights. Pure (no LanceDB): the store turns the plan into its index's query objects.
+ */
+import { analyzeQuery } from '../text/analyze.js';
+import type { FtsPlan } from '../store/types.js';
+import type { KeywordConfig } from './settings.js';
+
+export type { FtsClause, FtsPlan } from '../store/types.js';
+
+/** Weight of a tight equivalent (abbreviation ↔ spelled out) relative to the query's own terms. */
+export const EQUIVALENT_BOOST = 0.7;
+
+/** Text known to be about the question, searched with a lower weight than the question itself. */
+export interface RelatedText {
+  text: string;
+  /** Weight relative to the question's own terms (1). */
+  boost: number;
+}
+
+/**
+ * BM25 over the analyzed text (and, weighted, headings), with thesaurus expansions. `related` is
+ * text known to be about the question (e.g. the definition of a fault code it names): its terms are
+ * added with a lower weight than the question's own. Null when nothing can be searched.
+ */
+export function buildFtsPlan(query: string, cfg: KeywordConfig, related?: RelatedText): FtsPlan | null {
+  const { terms, expansions, equivalents } = analyzeQuery(query, { expand: cfg.expand });
+  const plan: FtsPlan = [];
+  if (related) {
+    const own = new Set(terms);
+    const extra = analyzeQuery(related.text, { expand: false }).terms.filter((t) => !own.has(t));
+    if (extra.length > 0) plan.push({ terms: extra.join(' '), columns: ['fts'], boost: related.boost });
+  }
+  if (terms.length > 0) {
+    const text = terms.join(' ');
+    plan.push(cfg.headingBoost > 0 ? { terms: text, columns: ['fts', 'fts_head'], columnBoosts: [1, cfg.headingBoost] } : { terms: text, columns: ['fts'] });
+  }
+  for (const g of equivalents) plan.push({ terms: g.join(' '), columns: ['fts'], boost: EQUIVALENT_BOOST, allTerms: true });
+  const boost = cfg.expansionBoost;
+  const singles = expansions.filter((g) => g.length === 1).map((g) => g[0] as string);
+  if (singles.length > 0) plan.push({ terms: singles.join(' '), columns: ['fts'], boost });
+  for (const g of expansions) {
+    if (g.length > 1) plan.push({ terms: g.join(' '), columns: ['fts'], boost, allTerms: true });
+  }
+  return plan.length > 0 ? plan : null;
+}

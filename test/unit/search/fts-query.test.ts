@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { buildFtsPlan, EQUIVALENT_BOOST } from '../../../native/search/fts-query.js';
+import { keywordSearch, rankHits, tieRunsPast, type FullTextStore } from '../../../native/search/keyword.js';
+import { DEFAULT_KEYWORD_CONFIG, keywordConfigFrom } from '../../../native/search/settings.js';
+import { analyzeQuery } from '../../../native/text/analyze.js';
+import type { Chunk } from '../../../native/contract/document.js';
+
+const cfg = DEFAULT_KEYWORD_CONFIG;
+
+describe('buildFtsPlan (no database)', () => {
+  it('searches the question on body and heading, weighted', () => {
+    const plan = buildFtsPlan('spindle overheats', cfg);
+    expect(plan?.[0]).toEqual({ terms: analyzeQuery('spindle overheats', { expand: true }).terms.join(' '), columns: ['fts', 'fts_head'], columnBoosts: [1, cfg.headingBoost] });
+  });
+
+  it('searches the body only when the heading boost is 0', () => {
+    expect(buildFtsPlan('spindle', { ...cfg, headingBoost: 0 })?.[0]).toEqual({ terms: analyzeQuery('spindle', { expand: true }).terms.join(' '), columns: ['fts'] });
+  });
+
+  it('adds related text below the question, without its own terms', () => {
+    const plan = buildFtsPlan('spindle alarm', cfg, { text: 'Spindle drive fault: check the fan.', boost: 0.5 });
+    const first = plan?.[0];
+    expect(first?.boost).toBe(0.5);
+    expect(first?.columns).toEqual(['fts']);
+    expect(first?.terms.split(' ')).not.toContain('spindle');
+    expect(first?.terms.split(' ')).toContain('fan');
+  });
+
+  it('adds thesaurus expansions with the expansion boost, multi-word ones as all-terms clauses, and equivalents', () => {
+    const q = 'VFD temp';
+    const a = analyzeQuery(q, { expand: true });
+    const plan = buildFtsPlan(q, cfg) ?? [];
+    const expansions = plan.filter((c) => c.boost === cfg.expansionBoost);
+    expect(expansions.length > 0 || a.expansions.length === 0).toBe(true);
+    for (const c of plan.filter((c) => c.boost === EQUIVALENT_BOOST)) expect(c.allTerms).toBe(true);
+    expect(plan.filter((c) => c.allTerms && c.boost === cfg.expansionBoost)).toHaveLength(a.expansions.filter((g) => g.length > 1).length);
+    expect(buildFtsPlan(q, { ...cfg, expand: false })?.some((c) => c.boost === cfg.expansionBoost)).toBe(false);
+  });
+
+  it('is null when nothing can be searched', () => {
+    expect(buildFtsPlan('   ', cfg)).toBeNull();
+  });
+
+  it('reads overrides from text, ignoring what is not valid', () => {
+    expect(keywordConfigFrom('{"headingBoost":0,"expand":false,"x":1}')).toEqual({ headingBoost: 0, expand: false });
+    expect(keywordConfigFrom('not json')).toEqual({});
+    expect(keywordConfigFrom(undefined)).toEqual({});
+  });
+});
+
+const chunk = (id: string): Chunk => ({ id }) as unknown as Chunk;
+
+describe('keyword ranking (no database)', () => {
+  it('orders equal scores by chunk id and drops zero scores', () => {
+    const ranked = rankHits([
+      { chunk: chunk('b'), score: 2 },
+      { chunk: chunk('a'), score: 2 },
+      { chunk: chunk('z'), score: 0 },
+      { chunk: chunk('c'), score: 3 },
+    ]);
+    expect(ranked.map((h) => h.chunk.id)).toEqual(['c', 'a', 'b']);
+  });
+
+  it('sees a tie that runs past the rows fetched', () => {
+    expect(tieRunsPast([5, 3, 3, 3], 2)).toBe(true);
+    expect(tieRunsPast([5, 3, 3, 2], 2)).toBe(false);
+    expect(tieRunsPast([0, 0], 1)).toBe(false);
+  });
+
+  it('fetches wider once when a tie runs past the first rows, so every tied row is ordered', async () => {
+    const limits: number[] = [];
+    const rows = Array.from({ length: 40 }, (_, i) => ({ chunk: chunk(`id${String(39 - i).padStart(2, '0')}`), score: 1 }));
+    const store: FullTextStore = {
+      async fullTextSearch(_plan, limit) {
+        limits.push(limit);
+        const hits = rows.slice(0, limit);
+        return { hits, scores: hits.map((h) => h.score) };
+      },
+    };
+    const hits = await keywordSearch(store, 'belt', 3);
+    expect(limits).toEqual([13, 52]);
+    expect(hits.map((h) => h.chunk.id)).toEqual(['id00', 'id01', 'id02']);
+  });
+});
