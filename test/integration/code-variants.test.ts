@@ -9,18 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../native/engine.js';
 import { cleanupTemp, tempDir, value } from './helpers.js';
-
-/** A small deterministic generator (mulberry32), so a failure names a reproducible library. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../scripts/prng.js';
 
 const NOUNS = ['pump', 'spindle', 'valve', 'belt', 'heater', 'encoder', 'brake', 'fan', 'sensor', 'clamp', 'coolant', 'door'];
 const STATES = ['overheated', 'stalled', 'blocked', 'disconnected', 'too slow', 'not ready', 'out of range', 'jammed'];
