@@ -59,7 +59,7 @@ export async function loadQuestions(file: string): Promise<Question[]> {
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-interface Target {
+export interface Target {
   files: { file: string; contains: string }[];
 }
 
@@ -76,7 +76,7 @@ export function targetsOf(q: Question): Target[] {
 }
 
 /** Extracted page texts of PDFs, for matching PDF hits against their whole page. */
-class PageTexts {
+export class PageTexts {
   private cache = new Map<string, Map<number, string>>();
   constructor(private readonly corpus: string) {}
   async page(file: string, page: number): Promise<string | undefined> {
@@ -99,7 +99,7 @@ class PageTexts {
   }
 }
 
-async function isCorrect(hit: SearchHit, target: Target, pages: PageTexts): Promise<boolean> {
+export async function isCorrect(hit: SearchHit, target: Target, pages: PageTexts): Promise<boolean> {
   for (const t of target.files) {
     if (hit.file !== t.file) continue;
     const want = collapse(t.contains);
