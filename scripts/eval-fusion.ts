@@ -65,6 +65,8 @@ const variants: [string, (d: Dump) => Entry[]][] = [
   ['score-normalised + top-2 each', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'minmax', guaranteeTop: 2, perLanguage: false })],
   ['RRF + top-2 + keyword-strong', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 2, strongKeyword: 2, perLanguage: false })],
   ['RRF + top-2 + per-language vectors', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 2, perLanguage: true })],
+  ['top-2 + zh questions: vector weight 0.5', (d) => fused(d, d.qlang === 'zh' ? { ...DEFAULT_FUSION, weights: { keyword: 1, vector: 0.5 } } : DEFAULT_FUSION)],
+  ['top-2 + zh questions: keyword top-3, vector top-1', (d) => fused(d, d.qlang === 'zh' ? { ...DEFAULT_FUSION, guaranteeTop: 1, strongKeyword: 0, weights: { keyword: 2, vector: 1 } } : DEFAULT_FUSION)],
   ['shipped default', (d) => fused(d, DEFAULT_FUSION)],
 ];
 
