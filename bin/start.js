@@ -211,7 +211,8 @@ async function listen(startServer, engine, port) {
 }
 
 async function runBrowserMode(args, modules, libraryDir, noElectron) {
-  const ready = modules.createEngine({ libraryDir });
+  // A library created by "add manuals" gets the installed embedding model (hybrid search).
+  const ready = modules.createEngine({ libraryDir, newLibraryEmbedder: 'installed' });
   ready.catch((err) => {
     console.error(`ManualDesk could not open the engine: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);

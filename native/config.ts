@@ -10,6 +10,12 @@ export interface EngineConfig {
   libraryDir: string;
   /** Which embedder to use; default: the library's recorded one, else none (keyword + fault codes). */
   embedder?: EmbedderSpec;
+  /**
+   * The embedder a library gets when it is created here (no library.json yet) and `embedder` is not
+   * set: a spec, or 'installed' (the first installed embedding model, model-discovery.ts). Default:
+   * none, so a bare createEngine stays keyword + codes; the CLI and the app pass 'installed'.
+   */
+  newLibraryEmbedder?: EmbedderSpec | 'installed';
   /** Create the library folder if missing (ingest does; search does not). */
   create?: boolean;
   /** Open without the write lock (search, lookups): several readers can share a library. */

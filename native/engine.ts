@@ -26,7 +26,7 @@ import { EngineError, ok, toErrorData, type Result } from './contract/errors.js'
 import { Lifetime } from './base/lifetime.js';
 import { configureNativeThreads, engineThreads, type EngineConfig } from './config.js';
 import { IdleCollector } from './idle-gc.js';
-import { modelSearchDirs, specForRecorded } from './model-discovery.js';
+import { installedEmbedder, modelSearchDirs, specForRecorded } from './model-discovery.js';
 import { libraryDiskError } from './store/disk-errors.js';
 import { VOCABULARY_COUNT_CAP } from './store/vocabulary.js';
 import { Library } from './library/library.js';
@@ -118,7 +118,8 @@ class LocalEngine implements Engine {
   private async open(create: boolean): Promise<Library> {
     const local = await Library.open(this.config.libraryDir, {
       embedder: this.config.embedder,
-      resolveRecorded: (id) => specForRecorded(id, this.modelDirs),
+      resolveRecorded: (id, remembered) => specForRecorded(id, this.modelDirs, remembered),
+      forNew: () => (this.config.newLibraryEmbedder === 'installed' ? installedEmbedder(this.modelDirs) : (this.config.newLibraryEmbedder ?? null)),
       create: create || this.config.create === true,
       readOnly: this.config.readOnly === true,
     });

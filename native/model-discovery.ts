@@ -3,12 +3,13 @@
  * that reads the models environment ($MANUALDESK_MODELS, $HOME); the stages get the folders as
  * arguments. The lookup inside a folder is native/embed/models.ts's findModel.
  */
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EngineError } from './contract/errors.js';
 import { NEW_LIBRARY_HINT } from './contract/messages.js';
-import { findModel, type EmbedderSpec } from './embed/models.js';
+import { findModel, loadManifest, type EmbedderSpec, type ModelManifest, type RememberedModel } from './embed/models.js';
 
 /** The folder holding package.json above this file (the source checkout or the installed app). */
 export function packageRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
@@ -36,8 +37,41 @@ export function modelSearchDirs(env: NodeJS.ProcessEnv = process.env): string[] 
   return dirs;
 }
 
-/** Picks the embedder a library was built with, when no embedder is configured explicitly. */
-export function specForRecorded(id: string | null, dirs: string[] = modelSearchDirs()): EmbedderSpec {
+/**
+ * The embedder a NEW library gets when none is chosen: the first installed embedding model in the
+ * manifest's order (the multilingual e5 first), found in the model folders; null: none installed
+ * (keyword search + fault codes). The faces ask for it (CLI ingest, app start), not the engine's default.
+ */
+export function installedEmbedder(dirs: string[] = modelSearchDirs(), manifest: ModelManifest = loadManifest()): EmbedderSpec | null {
+  for (const m of manifest.models) {
+    if (m.role !== 'embed' || m.backend !== 'onnx' || m.bundled) continue;
+    const dir = findModel(m.id, dirs, manifest);
+    if (dir) return { kind: 'onnx', dir, modelId: m.id };
+  }
+  return null;
+}
+
+
+/** True when a weights file of `dir` has the sha256 prefix that ends the recorded id ("…@ddc7b9f6"). */
+export function folderMatchesId(dir: string, id: string): boolean {
+  const want = /@([0-9a-f]{8,})$/.exec(id)?.[1];
+  if (!want) return false;
+  for (const name of ['onnx/model_quantized.onnx', 'onnx/model.onnx']) {
+    const file = path.join(dir, name);
+    if (!existsSync(file)) continue;
+    if (createHash('sha256').update(readFileSync(file)).digest('hex').startsWith(want)) return true;
+  }
+  return false;
+}
+
+/**
+ * Picks the embedder a library was built with, when no embedder is configured explicitly: the folder
+ * the library remembers when its weights still have the recorded sha256, else the model folders.
+ */
+export function specForRecorded(id: string | null, dirs: string[] = modelSearchDirs(), remembered?: RememberedModel | null): EmbedderSpec {
+  if (id && remembered && remembered.id === id && id.startsWith('onnx:') && existsSync(remembered.dir) && folderMatchesId(remembered.dir, id)) {
+    return { kind: 'onnx', dir: remembered.dir, modelId: id.slice('onnx:'.length).replace(/@[0-9a-f]+$/, '') };
+  }
   if (!id) return { kind: 'none' };
   if (id.startsWith('use-lite:')) return { kind: 'use-lite' };
   if (id.startsWith('static-words:')) return { kind: 'static-words' };

@@ -59,7 +59,7 @@ export async function loadQuestions(file: string): Promise<Question[]> {
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-interface Target {
+export interface Target {
   files: { file: string; contains: string }[];
 }
 
@@ -76,7 +76,7 @@ export function targetsOf(q: Question): Target[] {
 }
 
 /** Extracted page texts of PDFs, for matching PDF hits against their whole page. */
-class PageTexts {
+export class PageTexts {
   private cache = new Map<string, Map<number, string>>();
   constructor(private readonly corpus: string) {}
   async page(file: string, page: number): Promise<string | undefined> {
@@ -99,7 +99,7 @@ class PageTexts {
   }
 }
 
-async function isCorrect(hit: SearchHit, target: Target, pages: PageTexts): Promise<boolean> {
+export async function isCorrect(hit: SearchHit, target: Target, pages: PageTexts): Promise<boolean> {
   for (const t of target.files) {
     if (hit.file !== t.file) continue;
     const want = collapse(t.contains);
@@ -395,4 +395,34 @@ export function commandLine(argv: string[] = process.argv): string {
   const script = path.relative(process.cwd(), argv[1] ?? '') || (argv[1] ?? '');
   const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
   return ['npx', 'tsx', script, ...argv.slice(2)].map(quote).join(' ');
+}
+
+/**
+ * Two runs side by side (keyword-only and with a model), per set and type: hit@1 / hit@5 and, when
+ * answers ran, answerable questions refused (out_of_scope: refused, which is right there).
+ */
+export function formatSideBySide(
+  runs: { label: string; report: EvalReport; answers?: AnswerResult[] }[],
+  sets: QuestionSet[],
+): string {
+  const out: string[] = [];
+  for (const s of sets) {
+    const types = [...new Set(runs[0]?.report.results.filter((r) => s.ids.has(r.id)).map((r) => r.type) ?? [])];
+    out.push(`side by side, ${s.name}: hit@1 / hit@5 / refused`);
+    out.push(`| type | n | ${runs.map((r) => r.label).join(' | ')} |`);
+    out.push(`|---|---|${runs.map(() => '---').join('|')}|`);
+    for (const t of types) {
+      const cells = runs.map((run) => {
+        const rs = run.report.results.filter((r) => s.ids.has(r.id) && r.type === t);
+        const row = summarise(t, rs);
+        const ans = run.answers?.filter((a) => s.ids.has(a.id) && a.type === t);
+        const refused = ans && ans.length > 0 ? (ans.filter((a) => a.refused).length / ans.length).toFixed(2) : '—';
+        return t === 'out_of_scope' ? `— / — / ${refused}` : `${row.hit1.toFixed(2)} / ${row.hit5.toFixed(2)} / ${refused}`;
+      });
+      const n = runs[0]?.report.results.filter((r) => s.ids.has(r.id) && r.type === t).length ?? 0;
+      out.push(`| ${t} | ${n} | ${cells.join(' | ')} |`);
+    }
+    out.push('');
+  }
+  return out.join('\n');
 }

@@ -10,7 +10,7 @@ import type { EngineApi, IngestProgress, SearchRequest } from '../contract/api.j
 import { ok, toErrorData, type Result } from '../contract/errors.js';
 import type { AskResponse, ConversationTurn, ModelStatus } from '../contract/answer.js';
 import { addModel, listModelStatus, type AddResult } from '../llm/models.js';
-import { modelSearchDirs } from '../model-discovery.js';
+import { installedEmbedder, modelSearchDirs } from '../model-discovery.js';
 import { defaultLibraryDir } from '../config.js';
 import type { EmbedderSpec } from '../embed/models.js';
 import { registerPackCommands } from './packs.js';
@@ -46,11 +46,13 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     .description('add manuals (files or folders) to the library; unchanged files are skipped')
     .argument('<paths...>', 'manual files or folders')
     .addOption(libraryOption())
-    .option('--embedder <spec>', 'none | use-lite | static-words | onnx:<model folder> (default: the library\'s own, else none)')
+    .option('--embedder <spec>', 'none | use-lite | static-words | onnx:<model folder> (default: the library\'s own; a new library: the installed embedding model, else none)')
     .option('--reindex', 'parse, chunk and embed every file again')
     .option('--json', 'print the report as JSON')
     .action(async (paths: string[], opts: { library: string; embedder?: string; reindex?: boolean; json?: boolean }) => {
-      await withEngine({ libraryDir: opts.library, embedder: parseEmbedder(opts.embedder), create: true }, async (engine) => {
+      // A new library gets the installed embedding model (hybrid search); an existing one keeps its own.
+      const embedder = parseEmbedder(opts.embedder);
+      await withEngine({ libraryDir: opts.library, embedder, newLibraryEmbedder: 'installed', create: true }, async (engine) => {
         const bar = !opts.json && io.stderr.isTTY ? new ProgressBar(io.stderr) : null;
         const res = await engine.ingest({ paths, force: opts.reindex === true }, { onProgress: (p) => bar?.update(p) });
         bar?.stop();
@@ -178,7 +180,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
           [
             `Library: ${i.dir}`,
             `Format ${i.formatVersion}, chunker ${i.chunkerVersion}`,
-            `Embedder: ${i.embedder ? `${i.embedder.id} (${i.embedder.dims}-d)` : 'none (keyword search + fault codes)'}`,
+            `Embedder: ${i.embedder ? `${i.embedder.id} (${i.embedder.dims}-d), hybrid search` : `none (keyword search + fault codes). ${addModelHint()}`}`,
             `${i.files} files, ${i.chunks} passages, ${i.codes} fault codes`,
           ].join('\n'),
         );
@@ -389,6 +391,15 @@ async function runBatch<T extends object>(
     }
   }
   return failures > 0 ? 1 : 0;
+}
+
+/** How a keyword-only library gets semantic search: the installed model (if any) and the re-index command. */
+function addModelHint(): string {
+  const found = installedEmbedder(modelSearchDirs());
+  const reindex = (dir: string) => `manualdesk ingest <your manual folders> --reindex --embedder onnx:${dir}`;
+  return found?.kind === 'onnx'
+    ? `The embedding model ${found.modelId ?? found.dir} is installed; to add semantic search run: ${reindex(found.dir)}`
+    : `To add semantic search, install an embedding model (npm run models:fetch in a source checkout, or manualdesk models add <model folder>), then run: ${reindex('<model folder>')}`;
 }
 
 function parseEmbedder(spec: string | undefined): EmbedderSpec | undefined {

@@ -87,6 +87,13 @@ export type EmbedderSpec =
     }
   | { kind: 'none' };
 
+/** The model folder a library remembers (model-folder.json: written when the library was built with it). */
+export interface RememberedModel {
+  /** The recorded embedder id, ending in the weights' sha256 prefix. */
+  id: string;
+  dir: string;
+}
+
 /** Where the manifest lives in a source checkout; a packaged app passes its resources path. */
 export const DEFAULT_MANIFEST_PATH = fileURLToPath(new URL('../../models/manifest.json', import.meta.url));
 

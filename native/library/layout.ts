@@ -15,6 +15,8 @@ import { FILES_FILE, LANCE_DIR, LIBRARY_FILE } from '../store/library-store.js';
 
 export { FILES_FILE, LANCE_DIR, LIBRARY_FILE };
 export const SCHEMES_FILE = 'code-schemes.json';
+/** The model folder that built the library ({id, dir}; not part of a pack's index). */
+export const MODEL_FOLDER_FILE = 'model-folder.json';
 
 /** The files and folders that make up a library's index (what a pack carries of it). */
 export const INDEX_FILES: readonly string[] = [LIBRARY_FILE, FILES_FILE, SCHEMES_FILE];

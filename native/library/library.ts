@@ -20,14 +20,18 @@ import type { LibraryMeta } from '../store/types.js';
 import type { RetrievalSource } from '../search/retriever.js';
 import { CHUNKER_VERSION } from '../chunk/index.js';
 import { Disposable } from '../base/lifetime.js';
-import { LIBRARY_FILE } from './layout.js';
+import { LIBRARY_FILE, MODEL_FOLDER_FILE } from './layout.js';
+import type { RememberedModel } from '../embed/models.js';
+import { writeJsonAtomic } from '../store/atomic-json.js';
 import { readSchemes, saveSchemes, uniqueSchemes } from './schemes.js';
 
 export interface LibraryOpenOptions {
   /** The embedder to use; default: resolveRecorded(the library's recorded one). */
   embedder?: EmbedderSpec;
   /** Turns a recorded embedder id into a spec (finds the model on disk; throws MODEL_MISSING). */
-  resolveRecorded: (id: string | null) => EmbedderSpec;
+  resolveRecorded: (id: string | null, remembered?: RememberedModel | null) => EmbedderSpec;
+  /** The embedder of a library created by this open (no library.json yet), when `embedder` is not set. */
+  forNew?: () => EmbedderSpec | null;
   /** Create the library when the folder has none. */
   create?: boolean;
   readOnly?: boolean;
@@ -55,7 +59,9 @@ export class Library extends Disposable {
   static async open(dir: string, opts: LibraryOpenOptions): Promise<Library> {
     await assertFolder(dir);
     const recorded = (await readJson(path.join(dir, LIBRARY_FILE))) as LibraryMeta | undefined;
-    const spec = opts.embedder ?? opts.resolveRecorded(recorded?.embedder?.id ?? null);
+    const remembered = (await readJson(path.join(dir, MODEL_FOLDER_FILE)).catch(() => undefined)) as RememberedModel | undefined;
+    const fresh = recorded === undefined && opts.create === true ? (opts.forNew?.() ?? null) : null;
+    const spec = opts.embedder ?? fresh ?? opts.resolveRecorded(recorded?.embedder?.id ?? null, remembered ?? null);
     const embedder = await createEmbedder(spec);
     try {
       const identity = embedder ? { id: embedder.id, dims: embedder.dims } : null;
@@ -71,6 +77,10 @@ export class Library extends Disposable {
         blocked = err;
       }
       try {
+        // The library remembers the model folder that built it, so search and ask find it without a flag.
+        if (spec.kind === 'onnx' && embedder && !blocked && store.info.embedder?.id === embedder.id && remembered?.dir !== path.resolve(spec.dir)) {
+          await writeJsonAtomic(path.join(dir, MODEL_FOLDER_FILE), { id: embedder.id, dir: path.resolve(spec.dir) }).catch(() => {});
+        }
         const cache = embedder ? EmbeddingCache.open(dir, embedder.id, embedder.dims) : null;
         return new Library(dir, store, embedder, cache, await loadCodeIndex(store), blocked, true);
       } catch (err) {

@@ -10,7 +10,7 @@ import type { LibraryStore } from '../store/library-store.js';
 import type { ScoredChunk } from '../store/types.js';
 import type { RelatedText } from './fts-query.js';
 import { keywordSearch } from './keyword.js';
-import { fuseRrf, RRF_K } from './rrf.js';
+import { DEFAULT_FUSION, fuseChannels, type FusionConfig } from './rrf.js';
 import { DEFAULT_KEYWORD_CONFIG, type KeywordConfig } from './settings.js';
 
 export const DEFAULT_K = 10;
@@ -39,6 +39,8 @@ export interface SearchOptions {
   /** Text known to be about the question (a named fault code's definition), for the keyword side. */
   related?: RelatedText;
   keyword?: KeywordConfig;
+  /** How the two rankings are merged (default: rrf.ts's DEFAULT_FUSION). */
+  fusion?: FusionConfig;
 }
 
 export async function hybridSearch(
@@ -73,11 +75,12 @@ export async function hybridSearch(
     const chunks = new Map<string, Chunk>();
     for (const h of [...kw, ...vec]) if (!chunks.has(h.chunk.id)) chunks.set(h.chunk.id, h.chunk);
     const toRanked = (hs: ScoredChunk[]) => hs.map((h) => ({ id: h.chunk.id, score: h.score }));
-    // Vector scores can be ≤ 0 (cosine); only their rank matters, so give every vector hit a positive score.
-    const vecList = vec.map((h, i) => ({ id: h.chunk.id, score: vec.length - i }));
-    ranked = fuseRrf([toRanked(kw), vecList], RRF_K)
-      .slice(0, k)
-      .map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
+    // Each channel's own top entries keep a place in the first results (never lost to fusion).
+    const channels = [
+      { name: 'keyword' as const, hits: toRanked(kw) },
+      { name: 'vector' as const, hits: toRanked(vec) },
+    ];
+    ranked = fuseChannels(channels, k, opts.fusion ?? DEFAULT_FUSION).map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
     rankings = { keyword: kw.map(toHit), vector: vec.map(toHit) };
   }
   return { query: req.query, hits: ranked.map(toHit), ms: performance.now() - t0, mode, rankings };

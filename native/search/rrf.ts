@@ -30,3 +30,118 @@ export function fuseRrf(lists: Ranked[][], k = RRF_K): Ranked[] {
     .sort((a, b) => b[1].score - a[1].score || a[1].order - b[1].order)
     .map(([id, v]) => ({ id, score: v.score }));
 }
+
+/** One retriever's ranking, best first, with its own scores (BM25, cosine: not comparable across channels). */
+export interface Channel {
+  name: 'keyword' | 'vector';
+  hits: Ranked[];
+}
+
+/** How the keyword and vector rankings are merged (native/search/hybrid.ts). Measured: scripts/eval-fusion.ts. */
+export interface FusionConfig {
+  /** 'rrf': by rank; 'minmax': each channel's scores scaled to 0..1 over its list, then summed. */
+  mode: 'rrf' | 'minmax';
+  /** RRF constant. */
+  k: number;
+  weights: { keyword: number; vector: number };
+  /**
+   * Each channel's first `guaranteeTop` entries are placed within the first `window` results (in
+   * fused order), so fusion never drops what one channel alone ranks at the very top. 0: off.
+   */
+  guaranteeTop: number;
+  window: number;
+  /** When > 0: the keyword top entry goes first if its score is at least this many times the keyword 5th score. */
+  strongKeyword: number;
+  /**
+   * Also search vectors per passage language and give the best passages in the other language
+   * their own channel (a multilingual model prefers its question's language). Used by hybrid.ts.
+   */
+  perLanguage: boolean;
+}
+
+export const DEFAULT_FUSION: FusionConfig = {
+  mode: 'rrf',
+  k: RRF_K,
+  weights: { keyword: 1, vector: 1 },
+  guaranteeTop: 2,
+  window: 5,
+  strongKeyword: 0,
+  perLanguage: false,
+};
+
+/**
+ * Fuses the channels' rankings by `cfg`. `otherLanguage`: vector rankings restricted to each passage
+ * language, keyed by language; with cfg.perLanguage the lists of languages other than `queryLang`
+ * join as vector channels (their top entry guaranteed like the others'). Pure.
+ */
+export function fuseChannels(
+  channels: Channel[],
+  n: number,
+  cfg: FusionConfig = DEFAULT_FUSION,
+  otherLanguage?: Record<string, Ranked[]>,
+  queryLang?: string,
+): Ranked[] {
+  const all: { hits: Ranked[]; weight: number; guarantee: number }[] = channels.map((c) => ({
+    hits: c.hits.filter((h) => h.score > 0 || c.name === 'vector'),
+    weight: cfg.weights[c.name],
+    guarantee: cfg.guaranteeTop,
+  }));
+  if (cfg.perLanguage && otherLanguage) {
+    for (const [lang, hits] of Object.entries(otherLanguage)) {
+      if (lang !== queryLang && hits.length > 0) all.push({ hits, weight: cfg.weights.vector, guarantee: Math.min(1, cfg.guaranteeTop) });
+    }
+  }
+  const fused = new Map<string, { score: number; order: number }>();
+  let order = 0;
+  const add = (id: string, s: number) => {
+    const cur = fused.get(id);
+    if (cur) cur.score += s;
+    else fused.set(id, { score: s, order: order++ });
+  };
+  for (const ch of all) {
+    const seen = new Set<string>();
+    const list = ch.hits.filter((h) => !seen.has(h.id) && (seen.add(h.id), true));
+    if (cfg.mode === 'minmax') {
+      const scores = list.map((h) => h.score);
+      const max = Math.max(...scores);
+      const min = Math.min(...scores);
+      list.forEach((h) => add(h.id, ch.weight * (max > min ? (h.score - min) / (max - min) : 1)));
+    } else {
+      list.forEach((h, rank) => add(h.id, ch.weight / (cfg.k + rank + 1)));
+    }
+  }
+  let ranked = [...fused.entries()]
+    .sort((a, b) => b[1].score - a[1].score || a[1].order - b[1].order)
+    .map(([id, v]) => ({ id, score: v.score }));
+  const kw = channels.find((c) => c.name === 'keyword')?.hits.filter((h) => h.score > 0) ?? [];
+  const guaranteed: string[] = [];
+  if (cfg.strongKeyword > 0 && kw.length >= 5 && (kw[0] as Ranked).score >= cfg.strongKeyword * (kw[4] as Ranked).score) {
+    guaranteed.push((kw[0] as Ranked).id);
+    ranked = [...ranked.filter((r) => r.id === guaranteed[0]), ...ranked.filter((r) => r.id !== guaranteed[0])];
+  }
+  for (const ch of all) for (const h of ch.hits.slice(0, ch.guarantee)) if (!guaranteed.includes(h.id)) guaranteed.push(h.id);
+  return placeWithin(ranked, guaranteed, cfg.window).slice(0, n);
+}
+
+/**
+ * The fused order, except that every id of `must` is within the first `window` entries: a slot is
+ * given to the best-fused missing one only when the remaining slots are just enough for them. Pure.
+ */
+export function placeWithin(ranked: Ranked[], must: string[], window: number): Ranked[] {
+  const present = new Set(ranked.map((r) => r.id));
+  const pending = must.filter((id) => present.has(id)).slice(0, window);
+  if (pending.length === 0) return ranked;
+  const out: Ranked[] = [];
+  const used = new Set<string>();
+  const rest = ranked.slice();
+  while (out.length < window && used.size < ranked.length) {
+    const missing = pending.filter((id) => !used.has(id));
+    const free = window - out.length;
+    const next = free <= missing.length ? rest.find((r) => missing.includes(r.id)) : rest.find((r) => !used.has(r.id));
+    if (!next) break;
+    out.push(next);
+    used.add(next.id);
+    rest.splice(rest.indexOf(next), 1);
+  }
+  return [...out, ...rest];
+}

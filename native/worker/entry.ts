@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   configureNativeThreads();
   let engine: EngineApi;
   try {
-    engine = await createEngine({ libraryDir: defaultLibraryDir(), create: process.env.MANUALDESK_CREATE === '1' });
+    engine = await createEngine({ libraryDir: defaultLibraryDir(), newLibraryEmbedder: 'installed', create: process.env.MANUALDESK_CREATE === '1' });
   } catch (err) {
     const error = toErrorData(err);
     serveEngine(async () => ({ ok: false, error }), port, { close: async () => {}, onClosed: () => process.exit(0) });

