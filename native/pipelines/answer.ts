@@ -198,7 +198,7 @@ function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[
   }
   // Passages and rows that explain the code further (the setting to change, what to check); never
   // other rows of the code tables, and nothing when the question asks only the code's meaning (no passages).
-  const codeTexts = matches.map((m) => m.text.trim());
+  const codeTexts = matches.map((m) => m.text.trim().replace(/^[*+-]\s+/, ''));
   const codeFiles = new Set(matches.map((m) => m.file));
   const seen = new Set<string>();
   const extra = passages.filter(

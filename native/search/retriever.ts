@@ -121,7 +121,9 @@ export async function retrieve(
     const related = matches.length > 0 ? { text: relatedText(matches), boost: settings.relatedBoost } : undefined;
     const res = await hybridSearch(src.store, src.embedder, { ...req, query, k }, { signal, related, keyword: settings.keyword });
     // A code's table row is also a passage: show it once, as the code.
-    const notCodeRow = (h: SearchHit) => !mine.some((c) => c.file === h.file && h.text.includes(c.text));
+    // (A list item's record quotes its bullet; the passage's text has none.)
+    const rowTexts = mine.map((c) => ({ file: c.file, text: c.text.replace(/^[*+-]\s+/, '') }));
+    const notCodeRow = (h: SearchHit) => !rowTexts.some((c) => c.file === h.file && h.text.includes(c.text));
     codeHits.push(...mine);
     let passages = res.hits.filter(notCodeRow);
     if (scope) passages = await scoped(src, { ...req, query, k }, scope, passages, related, settings, signal);
