@@ -130,6 +130,19 @@ export interface CodeRecord {
   section: string;
   /** The source text (table row or passage) the record came from, verbatim. */
   text: string;
+  /**
+   * The entry's other languages, where one entry holds several (`{"en": {…}, "zh_CN": {…}}`): a
+   * question in one of them is answered in it. Absent when the entry has one language.
+   */
+  translations?: Partial<Record<Lang, CodeText>>;
+}
+
+/** The words of a code definition in one language. */
+export interface CodeText {
+  title: string;
+  description: string;
+  cause: string;
+  remedy: string;
 }
 
 /** What the library remembers about an ingested file. */

@@ -338,6 +338,7 @@ class RecordSink {
       page: src.page,
       section: section(src),
       text,
+      ...(extra.translations ? { translations: extra.translations } : {}),
     });
   }
 }
@@ -449,6 +450,7 @@ function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink):
     cause: get('cause'),
     remedy: remedyCell ? (isActionList(remedyCell, columnsOf('remedy')) ? actionList(remedyCell) : remedyCell) : '',
   });
+  const translations = otherLanguages(row, layout, lang);
   const scopeCell = get('scope');
   const scope = scopeCell ? splitList(scopeCell) : [];
   const severity = get('severity') || null;
@@ -458,8 +460,26 @@ function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink):
   for (const { raw, n } of codes) {
     const aliases = alias && alias.key !== n.key ? [alias.key] : [];
     if (type && n.family === 'symbol') aliases.push(...type.prefixes.map((p) => `${p}_${n.key}`).filter((k) => k !== n.key));
-    sink.add(raw, n, f, b, rowText(b), { scope: scope.length > 0 ? scope : type?.scope ? sink.defaultScope(type.scope) : [], severity, aliases });
+    sink.add(raw, n, f, b, rowText(b), { scope: scope.length > 0 ? scope : type?.scope ? sink.defaultScope(type.scope) : [], severity, aliases, ...(translations ? { translations } : {}) });
   }
+}
+
+/** The fields of a per-language entry's other languages the product speaks (en, zh), by language. */
+function otherLanguages(row: Row, layout: TableLayout, chosen: string | null): CodeRecord['translations'] | undefined {
+  if (chosen === null) return undefined;
+  const out: NonNullable<CodeRecord['translations']> = {};
+  const asLang = (l: string): Lang | null => (l.startsWith('zh') ? 'zh' : l.startsWith('en') ? 'en' : null);
+  const langs = new Set<string>();
+  for (const cols of layout.roles.values()) for (const c of cols) { const l = langOfColumn(c); if (l && l !== chosen) langs.add(l); }
+  for (const l of langs) {
+    const lang = asLang(l);
+    if (!lang || lang === asLang(chosen) || out[lang]) continue;
+    const get = (role: ColumnRole): string =>
+      (layout.roles.get(role) ?? []).filter((c) => langOfColumn(c) === l).map((c) => cleanCell(row.get(c) ?? '')).filter(Boolean).join('\n');
+    const f = fields({ title: get('title') || undefined, description: get('description'), cause: get('cause'), remedy: get('remedy') });
+    if (f.title || f.description || f.cause || f.remedy) out[lang] = f;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 function n0IsSymbol(codes: { n: NormalizedCode }[]): boolean {
@@ -762,7 +782,9 @@ function passages(blocks: Block[], sink: RecordSink, consumed: Set<number>, numb
           : role === 'remedy'
             ? fields({ title, remedy: rest })
             : fields({ title, description: rest });
-      sink.add(lead.raw, lead.n, f, b, line.trim());
+      // A one-line list item's record quotes the item as written, bullet included.
+      const quoted = b.kind === 'list-item' && b.raw && !b.text.includes('\n') ? b.raw.replace(/\s+/g, ' ').trim() : line.trim();
+      sink.add(lead.raw, lead.n, f, b, quoted);
       if (/^-?\d+$/.test(lead.raw)) numbered.push({ at: sink.records.length - 1, raw: lead.raw, section: section(b) });
     }
   }

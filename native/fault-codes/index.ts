@@ -179,7 +179,7 @@ export class CodeIndex {
       for (const { h, r } of ordered) {
         if (seen.has(h.rec)) continue;
         seen.add(h.rec);
-        matches.push(render(r, h));
+        matches.push(render(r, h, zhFirst));
       }
     }
     const typed: Record<string, string> = {};
@@ -321,14 +321,18 @@ function docSet(file: string): string {
   return at > 0 ? file.slice(0, at) : file;
 }
 
-function render(r: CodeRecord, h: Hit): CodeMatch {
+/** A match in the question's language where the record has that translation (a Chinese question: 中文). */
+function render(r: CodeRecord, h: Hit, zhFirst = false): CodeMatch {
+  const want = zhFirst ? 'zh' : 'en';
+  const t = r.lang !== want ? r.translations?.[want] : undefined;
+  const words = t ?? r;
   return {
     code: r.code,
     key: h.key,
-    title: r.title,
-    description: r.description,
-    cause: r.cause,
-    remedy: r.remedy,
+    title: words.title,
+    description: words.description,
+    cause: words.cause,
+    remedy: words.remedy,
     severity: r.severity,
     scope: h.scope ?? r.scope,
     manual: r.manual,
@@ -336,7 +340,7 @@ function render(r: CodeRecord, h: Hit): CodeMatch {
     page: r.page,
     section: r.section,
     text: r.text,
-    lang: r.lang,
+    lang: t ? want : r.lang,
   };
 }
 

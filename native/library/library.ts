@@ -18,6 +18,7 @@ import { LibraryReadOnlyError } from '../store/disk-errors.js';
 import { LibraryStore } from '../store/library-store.js';
 import type { LibraryMeta } from '../store/types.js';
 import type { RetrievalSource } from '../search/retriever.js';
+import { buildNameIndex, type NameIndex } from '../search/name-index.js';
 import { CHUNKER_VERSION } from '../chunk/index.js';
 import { Disposable } from '../base/lifetime.js';
 import { LIBRARY_FILE, MODEL_FOLDER_FILE } from './layout.js';
@@ -38,6 +39,8 @@ export interface LibraryOpenOptions {
 }
 
 export class Library extends Disposable {
+  private nameIndex: Promise<NameIndex> | null = null;
+
   private constructor(
     readonly dir: string,
     readonly store: LibraryStore,
@@ -133,7 +136,20 @@ export class Library extends Disposable {
 
   /** This library as a search source (pack: the installed pack's id, null for the local library). */
   source(pack: string | null): RetrievalSource {
-    return { pack, store: this.store, codes: this.codeIndex, embedder: this.embedder };
+    return { pack, store: this.store, codes: this.codeIndex, embedder: this.embedder, names: () => this.names() };
+  }
+
+  /**
+   * The library's known names (search/name-index.ts), built on the first retrieval after the library
+   * opens or changes (titles, sidecar equipment, top folders, chunk headings: a fraction of a second
+   * from stored rows) and kept in memory.
+   */
+  names(): Promise<NameIndex> {
+    this.nameIndex ??= buildNames(this.store).catch((err: unknown) => {
+      this.nameIndex = null;
+      throw err;
+    });
+    return this.nameIndex;
   }
 
   /** Refuses a write with the reason (read-only open, unwritable folder, pack). */
@@ -154,6 +170,7 @@ export class Library extends Disposable {
   async afterChange(learned: Map<string, CodeScheme[]> = new Map()): Promise<void> {
     await saveSchemes(this.dir, learned, new Set(this.store.getFiles().map((f) => f.file)));
     this.codeIndex = await loadCodeIndex(this.store);
+    this.nameIndex = null;
   }
 
   protected async dispose(): Promise<void> {
@@ -168,6 +185,13 @@ export class Library extends Disposable {
 async function loadCodeIndex(store: LibraryStore): Promise<CodeIndex> {
   const records = await store.allCodes();
   return new CodeIndex(records, uniqueSchemes(await readSchemes(store.dir)));
+}
+
+async function buildNames(store: LibraryStore): Promise<NameIndex> {
+  const headings = await store.headingsByFile();
+  return buildNameIndex(
+    store.getFiles().map((f) => ({ file: f.file, title: f.meta.title, equipment: f.meta.equipment, headings: headings.get(f.file) ?? [] })),
+  );
 }
 
 /** A library path that exists must be a folder (a file there is never a library). */

@@ -133,7 +133,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     out = { ...gen, question, standaloneQuery };
     if (out.refused) out.refusal = refusal(out.refusal?.reason ?? '', standaloneQuery, res.hits, codes);
   } else {
-    out = { ...extractiveAnswer(standaloneQuery, passages.slice(0, k)), question, standaloneQuery, refused: false };
+    out = { ...citeEveryPart(extractiveAnswer(standaloneQuery, passages.slice(0, k)), res), question, standaloneQuery, refused: false };
     if (generatorError && prefer !== 'extractive') out.fallbackReason = `The language model could not be used: ${generatorError}`;
     else if (prefer === 'generative') out.fallbackReason = 'No language model is installed; the answer quotes the manuals instead.';
   }
@@ -198,7 +198,7 @@ function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[
   }
   // Passages and rows that explain the code further (the setting to change, what to check); never
   // other rows of the code tables, and nothing when the question asks only the code's meaning (no passages).
-  const codeTexts = matches.map((m) => m.text.trim());
+  const codeTexts = matches.map((m) => m.text.trim().replace(/^[*+-]\s+/, ''));
   const codeFiles = new Set(matches.map((m) => m.file));
   const seen = new Set<string>();
   const extra = passages.filter(
@@ -216,6 +216,33 @@ function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[
   }
   const more = renderParts(parts, (i) => numbers.get(i) as number);
   return { answer: more ? `${lines.join('\n\n')}\n\n${more}` : lines.join('\n\n'), mode: 'code', citations, refused: false };
+}
+
+/**
+ * A two-part question's answer answers every part: a part none of whose own top passages is cited
+ * gets its best sentences from them (cited), after the answer to the whole question.
+ */
+function citeEveryPart(answer: PartialAnswer, res: Retrieval): PartialAnswer {
+  if (!res.parts || res.parts.length < 2) return answer;
+  const citations = [...answer.citations];
+  const blocks = [answer.answer];
+  for (const part of res.parts) {
+    const own = part.hits.filter((h) => h.kind !== 'code');
+    if (own.length === 0 || own.some((h) => citations.some((c) => c.chunkId === h.chunkId))) continue;
+    const parts = extractParts(part.clause, own, { maxPassages: 2, maxUnits: 3, maxChars: 600 });
+    const numbers = new Map<number, number>();
+    for (const p of parts) {
+      if (numbers.has(p.passage)) continue;
+      const hit = own[p.passage] as SearchHit;
+      const known = citations.find((c) => c.chunkId === hit.chunkId);
+      const n = known ? known.n : citations.length + 1;
+      if (!known) citations.push(toCitation(n, hit));
+      numbers.set(p.passage, n);
+    }
+    const text = renderParts(parts, (i) => numbers.get(i) as number);
+    if (text) blocks.push(text);
+  }
+  return { ...answer, answer: blocks.join('\n\n'), citations };
 }
 
 /** The best sentences / steps / rows of the top passages, cited. */

@@ -5,16 +5,27 @@
  * Across sources: code hits first (the question's language first), then passages fused by rank.
  * Returns the fused list, the merged code lookup and each retriever's fused ranking, so an answer
  * needs one call.
+ *
+ * A question that names a product the library knows (name-index.ts) prefers that product's
+ * manuals (boostScope, with a search inside its folder for candidates). A two-part question
+ * (query-plan.ts) is also searched part by part, each part carrying the detected codes' meanings
+ * from the one code lookup, and the part lists are interleaved with the whole question's so that
+ * every part reaches the top five. Leading code hits are capped at one per code the question
+ * names; a code's other definitions (other manuals, translations) follow the first passages.
  */
 import type { CodeLookupResponse, CodeMatch, SearchFilters, SearchHit, SearchMode, SearchRequest } from '../contract/api.js';
 import type { Lang } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
 import type { CodeIndex } from '../fault-codes/index.js';
+import { detectCodes } from '../fault-codes/detect.js';
 import type { LibraryStore } from '../store/library-store.js';
 import { allowedFiles } from '../store/filters.js';
 import { detectLang } from '../text/lang.js';
 import { fuseSourceHits, mergeCodeLookups } from './fuse.js';
 import { hybridSearch, type QueryEmbedder, type SearchableStore } from './hybrid.js';
+import { appendMissing, boostScope, interleave } from './interleave.js';
+import { inScope, matchNames, type NameIndex, type NameScope } from './name-index.js';
+import { planQuery, type PlanPart } from './query-plan.js';
 import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from './settings.js';
 
 /** One library to search, with the embedder its vectors can be searched with (null: keyword only). */
@@ -24,6 +35,8 @@ export interface RetrievalSource {
   store: SearchableStore & Pick<LibraryStore, 'getFiles' | 'termCounts'>;
   codes: Pick<CodeIndex, 'lookup'> | null;
   embedder: QueryEmbedder | null;
+  /** The library's known names (built once, kept by the Library); absent: no scoping. */
+  names?: () => Promise<NameIndex>;
 }
 
 export interface RetrieveRequest extends SearchRequest {
@@ -44,7 +57,24 @@ export interface Retrieval {
    * first, as in `hits`). Meaningful when mode is hybrid; otherwise both are the top of `hits`.
    */
   rankings: { keyword: SearchHit[]; vector: SearchHit[] };
+  /**
+   * A two-part question's parts, each with its own top passages (rankingDepth), in question order;
+   * absent when the question is one part. The answer cites every part.
+   */
+  parts?: RetrievedPart[];
+  /** The library names the question mentions (the manuals it was scoped to); absent when none. */
+  scope?: string[];
   ms: number;
+}
+
+export interface RetrievedPart {
+  /** The clause as the question writes it. */
+  clause: string;
+  /** What was searched for it (the clause with inherited context). */
+  query: string;
+  reason: PlanPart['reason'];
+  /** The part's own top passages (code rows excluded). */
+  hits: SearchHit[];
 }
 
 /** The retrieval interface the answer pipeline and the engine use. */
@@ -78,32 +108,167 @@ export async function retrieve(
   const kwLists: { pack: string | null; hits: SearchHit[] }[] = [];
   const vecLists: { pack: string | null; hits: SearchHit[] }[] = [];
   const codeParts: { pack: string | null; res: CodeLookupResponse }[] = [];
+  const perSource: { src: RetrievalSource; matches: CodeMatch[]; scope: NameScope | null; notCodeRow: (h: SearchHit) => boolean }[] = [];
   let mode: SearchMode | null = null;
   // The local library and every selected pack are searched alike; their lists are fused by rank.
   for (const { src, res: found } of perSourceCodes(sources, query, req.filters)) {
     if (found) codeParts.push({ pack: src.pack, res: found });
     const matches = found?.matches ?? [];
     const mine = toCodeHits(matches, lang).map((h) => (src.pack === null ? h : { ...h, pack: src.pack }));
+    const scope = src.names ? matchNames(await src.names(), query) : null;
     // A question that names a code is about what the code means: its definition's words find the
     // passages that explain it further (the setting to change, the part to check).
     const related = matches.length > 0 ? { text: relatedText(matches), boost: settings.relatedBoost } : undefined;
     const res = await hybridSearch(src.store, src.embedder, { ...req, query, k }, { signal, related, keyword: settings.keyword });
     // A code's table row is also a passage: show it once, as the code.
-    const notCodeRow = (h: SearchHit) => !mine.some((c) => c.file === h.file && h.text.includes(c.text));
+    // (A list item's record quotes its bullet; the passage's text has none.)
+    const rowTexts = mine.map((c) => ({ file: c.file, text: c.text.replace(/^[*+-]\s+/, '') }));
+    const notCodeRow = (h: SearchHit) => !rowTexts.some((c) => c.file === h.file && h.text.includes(c.text));
     codeHits.push(...mine);
-    lists.push({ pack: src.pack, hits: res.hits.filter(notCodeRow) });
+    let passages = res.hits.filter(notCodeRow);
+    if (scope) passages = await scoped(src, { ...req, query, k }, scope, passages, related, settings, signal);
+    lists.push({ pack: src.pack, hits: passages.filter(notCodeRow).slice(0, k) });
     kwLists.push({ pack: src.pack, hits: res.rankings.keyword.slice(0, depth).filter(notCodeRow) });
     vecLists.push({ pack: src.pack, hits: res.rankings.vector.slice(0, depth).filter(notCodeRow) });
+    perSource.push({ src, matches, scope, notCodeRow });
     if (mode === null || mode === 'keyword') mode = res.mode;
     signal?.throwIfAborted();
   }
-  const hits = [...codeHits, ...fuseSourceHits(lists, k)].slice(0, k);
+  const codes = mergeCodeLookups(query, codeParts, 0);
+  const whole = fuseSourceHits(lists, k);
+
+  // Two-part questions: one retrieval per part (at most MAX_PARTS), interleaved with the whole list.
+  const scopeNames = [...new Set(perSource.flatMap((p) => p.scope?.names ?? []))];
+  const contextNames = await sourceNames(perSource, scopeNames);
+  const definitions = codeDefinitions(query, codes);
+  const plan = planQuery(query, { context: contextNames, definitions: definitions.byDetected });
+  const parts: RetrievedPart[] = [];
+  const partLists: SearchHit[][] = [];
+  for (const part of plan.parts) {
+    const partSources: { pack: string | null; hits: SearchHit[] }[] = [];
+    for (const { src, matches, scope, notCodeRow } of perSource) {
+      const own = matches.filter((m) => part.codes.some((c) => definitions.matchesOf(c, m)));
+      const rel = own.length > 0 ? own : part.reason === 'code' ? [] : matches;
+      const related = rel.length > 0 ? { text: relatedText(rel), boost: settings.relatedBoost } : undefined;
+      const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k }, { signal, related, keyword: settings.keyword });
+      let hits = res.hits.filter(notCodeRow);
+      if (scope) hits = boostScope(hits, (h) => inScope(scope, h.file));
+      partSources.push({ pack: src.pack, hits });
+      signal?.throwIfAborted();
+    }
+    const fused = fuseSourceHits(partSources, k);
+    partLists.push(fused);
+    parts.push({ clause: part.clause, query: part.query, reason: part.reason, hits: fused.slice(0, depth) });
+  }
+  const passages = interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true, skipCovered: { depth: 1, top: depth } });
+
+  // A two-part question (two codes, or a code and a second question) keeps one code hit per code
+  // ahead of the passages, so each part's passage reaches the top five; a one-part question keeps all.
+  const { leading, later } = parts.length > 0 ? capCodeHits(codeHits) : { leading: codeHits, later: [] };
+  const room = Math.max(0, depth - leading.length);
+  const hits = [...leading, ...passages.slice(0, room), ...later, ...passages.slice(room)].slice(0, k);
   const rankings = {
-    keyword: [...codeHits, ...fuseSourceHits(kwLists, depth)].slice(0, depth),
-    vector: [...codeHits, ...fuseSourceHits(vecLists, depth)].slice(0, depth),
+    keyword: [...leading, ...fuseSourceHits(kwLists, depth), ...later].slice(0, depth),
+    vector: [...leading, ...fuseSourceHits(vecLists, depth), ...later].slice(0, depth),
   };
   const ms = round2(performance.now() - t0);
-  return { query, hits, mode: mode ?? 'keyword', codes: mergeCodeLookups(query, codeParts, ms), rankings, ms };
+  return {
+    query,
+    hits,
+    mode: mode ?? 'keyword',
+    codes: { ...codes, ms },
+    rankings,
+    ...(parts.length > 0 ? { parts } : {}),
+    ...(scopeNames.length > 0 ? { scope: scopeNames } : {}),
+    ms,
+  };
+}
+
+/**
+ * Whether a named product's folders are also searched on their own for candidates (off: the scope
+ * only re-ranks what the question found; on the dev set the extra search added refusals and time).
+ */
+const SCOPED_SEARCH = false;
+/** Folder prefixes searched on their own at most, for a question that names a product. */
+const MAX_SCOPED_PREFIXES = 2;
+
+/**
+ * Passages of a question that names a library name: the list plus a search inside the named
+ * folders (unless the technician chose a folder), re-ranked to prefer the scope (nothing dropped).
+ */
+async function scoped(
+  src: RetrievalSource,
+  req: RetrieveRequest & { query: string; k: number },
+  scope: NameScope,
+  hits: SearchHit[],
+  related: { text: string; boost: number } | undefined,
+  settings: RetrievalSettings,
+  signal?: AbortSignal,
+): Promise<SearchHit[]> {
+  let cands = hits;
+  if (SCOPED_SEARCH && !req.filters?.pathPrefix) {
+    for (const p of scope.prefixes.slice(0, MAX_SCOPED_PREFIXES)) {
+      const res = await hybridSearch(src.store, src.embedder, { ...req, filters: { ...req.filters, pathPrefix: `${p}/` } }, { signal, related, keyword: settings.keyword });
+      cands = appendMissing(cands, res.hits, (h) => h.chunkId);
+    }
+  }
+  return boostScope(cands, (h) => inScope(scope, h.file));
+}
+
+/** The names of the scope that are source folders: the product a part must keep saying. */
+async function sourceNames(perSource: { src: RetrievalSource }[], names: string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const out = new Set<string>();
+  for (const { src } of perSource) {
+    if (!src.names) continue;
+    const index = await src.names();
+    for (const e of index.entries) if (e.kind === 'source' && names.includes(e.name)) out.add(e.name);
+  }
+  return [...out];
+}
+
+/**
+ * The detected codes' meanings from the one code lookup, keyed as the query plan detects codes
+ * (detectCodes), and which matches belong to a planned part's code.
+ */
+function codeDefinitions(query: string, codes: CodeLookupResponse) {
+  // The lookup's detected keys, by the text the question wrote them as.
+  const byRaw = new Map<string, string>();
+  for (const [key, raw] of Object.entries(codes.typed ?? {})) byRaw.set(raw.toLowerCase(), key);
+  const lookupKeyOf = new Map<string, string>();
+  for (const c of detectCodes(query)) {
+    const key = codes.detected.includes(c.key) ? c.key : byRaw.get(c.raw.toLowerCase());
+    if (key) lookupKeyOf.set(c.key, key);
+  }
+  const byDetected: Record<string, string> = {};
+  for (const [planKey, key] of lookupKeyOf) {
+    const m = codes.matches.find((x) => x.key === key);
+    if (m) byDetected[planKey] = [m.title, m.cause, m.remedy].filter(Boolean).join(' ');
+  }
+  return {
+    byDetected,
+    matchesOf: (planKey: string, m: CodeMatch): boolean => m.key === (lookupKeyOf.get(planKey) ?? planKey),
+  };
+}
+
+/**
+ * Code hits that lead the list: one per code the question names (its first definition, in the
+ * question's language when it has one); the code's other definitions come after the first passages.
+ */
+function capCodeHits(codeHits: SearchHit[]): { leading: SearchHit[]; later: SearchHit[] } {
+  const leading: SearchHit[] = [];
+  const later: SearchHit[] = [];
+  const keys = new Set<string>();
+  for (const h of codeHits) {
+    const end = h.chunkId.lastIndexOf(`:${h.file}:`);
+    const key = end > 5 ? h.chunkId.slice(5, end) : h.chunkId;
+    if (keys.has(key)) later.push(h);
+    else {
+      keys.add(key);
+      leading.push(h);
+    }
+  }
+  return { leading, later };
 }
 
 function perSourceCodes(sources: RetrievalSource[], text: string, filters?: SearchFilters) {

@@ -397,6 +397,29 @@ export class LibraryStore {
   }
 
   /**
+   * The distinct heading texts of each committed file's chunks (heading path entries), for the
+   * library's name index (search/name-index.ts). One scan of two columns.
+   */
+  async headingsByFile(): Promise<Map<string, string[]>> {
+    this.ensureOpen();
+    const out = new Map<string, Set<string>>();
+    if (!this.chunksTable) return new Map();
+    const rows = (await this.chunksTable.query().select(['file', 'generation', 'heading_path']).toArray()) as Record<string, unknown>[];
+    for (const r of rows) {
+      if (!this.isCommitted(r)) continue;
+      const file = String(r.file);
+      let set = out.get(file);
+      if (!set) out.set(file, (set = new Set()));
+      try {
+        for (const h of JSON.parse(String(r.heading_path)) as unknown[]) if (typeof h === 'string' && h) set.add(h);
+      } catch {
+        // a row without a readable heading path names nothing
+      }
+    }
+    return new Map([...out].map(([f, s]) => [f, [...s]] as const));
+  }
+
+  /**
    * `NOT (…)` over the (file, generation) pairs of the chunks table that are not committed, or null
    * when there are none (the row count matches the records, so nothing is scanned). Searches fetch
    * k + 10 rows before dropping uncommitted ones; without the fence, a killed run's rows could crowd

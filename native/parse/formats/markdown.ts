@@ -187,10 +187,26 @@ function list(t: Tokens.List, ctx: Ctx): void {
     else {
       const m = matchAdmonition(text);
       if (m) ctx.b.admonition(m.kind, admonitionText(m.label, m.body));
-      else ctx.b.add('list-item', asWritten);
+      else ctx.b.add('list-item', asWritten, { raw: ownRaw(item, rest) });
     }
     walk(rest, ctx);
   });
+}
+
+/**
+ * A list item's own lines as the manual writes them, bullet included (`* 35 - *encoder fault* - …`),
+ * without its nested blocks; undefined when they cannot be told apart.
+ */
+function ownRaw(item: Tokens.ListItem, rest: Token[]): string | undefined {
+  let raw = item.raw;
+  const first = rest[0];
+  if (first) {
+    const at = raw.indexOf(first.raw.trimStart().split('\n')[0] ?? '');
+    if (at <= 0) return undefined;
+    raw = raw.slice(0, at);
+  }
+  const out = raw.replace(/\s+$/, '').trim();
+  return out || undefined;
 }
 
 /**

@@ -199,6 +199,8 @@ describe('ask with the library vocabulary', () => {
 });
 
 describe('ask retrieves once', () => {
+  // ask makes one code lookup and one retrieve() call; inside it, a two-part question is also
+  // searched once per part (at most 3, native/search/retriever.ts), without another code lookup.
   it('makes one code lookup and one retrieval for a question', async () => {
     const r = retrieverOf(async (req) => ({ query: req.query, hits: LIBRARY.slice(0, 2), ms: 0, mode: 'keyword' }));
     await ask({ retrieve: r.retrieve }, { question: 'how often do I change the hydraulic oil' });

@@ -110,6 +110,21 @@ describe('structured enumerations', () => {
     // English empty: the entry's Chinese text gives its fields.
     expect(recs[1]).toMatchObject({ description: '急停按钮被按下', remedy: '松开急停按钮并清错', lang: 'zh' });
   });
+
+  it('keeps the other language of a per-language entry and answers a Chinese question in Chinese', async () => {
+    const json = JSON.stringify([
+      { id: 1201, level: 2, en: { description: 'Joint 3 brake fault', cause: 'Brake wire loose', solution: 'Check the brake cable' }, zh_CN: { description: '关节3抱闸故障', cause: '抱闸线松动', solution: '检查抱闸线缆' } },
+      { id: 1204, level: 1, en: { description: 'Joint 4 overheated', cause: 'Load too high', solution: 'Reduce the load' }, zh_CN: { description: '关节4过热', cause: '负载过大', solution: '减小负载' } },
+      { id: 1205, level: 1, en: { description: 'Collision detected', cause: 'Obstacle in the path', solution: 'Clear the path' }, zh_CN: { description: '检测到碰撞', cause: '路径有障碍', solution: '清除障碍' } },
+    ]);
+    const recs = await recordsOf('alarmController.json', json);
+    expect(recs[0]?.translations?.zh).toMatchObject({ description: '关节3抱闸故障', cause: '抱闸线松动', remedy: '检查抱闸线缆' });
+    const index = new CodeIndex(recs);
+    const zh = index.lookup('报警1201是什么意思').matches[0];
+    expect(zh).toMatchObject({ description: '关节3抱闸故障', remedy: '检查抱闸线缆', lang: 'zh' });
+    const en = index.lookup('alarm 1201 meaning').matches[0];
+    expect(en).toMatchObject({ description: 'Joint 3 brake fault', lang: 'en' });
+  });
 });
 
 const TABLE_ROWS = [
