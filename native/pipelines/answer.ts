@@ -87,23 +87,29 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   throwIfAborted(hooks.signal);
 
   // 2. Codes and passages: one retrieval, which also gives each retriever's own top five.
-  const res = await deps.retrieve({ query: standaloneQuery, k: Math.max(k, 10), filters: req.filters, rankingDepth: 5 }, hooks.signal);
+  const res = await deps.retrieve({ query: standaloneQuery, k: Math.max(k, 10), filters: req.filters, rankingDepth: 10 }, hooks.signal);
   const codes = res.codes;
   let passages = res.hits.filter((h) => h.kind !== 'code');
   let keywordTop: string[] | undefined;
   let vectorTop: string[] | undefined;
   if (res.mode === 'hybrid') {
-    keywordTop = res.rankings.keyword.filter((h) => h.kind !== 'code').map((h) => h.chunkId);
-    vectorTop = res.rankings.vector.filter((h) => h.kind !== 'code').map((h) => h.chunkId);
+    keywordTop = res.rankings.keyword.filter((h) => h.kind !== 'code').slice(0, 5).map((h) => h.chunkId);
+    vectorTop = res.rankings.vector.filter((h) => h.kind !== 'code').slice(0, 5).map((h) => h.chunkId);
   }
   const reranker = deps.reranker ? await deps.reranker() : null;
   if (reranker) passages = await rerank(reranker, standaloneQuery, passages, (h) => h.text);
   throwIfAborted(hooks.signal);
 
   // 3. Evidence gate.
-  const vocab = deps.vocabulary ? await deps.vocabulary(vocabularyTerms(standaloneQuery, passages), req.filters) : null;
+  // The gate's thresholds are calibrated on keyword evidence. In hybrid mode it judges the keyword
+  // channel's own top passages (plus the agreement of both channels): the passages vector search adds
+  // are what an answer may cite, not proof that the manuals cover the question, since a nearest
+  // neighbour always exists.
+  const keywordPassages = res.mode === 'hybrid' ? res.rankings.keyword.filter((h) => h.kind !== 'code') : [];
+  const gateHits = keywordPassages.length > 0 ? keywordPassages : passages;
+  const vocab = deps.vocabulary ? await deps.vocabulary(vocabularyTerms(standaloneQuery, gateHits), req.filters) : null;
   const vocabulary = vocab ? (t: string) => vocab.get(t) ?? 1 : undefined; // not looked up: a top passage holds it
-  const evidence = collectEvidence({ question: standaloneQuery, hits: passages, codes, keywordTop, vectorTop, vocabulary });
+  const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary });
   const decision = gate(evidence, passages.length);
   const base = { question, standaloneQuery, safety: [], citations: [] };
   if (!decision.answer) {
