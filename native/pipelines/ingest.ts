@@ -305,7 +305,8 @@ class Batch {
       embedded = await embedWithCache(vectors.embedder, vectors.cache, texts, this.signal);
     }
     this.signal?.throwIfAborted();
-    this.progress({ phase: 'store', ...(last ? { file: last } : {}), ...counts });
+    // One store event per file of the batch (what a progress bar names), then the one commit.
+    for (const p of items) this.progress({ phase: 'store', file: p.update.record.file, ...counts });
     let at = 0;
     const updates = items.map((p) => {
       const n = p.update.chunks.length;
