@@ -79,9 +79,27 @@ export async function removeFromLibrary(library: Library, files: string[]): Prom
   if (unknown.length > 0) {
     throw new EngineError('NOT_FOUND', `Not in the library: ${unknown.join(', ')}. Use "manualdesk list" to see the files as the library names them.`);
   }
-  await store.removeFiles(files); // one commit of files.json, however many files
-  await store.compact();
-  await library.afterChange();
+  // One commit of files.json, however many files. On a full disk, what the library can rebuild is
+  // freed and the commit tried once more, so the space of a manual can always be reclaimed.
+  try {
+    await store.removeFiles(files);
+  } catch (err) {
+    if (!isDiskFull(err, store.dir)) throw err;
+    await library.freeRebuildableSpace();
+    await storeWrite(store, () => store.removeFiles(files)).catch((again: unknown) => {
+      throw again instanceof LibraryWriteFailure ? again.cause : again;
+    });
+  }
+  // Committed: the files are gone from every search. Compaction (which gives the disk space back) and
+  // the schemes file follow; on a still-full disk they wait for the next change.
+  const afterCommit = async (fn: () => Promise<void>) => {
+    await fn().catch((err: unknown) => {
+      if (!isDiskFull(err, store.dir)) throw err;
+    });
+  };
+  await afterCommit(() => store.compact());
+  await afterCommit(() => library.afterChange());
+  await library.reloadCodes();
   return { removed: files.length };
 }
 
@@ -344,6 +362,10 @@ async function storeWrite<T>(store: LibraryStore, fn: () => Promise<T>): Promise
     const disk = libraryDiskError(err, store.dir, { permission: true });
     throw disk ? new LibraryWriteFailure(disk) : err;
   }
+}
+
+function isDiskFull(err: unknown, dir: string): boolean {
+  return (err instanceof EngineError && err.code === 'DISK_FULL') || libraryDiskError(err, dir)?.code === 'DISK_FULL';
 }
 
 /** The report line of a file that could not be indexed. */

@@ -6,8 +6,10 @@
  *      library stays byte-identical; `keys trust` refuses it too, and waits for no one: LIBRARY_LOCKED
  *      while a live writer holds the lock
  *   7  ingest commits files.json once per batch, not once per file
+ *   8b `remove` on a full disk (a real tmpfs filled to 0 bytes by a file outside the library): succeeds by
+ *      freeing what the library can rebuild (the embedding cache), and the library answers without it
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +22,7 @@ import { generateKeys, trustKey } from '../../native/packs/keys.js';
 import { INGEST_BATCH } from '../../native/pipelines/ingest.js';
 import { LOCK_FILE } from '../../native/store/lock.js';
 import { snapshotDiff, snapshotDir } from './bad-input-cases.js';
+import { writeTinyBertModel } from '../../scripts/make-tiny-onnx.js';
 
 /** Renames onto a files.json, counted (each is one commit of the file records). */
 const renames = vi.hoisted(() => ({ filesJson: 0 }));
@@ -213,4 +216,73 @@ describe('ingest commits in batches', () => {
       await e.close();
     }
   }, 240_000);
+});
+
+// ---- 8b: remove on a full disk ---------------------------------------------------------------------------
+
+/** Mounts a tmpfs (root only); false when this machine does not allow it. */
+function mountTmpfs(dir: string, opts: string): boolean {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', opts, 'tmpfs', dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('remove on a full disk', () => {
+  const disk = fs.mkdtempSync(path.join(os.tmpdir(), 'md-hard2-disk-'));
+  const mounted = mountTmpfs(disk, 'size=24m');
+  afterAll(() => {
+    if (mounted) execFileSync('umount', ['-l', disk], { stdio: 'ignore' });
+    fs.rmSync(disk, { recursive: true, force: true });
+  });
+
+  it.runIf(mounted)('a tmpfs filled to 0 bytes outside the library: remove of one manual succeeds; the library answers without it', async () => {
+    const root = tempDir('model');
+    const modelDir = path.join(root, 'test', 'tiny-bert');
+    writeTinyBertModel(modelDir, { dims: 32, seed: 7 });
+    const embedder = { kind: 'onnx' as const, dir: modelDir, cacheDir: path.join(root, 'hf-cache') };
+    const src = tempDir('full-src');
+    writeManual(src, 'keep.md', '# Keep\n\n## Valve\n\nTurn the quorvalve a quarter turn.\n');
+    // Enough text that its embedding cache is worth freeing.
+    const gone = Array.from({ length: 400 }, (_, i) => `## Step ${i}\n\nTighten bolt zb${i}q to 12 Nm and check the tensirod gap.\n`).join('\n');
+    writeManual(src, 'gone.md', `# Gone\n\n${gone}`);
+    const lib = path.join(disk, 'library');
+    // The app holds the library open (its lock taken) while the disk fills up.
+    const e = await createEngine({ libraryDir: lib, embedder, create: true });
+    value(await e.ingest({ paths: [src] }));
+    // Fill the disk to its last byte from outside the library.
+    const filler = path.join(disk, 'filler.bin');
+    const fd = fs.openSync(filler, 'w');
+    const block = Buffer.alloc(64 * 1024, 1);
+    try {
+      for (;;) fs.writeSync(fd, block);
+    } catch {
+      for (;;) {
+        try {
+          fs.writeSync(fd, block, 0, 1);
+        } catch {
+          break;
+        }
+      }
+    }
+    fs.closeSync(fd);
+    expect(fs.statfsSync(disk).bavail).toBe(0);
+    try {
+      const rm = await e.removeFiles(['gone.md']);
+      expect(value(rm).removed).toBe(1);
+      expect(value(await e.search({ query: 'zb5q', k: 5, mode: 'keyword' })).hits.map((h) => h.file)).not.toContain('gone.md');
+      expect(value(await e.search({ query: 'quorvalve', k: 5, mode: 'keyword' })).hits.map((h) => h.file)).toContain('keep.md');
+    } finally {
+      await e.close();
+    }
+    const reader = await createEngine({ libraryDir: lib, embedder, readOnly: true });
+    try {
+      expect(value(await reader.listManuals()).map((m) => m.file)).toEqual(['keep.md']);
+    } finally {
+      await reader.close();
+    }
+  }, 120_000);
 });
