@@ -1,11 +1,12 @@
 /**
- * npm run bench -- [--corpus <dir>] [--questions <jsonl>] [--embedder <spec>] [--synthetic <n>] [--codes <n>] [--json <out>]
+ * npm run bench -- [--corpus <dir>] [--questions <jsonl>] [--embedder <spec>] [--synthetic <n>] [--codes <n>] [--many-files <n>] [--json <out>]
  *
  * Rows: ingest of a corpus folder (files/s, chunks/s, MB/s, PDF pages/s) without and, with
  * --embedder, with embeddings; re-ingest of the unchanged corpus; search p50/p95 on the corpus
  * (keyword, and vector/hybrid when an embedder is given); search p50/p95 on a deterministic synthetic
  * library (--synthetic, default 100000 chunks; 0 skips); fault-code lookup on a synthetic code table
- * (--codes, default 100000; 0 skips); engine RSS. Prints a table and writes JSON with --json.
+ * (--codes, default 100000; 0 skips); ingest of 1/10 of --many-files against --many-files one-line
+ * files, time, peak RSS and ratio (default 10000; 0 skips); engine RSS. Prints a table and writes JSON with --json.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -18,6 +19,7 @@ import { loadQuestions, percentile } from './eval-lib.js';
 import { benchSyntheticStore } from './bench-store.js';
 import { benchCodes } from './bench-codes.js';
 import { benchAnswers } from './bench-answers.js';
+import { benchManyFiles } from './bench-many-files.js';
 import { scanPaths } from '../native/pipelines/scan.js';
 import { isSupportedFile, parseFile } from '../native/parse/index.js';
 import { extractCodes } from '../native/fault-codes/extract.js';
@@ -31,6 +33,7 @@ const { values } = parseArgs({
     codes: { type: 'string', default: '100000' },
     json: { type: 'string' },
     answers: { type: 'string', default: 'on' },
+    'many-files': { type: 'string', default: '10000' },
   },
 });
 
@@ -151,6 +154,11 @@ if (nSynthetic > 0) {
 const nCodes = Number(values.codes);
 if (nCodes > 0) {
   for (const r of await benchCodes({ codes: nCodes })) add(r.bench, r.value, r.unit, r.note);
+}
+// Ingest cost against file count: 1/10 of --many-files against --many-files one-line files (0 skips).
+const nMany = Number(values['many-files']);
+if (nMany > 0) {
+  for (const r of benchManyFiles({ small: Math.max(1, Math.round(nMany / 10)), large: nMany })) add(r.bench, r.value, r.unit, r.note);
 }
 // Answer overhead and the fixture LLM's first-token time and speed (--answers off to skip).
 if (values.answers !== 'off') {

@@ -138,6 +138,20 @@ export class EmbeddingCache {
     this.pending = [];
   }
 
+  /**
+   * Empties the cache (only a cache: every vector can be computed again) and returns the bytes freed.
+   * What frees room on a full disk for a removal to commit.
+   */
+  clear(): number {
+    const fd = this.openFd();
+    const size = fstatSync(fd).size;
+    ftruncateSync(fd, 0);
+    this.pending = [];
+    this.index = undefined;
+    this.load(); // writes the header again
+    return Math.max(0, size - this.end);
+  }
+
   /** Flushes and closes the file; safe to call twice. */
   close(): void {
     if (this.fd === undefined) return;

@@ -173,6 +173,30 @@ export class Library extends Disposable {
     this.nameIndex = null;
   }
 
+  /** Rebuilds the in-memory code index from the committed rows. */
+  async reloadCodes(): Promise<void> {
+    this.codeIndex = await loadCodeIndex(this.store);
+  }
+
+  /**
+   * Frees what the library can rebuild (the embedding cache; temp files a failed write left) so a
+   * removal can commit on a full disk. Returns the bytes freed.
+   */
+  async freeRebuildableSpace(): Promise<number> {
+    let freed = 0;
+    try {
+      freed += this.cache?.clear() ?? 0;
+    } catch {
+      // a cache that cannot be emptied frees nothing
+    }
+    for (const name of await fs.readdir(this.dir).catch(() => [] as string[])) {
+      if (!/\.tmp$/.test(name)) continue;
+      const st = await fs.stat(path.join(this.dir, name)).catch(() => null);
+      if (st?.isFile() && (await fs.rm(path.join(this.dir, name)).then(() => true, () => false))) freed += st.size;
+    }
+    return freed;
+  }
+
   protected async dispose(): Promise<void> {
     this.cache?.close();
     this.cache = null;

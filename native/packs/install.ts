@@ -185,16 +185,9 @@ export function checkAgainstSite(
       `The signature of pack "${m.id}" does not match its manifest: the pack was changed after it was signed. Nothing was changed; ask the publisher for a new copy.`,
     );
   }
-  if (!opts.allowUnsigned && opts.mode !== 'verify') {
-    if (sig.state === 'missing') {
-      throw new EngineError('PACK_UNTRUSTED', `Pack "${m.id}" is not signed. Import it only if you trust its source, with --allow-unsigned (it will be marked unverified).`);
-    }
-    if (sig.fingerprint && !trusted.has(sig.fingerprint)) {
-      throw new EngineError(
-        'PACK_UNTRUSTED',
-        `Pack "${m.id}" is signed by a key this library does not trust (fingerprint ${sig.fingerprint}). Compare the fingerprint with the publisher's and run "manualdesk keys trust <public.pem>", or import with --allow-unsigned (marked unverified).`,
-      );
-    }
+  if (!opts.allowUnsigned) {
+    const untrusted = trustProblem(m, sig, trusted);
+    if (untrusted) throw untrusted;
   }
   let adoptEmbedder: { id: string; dims: number } | null = null;
   if (m.kind === 'manuals' && m.library) {
@@ -233,9 +226,7 @@ export function checkAgainstSite(
     }
   }
   const installed = readRegistry(site.libraryDir).find((x) => x.id === m.id);
-  if (opts.mode === 'import' && installed) {
-    throw new EngineError('INVALID_INPUT', `Pack "${m.id}" is already installed (version ${installed.active}). Use "manualdesk pack update" to install version ${m.version}.`);
-  }
+  if (opts.mode === 'import' && installed) throw alreadyInstalled(m, installed);
   if (opts.mode === 'update') {
     if (!installed) throw new EngineError('NOT_FOUND', `Pack "${m.id}" is not installed; use "manualdesk pack import" for a first install.`);
     if (compareVersions(m.version, installed.active) <= 0) {
@@ -266,6 +257,38 @@ export function checkAgainstSite(
     }
   }
   return { adoptEmbedder };
+}
+
+/**
+ * Why a pack's signature is not enough to install it without --allow-unsigned (unsigned, or signed by
+ * a key the library does not trust), or null. One check for import, update and verify.
+ */
+export function trustProblem(m: PackManifest, sig: SignatureInfo, trusted: Set<string>): EngineError | null {
+  if (sig.state === 'missing') {
+    return new EngineError('PACK_UNTRUSTED', `Pack "${m.id}" is not signed. Import it only if you trust its source, with --allow-unsigned (it will be marked unverified).`);
+  }
+  if (sig.fingerprint && !trusted.has(sig.fingerprint)) {
+    return new EngineError(
+      'PACK_UNTRUSTED',
+      `Pack "${m.id}" is signed by a key this library does not trust (fingerprint ${sig.fingerprint}). Compare the fingerprint with the publisher's and run "manualdesk keys trust <public.pem>", or import with --allow-unsigned (marked unverified).`,
+    );
+  }
+  return null;
+}
+
+/** Import of a pack already installed: the advice depends on whether the file's version is newer. */
+function alreadyInstalled(m: PackManifest, installed: RegistryEntry): EngineError {
+  const cmp = compareVersions(m.version, installed.active);
+  const head = `Pack "${m.id}" is already installed (version ${installed.active}).`;
+  if (cmp > 0) return new EngineError('INVALID_INPUT', `${head} Use "manualdesk pack update" to install version ${m.version}.`);
+  if (cmp === 0) return new EngineError('INVALID_INPUT', `${head} This file holds the same version; nothing to do. To reinstall it, run "manualdesk pack remove ${m.id}" first, then import it again.`);
+  const kept = installed.versions.some((v) => v.version === m.version);
+  return new EngineError(
+    'INVALID_INPUT',
+    kept
+      ? `${head} This file holds the older version ${m.version}, which is still installed: run "manualdesk pack rollback ${m.id}" to make it active again.`
+      : `${head} This file holds the older version ${m.version}. To go back to it, run "manualdesk pack remove ${m.id}", then import this file again.`,
+  );
 }
 
 /** Free bytes on the disk of `dir` (its nearest existing ancestor). */
@@ -321,9 +344,13 @@ export async function verifyPack(file: string, site: SiteState | null, hooks: Pa
       embedderCompatible = e === null || (site.embedder ? site.embedder.id === e.id && site.embedder.dims === e.dims : site.localFiles === 0);
     }
     try {
-      checkAgainstSite(m, sig, site, trusted ?? new Set(), { allowUnsigned: false, mode: 'verify' });
-      if (sig.state === 'missing') problems.push('The pack is not signed.');
-      else if (sig.fingerprint && !trusted?.has(sig.fingerprint)) problems.push(`The signer (${sig.fingerprint}) is not trusted by this library.`);
+      // The trust check is import's own (same code, same hint); the other checks run as if it passed.
+      const untrusted = trustProblem(m, sig, trusted ?? new Set());
+      if (untrusted) {
+        error ??= toErrorData(untrusted);
+        problems.push(untrusted.message);
+      }
+      checkAgainstSite(m, sig, site, trusted ?? new Set(), { allowUnsigned: true, mode: 'verify' });
     } catch (err) {
       const data = toErrorData(err);
       if (!problems.includes(data.message)) problems.push(data.message);

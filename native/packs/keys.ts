@@ -7,6 +7,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, open, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EngineError } from '../contract/errors.js';
+import { readJson } from '../store/atomic-json.js';
+import { assertLibraryVersions, LIBRARY_FILE } from '../store/library-store.js';
+import { LibraryLock } from '../store/lock.js';
+import type { LibraryMeta } from '../store/types.js';
 
 export const TRUSTED_KEYS_DIR = 'trusted-keys';
 export const PRIVATE_KEY_FILE = 'private.pem';
@@ -76,13 +80,23 @@ export async function trustKey(publicKeyFile: string, libraryDir: string): Promi
   }
   const key = parsePublicKey(pem, `${publicKeyFile}`);
   const fp = fingerprint(key);
-  const dir = path.join(libraryDir, TRUSTED_KEYS_DIR);
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${fp}.pem`);
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, key.export({ type: 'spki', format: 'pem' }));
-  await rename(tmp, file);
-  return { fingerprint: fp, file };
+  // Written like any other change to the library: under its lock (unless a writer of this process
+  // holds it), and never into a library of a newer format.
+  mkdirSync(libraryDir, { recursive: true });
+  const lock = LibraryLock.heldByThisProcess(libraryDir) ? null : LibraryLock.acquire(libraryDir);
+  try {
+    const meta = (await readJson(path.join(libraryDir, LIBRARY_FILE))) as LibraryMeta | undefined;
+    if (meta) assertLibraryVersions(meta, libraryDir);
+    const dir = path.join(libraryDir, TRUSTED_KEYS_DIR);
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${fp}.pem`);
+    const tmp = `${file}.${process.pid}.tmp`;
+    await writeFile(tmp, key.export({ type: 'spki', format: 'pem' }));
+    await rename(tmp, file);
+    return { fingerprint: fp, file };
+  } finally {
+    lock?.release();
+  }
 }
 
 /** Fingerprints of the keys trusted by a library (each file's content is checked, not just its name). */

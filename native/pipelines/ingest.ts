@@ -2,7 +2,8 @@
  * Ingest pipeline: manual file → parse → chunk → fault codes → embed → store.
  *
  * Incremental: a file whose size and mtime (or, failing that, sha256) are unchanged is not touched;
- * a changed file replaces its chunks and codes in one crash-safe step (LibraryStore.replaceFile);
+ * changed files replace their chunks and codes in crash-safe batches (LibraryStore.replaceFiles: one
+ * commit of files.json per batch of up to INGEST_BATCH files, their chunks embedded together);
  * a file that vanished from an ingested folder is removed for real. A file that cannot be read is
  * reported with the reason and skipped; the rest goes on.
  */
@@ -21,7 +22,7 @@ import type { CodeScheme } from '../fault-codes/schemes.js';
 import type { Embedder } from '../embed/types.js';
 import type { EmbeddingCache } from '../embed/cache.js';
 import { embedWithCache } from '../embed/cache.js';
-import type { LibraryStore } from '../store/library-store.js';
+import type { FileUpdate, LibraryStore } from '../store/library-store.js';
 import { scanPaths, describeFsError } from './scan.js';
 import { libraryDiskError } from '../store/disk-errors.js';
 import { OcrSession, type OcrOptions } from '../ocr/tesseract.js';
@@ -78,9 +79,27 @@ export async function removeFromLibrary(library: Library, files: string[]): Prom
   if (unknown.length > 0) {
     throw new EngineError('NOT_FOUND', `Not in the library: ${unknown.join(', ')}. Use "manualdesk list" to see the files as the library names them.`);
   }
-  for (const f of files) await store.removeFile(f);
-  await store.compact();
-  await library.afterChange();
+  // One commit of files.json, however many files. On a full disk, what the library can rebuild is
+  // freed and the commit tried once more, so the space of a manual can always be reclaimed.
+  try {
+    await store.removeFiles(files);
+  } catch (err) {
+    if (!isDiskFull(err, store.dir)) throw err;
+    await library.freeRebuildableSpace();
+    await storeWrite(store, () => store.removeFiles(files)).catch((again: unknown) => {
+      throw again instanceof LibraryWriteFailure ? again.cause : again;
+    });
+  }
+  // Committed: the files are gone from every search. Compaction (which gives the disk space back) and
+  // the schemes file follow; on a still-full disk they wait for the next change.
+  const afterCommit = async (fn: () => Promise<void>) => {
+    await fn().catch((err: unknown) => {
+      if (!isDiskFull(err, store.dir)) throw err;
+    });
+  };
+  await afterCommit(() => store.compact());
+  await afterCommit(() => library.afterChange());
+  await library.reloadCodes();
   return { removed: files.length };
 }
 
@@ -89,6 +108,9 @@ export async function ingest(deps: IngestDeps, req: IngestRequest, hooks: Ingest
   const ocr = deps.ocr === false ? null : new OcrSession(deps.ocr ?? {});
   try {
     return await ingestRun(deps, req, hooks, ocr);
+  } catch (err) {
+    // The library's disk (full, read-only) stops the run: every other file would fail the same way.
+    throw err instanceof LibraryWriteFailure ? err.cause : err;
   } finally {
     await ocr?.dispose();
   }
@@ -107,8 +129,9 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
   const scan = await scanPaths(req.paths, isManualFile);
   const skipped: SkippedFile[] = scan.missing.map((m) => ({ file: m.file, reason: m.reason, code: m.code }));
   const known = new Map(store.getFiles().map((f) => [f.file, f] as const));
+  // Only older versions are stale (re-indexed here); a newer library is refused when it is opened.
   const stale =
-    deps.libraryVersions.chunkerVersion !== CHUNKER_VERSION || deps.libraryVersions.analyzerVersion !== ANALYZER_VERSION;
+    deps.libraryVersions.chunkerVersion < CHUNKER_VERSION || deps.libraryVersions.analyzerVersion < ANALYZER_VERSION;
   const rechunkAll = req.force === true || stale;
 
   const report: IngestOutcome = {
@@ -124,6 +147,10 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
 
   const total = scan.files.length;
   let done = 0;
+  // Parsed files wait in a batch: their chunks are embedded together (the embedder groups texts of
+  // every file by length) and the batch is committed with one write of files.json. A crash or cancel
+  // loses at most the batch in progress; the next run does it again.
+  const batch = new Batch(deps, report, signal, progress);
   for (const f of scan.files) {
     signal?.throwIfAborted();
     progress({ phase: 'parse', file: f.rel, done, total });
@@ -142,47 +169,26 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
           // The file may have changed since the scan (still being copied, edited): the record describes
           // the bytes read, so the next run and the source viewer compare against what was indexed.
           const read = { ...f, size: buf.length, mtimeMs: (await fs.stat(f.abs)).mtimeMs, companions };
-          const written = await ingestFile(deps, read, buf, sha256, prev, signal, progress, { done, total }, ocr);
-          report.files++;
-          report.chunks += written.chunks;
-          if (written.pagesWithoutText.length > 0) {
-            report.pagesNeedingOcr.push({ file: f.rel, pages: written.pagesWithoutText });
-          } else if (written.chunks === 0) {
-            (report.withoutText ??= []).push(f.rel);
-          }
-          if (written.ocrPages.length > 0) {
-            (report.ocrPages ??= []).push({
-              file: f.rel,
-              pages: written.ocrPages.map((p) => p.page),
-              lowConfidence: written.ocrPages.filter((p) => p.lowConfidence).map((p) => p.page),
-            });
-          }
-          if (written.schemes.length > 0) report.schemes.set(f.rel, written.schemes);
+          batch.add(await prepareFile(read, buf, sha256, prev, signal, progress, { done, total }, ocr));
         }
       }
     } catch (err) {
       if (signal?.aborted) throw err;
-      // The library's disk (full, read-only) stops the run: every other file would fail the same way.
-      if (err instanceof LibraryWriteFailure) throw err.cause;
-      const data = toErrorData(err);
-      skipped.push(
-        data.code === 'INTERNAL'
-          ? { file: f.rel, reason: describeFsError(err, f.rel), code: 'FILE_UNREADABLE' }
-          : { file: f.rel, reason: data.message, code: data.code },
-      );
+      skipped.push(skipLine(f.rel, err));
     }
     done++;
+    if (batch.full) await batch.commit({ done, total });
   }
+  await batch.commit({ done, total });
 
-  // Files that vanished from a folder that was ingested again are removed for real.
+  // Files that vanished from a folder that was ingested again are removed for real, in one commit.
   const seen = new Set(scan.files.map((f) => f.rel));
-  for (const rec of known.values()) {
-    if (seen.has(rec.file)) continue;
-    const underRoot = scan.roots.some((r) => rec.source.startsWith(r + path.sep));
-    if (!underRoot) continue;
+  const vanished = [...known.values()]
+    .filter((rec) => !seen.has(rec.file) && scan.roots.some((r) => rec.source.startsWith(r + path.sep)))
+    .map((rec) => rec.file);
+  if (vanished.length > 0) {
     signal?.throwIfAborted();
-    await store.removeFile(rec.file);
-    report.removed++;
+    report.removed += await storeWrite(deps.store, () => store.removeFiles(vanished));
   }
 
   progress({ phase: 'store', done: total, total });
@@ -196,8 +202,15 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
   return report;
 }
 
-async function ingestFile(
-  deps: IngestDeps,
+/** One parsed file waiting in a batch. */
+interface Prepared {
+  update: FileUpdate;
+  pagesWithoutText: number[];
+  ocrPages: OcrPageInfo[];
+  schemes: CodeScheme[];
+}
+
+async function prepareFile(
   f: { abs: string; rel: string; size: number; mtimeMs: number; companions: string },
   data: Buffer,
   sha256: string,
@@ -206,7 +219,7 @@ async function ingestFile(
   progress: (p: IngestProgress) => void,
   counts: { done: number; total: number },
   ocr: OcrSession | null,
-): Promise<{ chunks: number; pagesWithoutText: number[]; ocrPages: OcrPageInfo[]; schemes: CodeScheme[] }> {
+): Promise<Prepared> {
   // Parsed from the bytes hashed: the record's sha256 is always the indexed text's, even when the file changes meanwhile.
   const doc = await parseFile(f.abs, {
     data,
@@ -230,21 +243,7 @@ async function ingestFile(
     source: sc.source ?? f.rel,
   }));
   const codes: CodeRecord[] = extractCodes(doc, { file: f.rel, manual: meta.title, equipment: meta.equipment });
-
-  let vectors: Float32Array[] | null = null;
-  if (deps.vectors && chunks.length > 0) {
-    progress({ phase: 'embed', file: f.rel, ...counts });
-    vectors = await embedWithCache(
-      deps.vectors.embedder,
-      deps.vectors.cache,
-      chunks.map((c) => ({ hash: c.contentHash, text: c.text })),
-      signal,
-    );
-  }
-
-  signal?.throwIfAborted();
-  progress({ phase: 'store', file: f.rel, ...counts });
-  const rec: FileRecord = {
+  const record: FileRecord = {
     file: f.rel,
     source: f.abs,
     sha256,
@@ -261,13 +260,120 @@ async function ingestFile(
     ingestedAt: new Date().toISOString(),
     companions: f.companions,
   };
+  return { update: { record, chunks, vectors: null, codes }, pagesWithoutText: record.pagesWithoutText, ocrPages: doc.ocrPages ?? [], schemes };
+}
+
+/** Files per commit of files.json, and chunks (or texts to embed) that close a batch early. */
+export const INGEST_BATCH = { files: 64, chunks: 2_000, embedTexts: 256 };
+
+/** Parsed files not yet committed: embedded together, committed together. */
+class Batch {
+  private items: Prepared[] = [];
+  private chunks = 0;
+  private toEmbed = 0;
+
+  constructor(
+    private readonly deps: IngestDeps,
+    private readonly report: IngestOutcome,
+    private readonly signal: AbortSignal | undefined,
+    private readonly progress: (p: IngestProgress) => void,
+  ) {}
+
+  add(p: Prepared): void {
+    this.items.push(p);
+    this.chunks += p.update.chunks.length;
+    const cache = this.deps.vectors?.cache;
+    if (cache) this.toEmbed += p.update.chunks.filter((c) => !cache.has(c.contentHash)).length;
+  }
+
+  get full(): boolean {
+    return this.items.length >= INGEST_BATCH.files || this.chunks >= INGEST_BATCH.chunks || this.toEmbed >= INGEST_BATCH.embedTexts;
+  }
+
+  /** Embeds and commits the batch; when that fails for one file's sake, each file goes alone (and fails alone). */
+  async commit(counts: { done: number; total: number }): Promise<void> {
+    const items = this.items;
+    this.items = [];
+    this.chunks = 0;
+    this.toEmbed = 0;
+    if (items.length === 0) return;
+    try {
+      await this.write(items, counts);
+    } catch (err) {
+      if (this.signal?.aborted || err instanceof LibraryWriteFailure || items.length === 1) throw err;
+      for (const p of items) {
+        try {
+          await this.write([p], counts);
+        } catch (one) {
+          if (this.signal?.aborted || one instanceof LibraryWriteFailure) throw one;
+          this.report.skipped.push(skipLine(p.update.record.file, one));
+        }
+      }
+      return;
+    }
+  }
+
+  private async write(items: Prepared[], counts: { done: number; total: number }): Promise<void> {
+    const last = items[items.length - 1]?.update.record.file;
+    const vectors = this.deps.vectors;
+    let embedded: Float32Array[] = [];
+    const texts = items.flatMap((p) => p.update.chunks.map((c) => ({ hash: c.contentHash, text: c.text })));
+    if (vectors && texts.length > 0) {
+      this.progress({ phase: 'embed', ...(last ? { file: last } : {}), ...counts });
+      embedded = await embedWithCache(vectors.embedder, vectors.cache, texts, this.signal);
+    }
+    this.signal?.throwIfAborted();
+    // One store event per file of the batch (what a progress bar names), then the one commit.
+    for (const p of items) this.progress({ phase: 'store', file: p.update.record.file, ...counts });
+    let at = 0;
+    const updates = items.map((p) => {
+      const n = p.update.chunks.length;
+      const v = vectors && n > 0 ? embedded.slice(at, at + n) : null;
+      at += n;
+      return { ...p.update, vectors: v };
+    });
+    await storeWrite(this.deps.store, () => this.deps.store.replaceFiles(updates));
+    for (const p of items) this.account(p);
+  }
+
+  private account(p: Prepared): void {
+    const r = this.report;
+    const file = p.update.record.file;
+    r.files++;
+    r.chunks += p.update.chunks.length;
+    if (p.pagesWithoutText.length > 0) r.pagesNeedingOcr.push({ file, pages: p.pagesWithoutText });
+    else if (p.update.chunks.length === 0) (r.withoutText ??= []).push(file);
+    if (p.ocrPages.length > 0) {
+      (r.ocrPages ??= []).push({
+        file,
+        pages: p.ocrPages.map((x) => x.page),
+        lowConfidence: p.ocrPages.filter((x) => x.lowConfidence).map((x) => x.page),
+      });
+    }
+    if (p.schemes.length > 0) r.schemes.set(file, p.schemes);
+  }
+}
+
+/** A write into the library; a failure of the library's disk (full, read-only) becomes a LibraryWriteFailure. */
+async function storeWrite<T>(store: LibraryStore, fn: () => Promise<T>): Promise<T> {
   try {
-    await deps.store.replaceFile(rec, chunks, vectors, codes);
+    return await fn();
   } catch (err) {
-    const disk = libraryDiskError(err, deps.store.dir, { permission: true });
+    const disk = libraryDiskError(err, store.dir, { permission: true });
     throw disk ? new LibraryWriteFailure(disk) : err;
   }
-  return { chunks: chunks.length, pagesWithoutText: rec.pagesWithoutText, ocrPages: doc.ocrPages ?? [], schemes };
+}
+
+function isDiskFull(err: unknown, dir: string): boolean {
+  return (err instanceof EngineError && err.code === 'DISK_FULL') || libraryDiskError(err, dir)?.code === 'DISK_FULL';
+}
+
+/** The report line of a file that could not be indexed. */
+function skipLine(file: string, err: unknown): SkippedFile {
+  const data = toErrorData(err);
+  return data.code === 'INTERNAL'
+    ? { file, reason: describeFsError(err, file), code: 'FILE_UNREADABLE' }
+    : { file, reason: data.message, code: data.code };
 }
 
 /** A write into the library failed for a reason of the library's disk, not of the manual. */

@@ -22,6 +22,7 @@ import type { Chunk, CodeRecord, FileRecord } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
 import { closedError, NEW_LIBRARY_HINT } from '../contract/messages.js';
 import { ANALYZER_VERSION, MAX_TOKEN_LENGTH } from '../text/analyze.js';
+import { CHUNKER_VERSION } from '../chunk/index.js';
 import { readJson, writeJsonAtomic } from './atomic-json.js';
 import { failpoints } from './failpoints.js';
 import { sqlIn, sqlString, whereClause } from './filters.js';
@@ -43,6 +44,23 @@ export const DEFAULT_VECTOR_INDEX_THRESHOLD = 10_000;
 const ADD_BATCH = 20_000;
 /** Predicates per delete statement. */
 const DELETE_BATCH = 200;
+
+/**
+ * Refuses a library written by a newer ManualDesk: a newer layout, or text chunked or analyzed by newer
+ * rules (searching it would analyze queries differently from its index; re-indexing it would write it
+ * down to older rules). Older versions are fine: ingest re-indexes them.
+ */
+export function assertLibraryVersions(meta: Partial<LibraryMeta>, dir: string): void {
+  const newer = (what: string, have: unknown, max: number) =>
+    new EngineError(
+      'LIBRARY_FORMAT_MISMATCH',
+      `The library at ${dir} was written by a newer ManualDesk (${what} ${String(have)}; this version handles ${what} ${max} and older). ` +
+        `Nothing was changed. Open it with the ManualDesk version that wrote it or a newer one (update ManualDesk), or re-index the manuals into a new library folder with this version.`,
+    );
+  if (typeof meta.formatVersion !== 'number' || meta.formatVersion > LIBRARY_FORMAT_VERSION) throw newer('format', meta.formatVersion, LIBRARY_FORMAT_VERSION);
+  if (typeof meta.chunkerVersion === 'number' && meta.chunkerVersion > CHUNKER_VERSION) throw newer('chunker version', meta.chunkerVersion, CHUNKER_VERSION);
+  if (typeof meta.analyzerVersion === 'number' && meta.analyzerVersion > ANALYZER_VERSION) throw newer('analyzer version', meta.analyzerVersion, ANALYZER_VERSION);
+}
 
 export interface EmbedderIdentity {
   id: string;
@@ -127,12 +145,7 @@ export class LibraryStore {
         };
         await writeJsonAtomic(libFile, meta);
       }
-      if (typeof meta.formatVersion !== 'number' || meta.formatVersion > LIBRARY_FORMAT_VERSION) {
-        throw new EngineError(
-          'LIBRARY_FORMAT_MISMATCH',
-          `The library at ${dir} was written by a newer ManualDesk (format ${String(meta.formatVersion)}; this version reads format ${LIBRARY_FORMAT_VERSION}). Update ManualDesk, or re-index into a new library folder.`,
-        );
-      }
+      assertLibraryVersions(meta, dir);
       const filesJson = (await readJson(path.join(dir, FILES_FILE))) as FilesJson | undefined;
       const files = filesJson?.files ?? [];
       const db = await lancedb.connect(path.join(dir, LANCE_DIR));
