@@ -94,12 +94,16 @@ async function main(): Promise<void> {
   const home = path.join(work, 'home');
   const netLog = path.join(work, 'chromium-netlog.json');
   fs.mkdirSync(home, { recursive: true });
+  const libraryDir = path.join(home, 'sample-library');
   try {
+    // The publisher's key is trusted before the app starts: `keys trust` writes under the library's
+    // lock, which the running browser-mode engine holds.
+    const keys = await generateKeys(path.join(work, 'keys'));
+    await trustKey(keys.publicKey, libraryDir);
     await step('start browser mode (builds the sample library)', async () => {
       server = await startBrowserServer({ home, env: { MANUALDESK_LLM: model } });
       return server.url;
     });
-    const libraryDir = path.join(home, 'sample-library');
 
     await step('ingest a folder', async () => {
       const src = writeManuals(path.join(work, 'manuals'));
@@ -155,11 +159,9 @@ async function main(): Promise<void> {
     });
 
     await step('build, trust and import a signed pack', async () => {
-      const keys = await generateKeys(path.join(work, 'keys'));
       const src = writeManuals(path.join(work, 'pack-src'), 2);
       const file = path.join(work, 'plant.mdpack');
       await buildPack({ id: 'plant-manuals', name: 'Plant manuals', publisher: 'Fictional Works', version: '1.0', source: src, out: file, keyFile: keys.privateKey, embedder: { kind: 'none' } });
-      await trustKey(keys.publicKey, libraryDir);
       const { value } = await stream<{ id: string }>('importPack', { file });
       const hits = await api<{ hits: { pack?: string }[] }>('search', { query: 'light curtain interlock test rod', filters: { packs: [value.id] } });
       if (!hits.hits.some((h) => h.pack === 'plant-manuals')) throw new Error('the imported pack is not searched');
