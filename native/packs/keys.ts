@@ -9,7 +9,6 @@ import path from 'node:path';
 import { EngineError } from '../contract/errors.js';
 import { readJson } from '../store/atomic-json.js';
 import { assertLibraryVersions, LIBRARY_FILE } from '../store/library-store.js';
-import { LibraryLock } from '../store/lock.js';
 import type { LibraryMeta } from '../store/types.js';
 
 export const TRUSTED_KEYS_DIR = 'trusted-keys';
@@ -80,23 +79,19 @@ export async function trustKey(publicKeyFile: string, libraryDir: string): Promi
   }
   const key = parsePublicKey(pem, `${publicKeyFile}`);
   const fp = fingerprint(key);
-  // Written like any other change to the library: under its lock (unless a writer of this process
-  // holds it), and never into a library of a newer format.
+  // Never into a library of a newer format. No library lock: a trusted key is one new file, named by
+  // its fingerprint and renamed into place whole, so two writers can only write the same bytes, and a
+  // technician can trust a publisher while the app holds the library open (the pack screen tells them to).
   mkdirSync(libraryDir, { recursive: true });
-  const lock = LibraryLock.heldByThisProcess(libraryDir) ? null : LibraryLock.acquire(libraryDir);
-  try {
-    const meta = (await readJson(path.join(libraryDir, LIBRARY_FILE))) as LibraryMeta | undefined;
-    if (meta) assertLibraryVersions(meta, libraryDir);
-    const dir = path.join(libraryDir, TRUSTED_KEYS_DIR);
-    mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `${fp}.pem`);
-    const tmp = `${file}.${process.pid}.tmp`;
-    await writeFile(tmp, key.export({ type: 'spki', format: 'pem' }));
-    await rename(tmp, file);
-    return { fingerprint: fp, file };
-  } finally {
-    lock?.release();
-  }
+  const meta = (await readJson(path.join(libraryDir, LIBRARY_FILE))) as LibraryMeta | undefined;
+  if (meta) assertLibraryVersions(meta, libraryDir);
+  const dir = path.join(libraryDir, TRUSTED_KEYS_DIR);
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${fp}.pem`);
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, key.export({ type: 'spki', format: 'pem' }));
+  await rename(tmp, file);
+  return { fingerprint: fp, file };
 }
 
 /** Fingerprints of the keys trusted by a library (each file's content is checked, not just its name). */

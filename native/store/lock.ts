@@ -67,11 +67,6 @@ export class LibraryLock {
     throw locked(dir, file, null, 'alive');
   }
 
-  /** Whether this process holds the lock of `dir` (a writer of this process may then write beside it). */
-  static heldByThisProcess(dir: string): boolean {
-    return heldHere.has(path.resolve(dir));
-  }
-
   release(): void {
     if (this.released) return;
     this.released = true;

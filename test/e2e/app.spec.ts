@@ -184,10 +184,14 @@ test('add a folder: progress bar while reading, then the new manuals are searcha
     await expect(page.locator('tr[data-file="px-alarms.csv"]')).toContainText('Indexed');
     await app.shot('library');
 
-    // Cancel: read everything again and stop it while it runs.
+    // Cancel: read everything again, with enough files that the run lasts (ingest commits in
+    // batches, so 25 small files take a tenth of a second), and stop it while it runs.
+    for (let i = 1; i <= 3000; i++) {
+      fs.writeFileSync(path.join(folder, `bulk-${String(i).padStart(4, '0')}.md`), `# Bulk note ${i}\n\nTorque bolt Q${i} to spec.\n`);
+    }
     await page.getByLabel('Read unchanged files again').check();
     await page.getByRole('button', { name: 'Add to library' }).click();
-    await expect(page.locator('.job .progress-label')).toContainText(/press-\d\d\.md/);
+    await expect(page.locator('.job .progress-label')).toContainText(/(press-\d\d|bulk-\d{4})\.md/);
     await page.locator('.job').getByRole('button', { name: 'Cancel' }).click();
     await expect(page.locator('.error')).toContainText('Cancelled');
     await expect(page.getByRole('button', { name: 'Add to library' })).toBeEnabled();

@@ -3,8 +3,8 @@
  *   4  `pack verify` of a pack signed by an untrusted key: PACK_UNTRUSTED with the `keys trust` hint (as
  *      import says); import of a lower version than installed never says "pack update", and its advice works
  *   5  a library of a newer chunker version: search and ingest refuse with LIBRARY_FORMAT_MISMATCH and the
- *      library stays byte-identical; `keys trust` refuses it too, and waits for no one: LIBRARY_LOCKED
- *      while a live writer holds the lock
+ *      library stays byte-identical; `keys trust` refuses it too; while a live writer (the app)
+ *      holds the library, `keys trust` still works: one atomic, idempotent file
  *   7  ingest commits files.json once per batch, not once per file
  *   8b `remove` on a full disk (a real tmpfs filled to 0 bytes by a file outside the library): succeeds by
  *      freeing what the library can rebuild (the embedding cache), and the library answers without it
@@ -18,7 +18,7 @@ import { type Result } from '../../native/contract/errors.js';
 import { createEngine, type Engine } from '../../native/engine.js';
 import { CHUNKER_VERSION } from '../../native/chunk/index.js';
 import { buildPack } from '../../native/packs/build.js';
-import { generateKeys, trustKey } from '../../native/packs/keys.js';
+import { generateKeys, trustedFingerprints, trustKey } from '../../native/packs/keys.js';
 import { INGEST_BATCH } from '../../native/pipelines/ingest.js';
 import { LOCK_FILE } from '../../native/store/lock.js';
 import { snapshotDiff, snapshotDir } from './bad-input-cases.js';
@@ -172,7 +172,7 @@ describe('a library of a newer chunker or analyzer version', () => {
     });
   }
 
-  it('keys trust while a live writer holds the lock: LIBRARY_LOCKED, nothing written', async () => {
+  it('keys trust while a live writer holds the lock: the key is trusted (one new file), nothing else changes', async () => {
     const lib = await seeded();
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
     try {
@@ -180,8 +180,9 @@ describe('a library of a newer chunker or analyzer version', () => {
       fs.writeFileSync(path.join(lib, LOCK_FILE), JSON.stringify({ pid: child.pid, host: os.hostname(), at: new Date().toISOString() }));
       const before = snapshotDir(lib);
       const k = await generateKeys(tempDir('k2'));
-      await expect(trustKey(k.publicKey, lib)).rejects.toMatchObject({ code: 'LIBRARY_LOCKED' });
-      expect(snapshotDiff(before, snapshotDir(lib))).toEqual([]);
+      const { fingerprint, file } = await trustKey(k.publicKey, lib);
+      expect(trustedFingerprints(lib).has(fingerprint)).toBe(true);
+      expect(snapshotDiff(before, snapshotDir(lib)).filter((d) => !d.endsWith('/'))).toEqual([`added ${path.relative(lib, file).split(path.sep).join('/')}`]);
     } finally {
       child.kill();
     }
