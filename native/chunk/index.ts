@@ -105,7 +105,7 @@ function sections(blocks: Block[]): Section[] {
   return out;
 }
 
-/** A heading as the manual writes it in Markdown (`#### $27 - Homing pull-off, mm`), else `#` × level and its title. */
+/** A heading as the manual writes it in Markdown (`### 4.1 Spindle warm-up`), else `#` × level and its title. */
 function headingText(block: Block): string {
   return headingLine(block);
 }

@@ -125,7 +125,7 @@ export function fenceCode(code: string): string {
 }
 
 /**
- * A heading as a passage shows it: the manual's own Markdown line (`#### $27 - Homing pull-off, mm`),
+ * A heading as a passage shows it: the manual's own Markdown line (`### 4.1 Spindle warm-up`),
  * else `#` × level and the title (RST, AsciiDoc, HTML, DOCX, PDF headings), so every format's heading
  * reads as a heading and never as its source markup (`== Title`, an underline).
  */

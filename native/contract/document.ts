@@ -33,7 +33,7 @@ export interface Block {
   /** For table-row blocks: a name for the table (caption, sheet, or file name). */
   table?: string;
   /**
-   * As the manual writes it. Headings: the heading line (`#### $27 - Homing pull-off, mm`).
+   * As the manual writes it. Headings: the heading line (`### 4.1 Spindle warm-up`).
    * Table-row blocks read from a text table (CSV line, `key=value` line, YAML item, Markdown
    * table line): the row exactly as the manual writes it, and the header line likewise. Shown and
    * cited verbatim; the chunker falls back to `Column: value | …` when absent.
