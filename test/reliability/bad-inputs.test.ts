@@ -35,13 +35,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { IngestReport } from '../../native/contract/api.js';
-import { ERROR_CODES, type ErrorCode, type Result } from '../../native/contract/errors.js';
+import type { ErrorCode, Result } from '../../native/contract/errors.js';
 import { createEngine, type Engine } from '../../native/engine.js';
 import { buildPack } from '../../native/packs/build.js';
 import { generateKeys, trustKey } from '../../native/packs/keys.js';
 import { LOCK_FILE } from '../../native/store/lock.js';
 import { flipByteOf, readEntries, remake, writeEntries, type RawEntry } from '../integration/packs-helpers.js';
 import { makeEncryptedPdf, makePdf, makeZip, noise, snapshotDiff, snapshotDir, yamlBomb } from './bad-input-cases.js';
+import { tempDirs, value, failure, expectClear, write } from './helpers.js';
 
 /**
  * A full disk without mount rights: while `diskFull.under` is set, opening a file for writing under
@@ -65,41 +66,12 @@ const BIG_LINE_MB = Number(process.env.MANUALDESK_BAD_INPUT_LINE_MB ?? (process.
 const HUGE_PDF_PAGES = 1500;
 
 /** A message that tells the technician what to do next. */
-const NEXT_STEP = /\b(copy|save|fix|split|convert|check|open|export|close|free|choose|install|ask|remove|try|add|extract|update|restore|re-index|put|type|keep|use)\b/i;
 
-const made: string[] = [];
-function tempDir(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `md-bad-${prefix}-`));
-  made.push(dir);
-  return dir;
-}
+const tempDir = tempDirs('bad');
 
-function value<T>(res: Result<T>): T {
-  if (!res.ok) expect.fail(`expected ok, got ${res.error.code}: ${res.error.message}`);
-  return res.value;
-}
 
-function failure<T>(res: Result<T>): { code: ErrorCode; message: string } {
-  if (res.ok) expect.fail(`expected an error, got ok: ${JSON.stringify(res.value).slice(0, 300)}`);
-  return res.error;
-}
 
-/** Asserts a clear error: a known code (not INTERNAL unless allowed), a message with a next step. */
-function expectClear(err: { code: string; message: string }, code?: ErrorCode | ErrorCode[]): void {
-  expect(ERROR_CODES).toContain(err.code);
-  if (code) expect(Array.isArray(code) ? code : [code]).toContain(err.code);
-  else expect(err.code).not.toBe('INTERNAL');
-  expect(err.message.length).toBeGreaterThan(20);
-  expect(err.message).toMatch(NEXT_STEP);
-  expect(err.message).not.toMatch(/^Unexpected error/);
-}
 
-function write(dir: string, rel: string, data: string | Buffer): string {
-  const p = path.join(dir, ...rel.split('/'));
-  fs.mkdirSync(path.dirname(p), { recursive: true });
-  fs.writeFileSync(p, data);
-  return p;
-}
 
 /** Good manuals: each has one made-up word that only it contains. */
 const GOOD: Record<string, { text: string; word: string }> = {
@@ -263,8 +235,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await base?.close();
-  for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  await base?.close(); // before tempDirs' removal of the folders: after-hooks run last-registered first
 });
 
 /** Ingests `paths` into the base library, asserting that nothing in it changed. */

@@ -22,6 +22,7 @@ import { generateKeys, trustedFingerprints, trustKey } from '../../native/packs/
 import { INGEST_BATCH } from '../../native/pipelines/ingest.js';
 import { LOCK_FILE } from '../../native/store/lock.js';
 import { snapshotDiff, snapshotDir } from './bad-input-cases.js';
+import { tempDirs, value, failure } from './helpers.js';
 import { writeTinyBertModel } from '../../scripts/make-tiny-onnx.js';
 
 /** Renames onto a files.json, counted (each is one commit of the file records). */
@@ -35,24 +36,8 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return { ...real, rename, default: { ...real, rename } };
 });
 
-const made: string[] = [];
-function tempDir(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `md-hard2-${prefix}-`));
-  made.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('hard2');
 
-function value<T>(res: Result<T>): T {
-  if (!res.ok) expect.fail(`expected ok, got ${res.error.code}: ${res.error.message}`);
-  return res.value;
-}
-function failure<T>(res: Result<T>): { code: string; message: string } {
-  if (res.ok) expect.fail(`expected an error, got ok: ${JSON.stringify(res.value).slice(0, 300)}`);
-  return res.error;
-}
 
 function open(lib: string): Promise<Engine> {
   return createEngine({ libraryDir: lib, embedder: { kind: 'none' }, create: true });

@@ -26,14 +26,15 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { IngestReport } from '../../native/contract/api.js';
-import { ERROR_CODES, type ErrorCode, type Result } from '../../native/contract/errors.js';
+import type { Result } from '../../native/contract/errors.js';
 import { createEngine, type Engine } from '../../native/engine.js';
 import { runCli } from '../../native/cli/main.js';
 import { startServer } from '../../native/server/http.js';
 import { LOCK_FILE } from '../../native/store/lock.js';
 import { makeDocx, makePdf, makeRepeatedPagePdf, snapshotDiff, snapshotDir } from './bad-input-cases.js';
+import { tempDirs, value, failure, expectClear, write, NEXT_STEP } from './helpers.js';
 
 /**
  * A full disk: while `diskFull.under` is set, a file opened for writing under it opens (as on a real
@@ -57,41 +58,12 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 });
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
-const NEXT_STEP = /\b(copy|save|fix|split|convert|check|open|export|close|free|choose|install|ask|remove|try|add|extract|update|restore|re-index|put|type|keep|use|delete|raise|wait)\b/i;
 
-const made: string[] = [];
-function tempDir(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `md-hard-${prefix}-`));
-  made.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('hard');
 
-function value<T>(res: Result<T>): T {
-  if (!res.ok) expect.fail(`expected ok, got ${res.error.code}: ${res.error.message}`);
-  return res.value;
-}
 
-function failure<T>(res: Result<T>): { code: ErrorCode; message: string } {
-  if (res.ok) expect.fail(`expected an error, got ok: ${JSON.stringify(res.value).slice(0, 300)}`);
-  return res.error;
-}
 
-function expectClear(err: { code: string; message: string }, code: ErrorCode): void {
-  expect(ERROR_CODES).toContain(err.code);
-  expect(err.code).toBe(code);
-  expect(err.message).toMatch(NEXT_STEP);
-  expect(err.message).not.toMatch(/^Unexpected error/);
-}
 
-function write(dir: string, rel: string, data: string | Buffer): string {
-  const p = path.join(dir, ...rel.split('/'));
-  fs.mkdirSync(path.dirname(p), { recursive: true });
-  fs.writeFileSync(p, data);
-  return p;
-}
 
 const GOOD: Record<string, { text: string; word: string }> = {
   'good/pump.md': { word: 'quorvalve', text: '# Pump manual\n\n## Priming\n\nOpen the quorvalve and fill the casing before starting the pump.\n' },
