@@ -20,7 +20,12 @@ const PIPE_SEPARATOR = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
 
 /** Pieces of a passage; `tableRow` when the index says the text is one table row (with its header line). */
 export function structure(text: string, opts: { tableRow?: boolean } = {}): Piece[] {
-  const src = text.replace(/\r\n?/g, '\n').trim();
+  const src = text
+    .replace(/\r\n?/g, '\n')
+    .trim()
+    .split('\n')
+    .map(citationsIntoRow)
+    .join('\n');
   if (!src) return [];
   if (opts.tableRow || looksLikeCsvRow(src)) {
     const fields = rowFields(src);
@@ -93,22 +98,51 @@ function pipeCells(line: string): string[] {
     .map((c) => inlineText(c.trim()));
 }
 
-/** Pipe rows quoted without their `|---|` line (a chunk that starts mid-table) still read as a table. */
+/** Citation marks after a pipe row's closing bar (`| 1000 h | 4.4 | [2]`) go into its last cell, so the line stays a row. */
+function citationsIntoRow(line: string): string {
+  const m = /^(\s*\|.*)\|\s*((?:\[\d+(?:\s*[,–-]\s*\d+)*\]\s*)+)$/.exec(line);
+  return m ? `${m[1]!.trimEnd()} ${m[2]!.trim()} |` : line;
+}
+
+/**
+ * Pipe rows quoted without their `|---|` line still read as a table. The index quotes a table row as
+ * its header line, then the row (native/chunk/normalize.ts tableRowText), and an answer lists such rows
+ * with the delimiter dropped: a first line that reads as column names (or repeats before later rows)
+ * is the header. Rows from the middle of a table (codes, figures in the first line) get no header.
+ */
 function withTableSeparators(src: string): string {
   const lines = src.split('\n');
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    out.push(line);
     const startsBlock = PIPE_ROW.test(line) && !PIPE_ROW.test(lines[i - 1] ?? '');
-    const next = lines[i + 1] ?? '';
-    if (startsBlock && !PIPE_SEPARATOR.test(next)) {
-      // No header line quoted: an empty header (dropped when read back), then the rows.
-      const cells = pipeCells(line).map(() => ' ');
-      out.splice(out.length - 1, 0, '', `|${cells.join('|')}|`, `|${cells.map(() => ' --- ').join('|')}|`);
+    if (!startsBlock || PIPE_SEPARATOR.test(lines[i + 1] ?? '')) {
+      out.push(line);
+      continue;
     }
+    let end = i + 1;
+    while (end < lines.length && PIPE_ROW.test(lines[end]!)) end++;
+    const rows = lines.slice(i + 1, end);
+    const cells = pipeCells(line);
+    const separator = `|${cells.map(() => ' --- ').join('|')}|`;
+    if (isHeaderLine(line, rows)) {
+      // The header once; the same line repeated before each later row (one row per citation) is dropped.
+      out.push('', line, separator, ...rows.filter((r) => r.trim() !== line.trim()));
+    } else {
+      // No header line quoted: an empty header (dropped when read back), then the rows.
+      out.push('', `|${cells.map(() => ' ').join('|')}|`, separator, line, ...rows);
+    }
+    i = end - 1;
   }
   return out.join('\n');
+}
+
+/** Whether a block's first pipe line is its header: it repeats before later rows, or its cells read as column names. */
+function isHeaderLine(line: string, rows: string[]): boolean {
+  if (rows.length === 0) return false;
+  if (rows.some((r) => r.trim() === line.trim())) return true;
+  const cells = pipeCells(line);
+  return cells.every((c) => c.length > 0 && c.length <= 40 && c.split(/\s+/).length <= 4 && !/\d/.test(c));
 }
 
 function fromToken(token: Token): Piece[] {
