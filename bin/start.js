@@ -22,6 +22,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'out');
 const SAMPLES = path.join(ROOT, 'samples', 'library');
 const DEFAULT_PORT = 4317;
+/** Same name as native/library/layout.ts SAMPLE_MARKER_FILE (this file runs before the TypeScript loader). */
 const SAMPLE_MARKER = 'manualdesk-sample.json';
 
 const USAGE = `Usage: npm start -- [--library <dir>] [--browser] [--open] [--port <n>]
@@ -174,7 +175,8 @@ async function ensureSampleLibrary(createEngine, dir) {
   } finally {
     await engine.close();
   }
-  fs.writeFileSync(marker, JSON.stringify({ signature, createdBy: 'npm start' }, null, 2));
+  // The engine reads this marker (native/library/layout.ts SAMPLE_MARKER_FILE): LibraryInfo.sample, and no new library inside the samples.
+  fs.writeFileSync(marker, JSON.stringify({ signature, createdBy: 'npm start', samples: SAMPLES }, null, 2));
 }
 
 async function chooseLibrary(args, createEngine) {

@@ -13,6 +13,8 @@ import type {
   IngestRequest,
   LibraryInfo,
   ManualInfo,
+  OpenedLibrary,
+  OpenLibraryRequest,
   PackHooks,
   PackMethods,
   SearchRequest,
@@ -22,6 +24,8 @@ import type {
 } from './contract/api.js';
 import type { AskHooks, AskRequest, AskResponse, ModelStatus } from './contract/answer.js';
 import type { PackImportRequest, PackInfo, PackVerifyReport } from './contract/packs.js';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { EngineError, ok, toErrorData, type Result } from './contract/errors.js';
 import { Lifetime } from './base/lifetime.js';
 import { configureNativeThreads, engineThreads, type EngineConfig } from './config.js';
@@ -31,6 +35,7 @@ import { libraryDiskError } from './store/disk-errors.js';
 import { VOCABULARY_COUNT_CAP } from './store/vocabulary.js';
 import { Library } from './library/library.js';
 import { listManuals, openSource } from './library/documents.js';
+import { assertLibraryFolder, isSampleLibrary, prepareNewLibraryFolder, sampleSourcesOf } from './library/folders.js';
 import { clampK, lookupCodes, retrieve, validateQuery, type Retrieval, type RetrieveRequest } from './search/retriever.js';
 import { DEFAULT_RETRIEVAL_SETTINGS, keywordConfigFrom, type RetrievalSettings } from './search/settings.js';
 import { ask } from './pipelines/answer.js';
@@ -65,7 +70,9 @@ function settingsFromEnv(): RetrievalSettings {
 class LocalEngine implements Engine {
   private local: Library | null = null;
   private opening: Promise<Library> | null = null;
-  private readonly sources: Sources;
+  /** The library folder in use (openLibrary switches it, with its sources and pack site). */
+  private libraryDir: string;
+  private sources: Sources;
   private readonly lifetime = new Lifetime('The engine');
   /** One full GC after each burst of calls (LanceDB's native results are freed only when collected). */
   private readonly idle: IdleCollector;
@@ -74,18 +81,26 @@ class LocalEngine implements Engine {
   private packsCleaned = false;
   /** Serialises writes (ingest, remove, pack operations) inside this process. */
   private writeChain: Promise<unknown> = Promise.resolve();
+  /** Writes running or waiting in the chain (openLibrary is refused while there are any). */
+  private writesPending = 0;
   /** The language model and reranker for answers: loaded on first use, disposed on close. */
   private readonly answerModels = new AnswerModels(() => this.modelDirs, engineThreads());
-  private readonly site: PackSite;
+  private site: PackSite;
 
   constructor(private readonly config: EngineConfig) {
     this.idle = new IdleCollector(config.idleGcMs ?? 2000, 10_000);
     this.settings = config.retrieval ?? settingsFromEnv();
+    this.libraryDir = config.libraryDir;
     this.sources = new Sources(config.libraryDir);
-    this.site = {
-      libraryDir: config.libraryDir,
+    this.site = this.siteFor(config.libraryDir, this.sources);
+  }
+
+  /** What the pack operations need of the library at `dir`. */
+  private siteFor(dir: string, sources: Sources): PackSite {
+    return {
+      libraryDir: dir,
       modelsDir: this.modelDirs[0] as string,
-      sources: this.sources,
+      sources,
       embedder: () => this.local?.embedder ?? null,
       openLocal: (create) => this.openForWriting(create),
       closeLocal: () => this.closeLocal(),
@@ -116,25 +131,32 @@ class LocalEngine implements Engine {
   }
 
   private async open(create: boolean): Promise<Library> {
-    const local = await Library.open(this.config.libraryDir, {
+    const local = await this.openAt(this.libraryDir, this.sources, create || this.config.create === true);
+    this.local = local;
+    return local;
+  }
+
+  /** Opens the library at `dir` and its installed packs into `sources`; on failure nothing stays open. */
+  private async openAt(dir: string, sources: Sources, create: boolean): Promise<Library> {
+    const local = await Library.open(dir, {
       embedder: this.config.embedder,
       resolveRecorded: (id, remembered) => specForRecorded(id, this.modelDirs, remembered),
       forNew: () => (this.config.newLibraryEmbedder === 'installed' ? installedEmbedder(this.modelDirs) : (this.config.newLibraryEmbedder ?? null)),
-      create: create || this.config.create === true,
+      create,
       readOnly: this.config.readOnly === true,
     });
     try {
       // Leftovers of an interrupted pack import are removed by the one writer, then packs load.
-      if (!local.writeBlocked && !this.packsCleaned) {
-        await cleanupPacks(this.config.libraryDir, this.modelDirs[0]);
-        this.packsCleaned = true;
+      if (!local.writeBlocked && !(this.packsCleaned && dir === this.libraryDir)) {
+        await cleanupPacks(dir, this.modelDirs[0]);
+        if (dir === this.libraryDir) this.packsCleaned = true;
       }
-      await this.sources.openPacks(local.embedder);
+      await sources.openPacks(local.embedder);
     } catch (err) {
+      await sources.closePacks();
       await local.close();
       throw err;
     }
-    this.local = local;
     return local;
   }
 
@@ -160,54 +182,57 @@ class LocalEngine implements Engine {
   // ---- reads -----------------------------------------------------------------------------------
 
   info(): Promise<Result<LibraryInfo>> {
-    return this.read(async (local) => {
-      const stats = await local.store.stats();
-      const meta = local.info;
-      return {
-        dir: this.config.libraryDir,
-        formatVersion: meta.formatVersion,
-        chunkerVersion: meta.chunkerVersion,
-        embedder: meta.embedder,
-        files: stats.files,
-        chunks: stats.chunks,
-        codes: stats.codes,
-      };
-    });
+    return this.read(async (local) => this.infoOf(local, this.libraryDir));
+  }
+
+  private async infoOf(local: Library, dir: string): Promise<LibraryInfo> {
+    const stats = await local.store.stats();
+    const meta = local.info;
+    return {
+      dir,
+      formatVersion: meta.formatVersion,
+      chunkerVersion: meta.chunkerVersion,
+      embedder: meta.embedder,
+      files: stats.files,
+      chunks: stats.chunks,
+      codes: stats.codes,
+      sample: isSampleLibrary(local.dir, local.store.getFiles()),
+    };
   }
 
   search(req: SearchRequest): Promise<Result<SearchResponse>> {
-    return this.read(async (local) => {
-      const r = await this.retrieveWith(local, req);
+    return this.read(async (local, sources) => {
+      const r = await this.retrieveWith(local, sources, req);
       return { query: r.query, hits: r.hits, ms: r.ms, mode: r.mode };
     });
   }
 
   retrieve(req: RetrieveRequest, signal?: AbortSignal): Promise<Result<Retrieval>> {
-    return this.read((local) => this.retrieveWith(local, req, signal));
+    return this.read((local, sources) => this.retrieveWith(local, sources, req, signal));
   }
 
-  private async retrieveWith(local: Library, req: RetrieveRequest, signal?: AbortSignal): Promise<Retrieval> {
+  private async retrieveWith(local: Library, sources: Sources, req: RetrieveRequest, signal?: AbortSignal): Promise<Retrieval> {
     const t0 = performance.now();
     const query = validateQuery(req.query);
     const k = clampK(req.k);
-    const r = await retrieve(this.sources.select(local, req.filters?.packs), { ...req, query, k }, this.settings, signal);
+    const r = await retrieve(sources.select(local, req.filters?.packs), { ...req, query, k }, this.settings, signal);
     return { ...r, ms: round2(performance.now() - t0) };
   }
 
   lookupCode(req: CodeLookupRequest): Promise<Result<CodeLookupResponse>> {
-    return this.read(async (local) => {
+    return this.read(async (local, sources) => {
       const text = validateQuery(req.text);
       const t0 = performance.now();
-      return { ...lookupCodes(this.sources.select(local, req.filters?.packs), text, req.filters), ms: round2(performance.now() - t0) };
+      return { ...lookupCodes(sources.select(local, req.filters?.packs), text, req.filters), ms: round2(performance.now() - t0) };
     });
   }
 
   ask(req: AskRequest, hooks: AskHooks = {}): Promise<Result<AskResponse>> {
-    return this.read((local) =>
+    return this.read((local, sources) =>
       ask(
         {
-          retrieve: (r, signal) => this.retrieveWith(local, r, signal),
-          vocabulary: async (terms, filters) => new Map(Object.entries(await this.termCountsWith(local, terms, filters?.packs))),
+          retrieve: (r, signal) => this.retrieveWith(local, sources, r, signal),
+          vocabulary: async (terms, filters) => new Map(Object.entries(await this.termCountsWith(local, sources, terms, filters?.packs))),
           generator: () => this.answerModels.llm(),
           reranker: () => this.answerModels.reranker(),
         },
@@ -222,12 +247,12 @@ class LocalEngine implements Engine {
    * occurs, summed and capped (store/vocabulary.ts). Not part of the contract; ask and scripts use it.
    */
   termCounts(terms: string[], packs?: string[]): Promise<Result<Record<string, number>>> {
-    return this.read((local) => this.termCountsWith(local, terms, packs));
+    return this.read((local, sources) => this.termCountsWith(local, sources, terms, packs));
   }
 
-  private async termCountsWith(local: Library, terms: string[], packs?: string[]): Promise<Record<string, number>> {
+  private async termCountsWith(local: Library, sources: Sources, terms: string[], packs?: string[]): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
-    for (const src of this.sources.select(local, packs)) {
+    for (const src of sources.select(local, packs)) {
       for (const [t, n] of await src.store.termCounts(terms)) out[t] = Math.min(VOCABULARY_COUNT_CAP, (out[t] ?? 0) + n);
     }
     return out;
@@ -242,7 +267,7 @@ class LocalEngine implements Engine {
   }
 
   openSource(req: SourceRequest): Promise<Result<SourceDocument>> {
-    return this.read((local) => openSource(local, this.sources, req));
+    return this.read((local, sources) => openSource(local, sources, req));
   }
 
   // ---- writes ----------------------------------------------------------------------------------
@@ -253,6 +278,69 @@ class LocalEngine implements Engine {
 
   removeFiles(files: string[]): Promise<Result<{ removed: number }>> {
     return this.write(async () => removeFromLibrary(await this.openForWriting(false), files));
+  }
+
+  openLibrary(req: OpenLibraryRequest): Promise<Result<OpenedLibrary>> {
+    if (this.writesPending > 0) {
+      return Promise.resolve({
+        ok: false,
+        error: {
+          code: 'LIBRARY_BUSY',
+          message: `The library ${this.libraryDir} is being changed (manuals being added or removed, or a pack operation). Wait until it has finished, or cancel it, then open the other library.`,
+        },
+      });
+    }
+    return this.write(() => this.switchLibrary(path.resolve(req.dir), req.create));
+  }
+
+  /**
+   * Opens (or creates) the library at `dir` while the current one stays in use; only then swaps them,
+   * once the searches running on the current one have finished, and closes it (its lock released).
+   */
+  private async switchLibrary(dir: string, create: boolean): Promise<OpenedLibrary> {
+    const current = path.resolve(this.libraryDir);
+    if (dir === current) {
+      const local = await this.ensureOpen(false);
+      if (create && isSampleLibrary(local.dir, local.store.getFiles())) {
+        throw new EngineError('INVALID_INPUT', `${dir} is the fictional sample library. Choose another folder for your own library, for example ${path.join(path.dirname(dir), 'library')}.`);
+      }
+      return { info: await this.infoOf(local, this.libraryDir), created: false };
+    }
+    let made: string | null = null;
+    let created = false;
+    if (create) {
+      const samples = this.local ? sampleSourcesOf(this.local.dir) : sampleSourcesOf(current);
+      const folder = await prepareNewLibraryFolder(dir, samples);
+      if (folder.kind === 'new') {
+        made = folder.made;
+        created = true;
+      }
+    } else {
+      assertLibraryFolder(dir);
+    }
+    const sources = new Sources(dir);
+    let next: Library;
+    try {
+      next = await this.openAt(dir, sources, created);
+    } catch (err) {
+      // The folder this call made holds nothing but what the failed open wrote.
+      if (made) await fs.rm(made, { recursive: true, force: true }).catch(() => {});
+      throw err;
+    }
+    const oldSources = this.sources;
+    const old = await oldSources.exclusive(async () => {
+      await this.opening?.catch(() => {});
+      const previous = this.local;
+      this.local = next;
+      this.libraryDir = dir;
+      this.sources = sources;
+      this.site = this.siteFor(dir, sources);
+      this.packsCleaned = true;
+      return previous;
+    });
+    await oldSources.closePacks().catch(() => {});
+    await old?.close();
+    return { info: await this.infoOf(next, dir), created };
   }
 
   listPacks(): Promise<Result<PackInfo[]>> {
@@ -294,15 +382,25 @@ class LocalEngine implements Engine {
     return local;
   }
 
-  /** A read call: the local library open, pack libraries held open until it is done. */
-  private read<T>(fn: (local: Library) => Promise<T>): Promise<Result<T>> {
-    return this.guard(() => this.sources.read(async () => fn(await this.ensureOpen(false))));
+  /**
+   * A read call: the local library open, pack libraries held open until it is done. A call that
+   * started while openLibrary swapped the library runs again on the new one.
+   */
+  private read<T>(fn: (local: Library, sources: Sources) => Promise<T>): Promise<Result<T>> {
+    return this.guard(async () => {
+      for (;;) {
+        const sources = this.sources;
+        const done = await sources.read(async () => (sources === this.sources ? { value: await fn(await this.ensureOpen(false), sources) } : null));
+        if (done) return done.value;
+      }
+    });
   }
 
   /** A write call, serialised with the other writes of this process. */
   private write<T>(fn: () => Promise<T>): Promise<Result<T>> {
     return this.guard(() => {
-      const next = this.writeChain.then(fn, fn);
+      this.writesPending++;
+      const next = this.writeChain.then(fn, fn).finally(() => this.writesPending--);
       this.writeChain = next.catch(() => {});
       return next;
     });
@@ -313,7 +411,7 @@ class LocalEngine implements Engine {
     try {
       return ok(await this.lifetime.run(fn));
     } catch (err) {
-      return { ok: false, error: toErrorData(libraryDiskError(err, this.config.libraryDir) ?? err) };
+      return { ok: false, error: toErrorData(libraryDiskError(err, this.libraryDir) ?? err) };
     } finally {
       if (!this.lifetime.closed) this.idle.touch();
     }

@@ -133,6 +133,28 @@ export interface LibraryInfo {
   files: number;
   chunks: number;
   codes: number;
+  /**
+   * The bundled fictional sample library: built by `npm start` from samples/library (its marker file,
+   * native/library/layout.ts SAMPLE_MARKER_FILE), or holding nothing but manuals read from a
+   * samples/library folder. Its procedures must never be taken for a real machine's.
+   */
+  sample: boolean;
+}
+
+export interface OpenLibraryRequest {
+  /** The library folder on the engine's computer. */
+  dir: string;
+  /**
+   * true: start a new, empty library there (the folder is made when missing; it must be empty or hold
+   * a library already, which is then opened as it is). false: open the existing library there.
+   */
+  create: boolean;
+}
+
+export interface OpenedLibrary {
+  info: LibraryInfo;
+  /** True when this call made a new library (false: an existing one was opened). */
+  created: boolean;
 }
 
 /** A fault-code definition found in a manual (filled by the fault-code stage). */
@@ -212,6 +234,14 @@ export interface EngineApi extends SourceMethods, AnswerMethods, PackMethods {
   listManuals(): Promise<Result<ManualInfo[]>>;
   /** Remove files (relative paths as listed) from the library; their chunks and codes are deleted for real. */
   removeFiles(files: string[]): Promise<Result<{ removed: number }>>;
+  /**
+   * Switches the engine to another library folder (create: a new one). The library in use stays open
+   * until the other one has opened, then it is closed (its lock released); on any failure it stays in
+   * use, unchanged. Refused with LIBRARY_BUSY while a write (ingest, remove, pack operation) runs or
+   * waits; searches and answers already running finish on the old library, later ones use the new one.
+   * In-session only: the next start opens the library it is started with.
+   */
+  openLibrary(req: OpenLibraryRequest): Promise<Result<OpenedLibrary>>;
   close(): Promise<void>;
 }
 

@@ -11,6 +11,8 @@ export const ERROR_CODES = [
   /** The engine or library was closed (app closing, library switched) before or while the call ran. */
   'CLOSED',
   'LIBRARY_LOCKED',
+  /** This engine is writing to the library (ingest, remove, a pack operation): wait or cancel, then try again. */
+  'LIBRARY_BUSY',
   'LIBRARY_FORMAT_MISMATCH',
   'EMBEDDER_MISMATCH',
   'MODEL_MISSING',

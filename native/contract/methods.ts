@@ -82,6 +82,7 @@ export const METHODS = {
   lookupCode: call,
   listManuals: call,
   removeFiles: call,
+  openLibrary: call,
   openSource: call,
   // Generated text streams as 'token' events (generative mode); the signal stops generation.
   ask: { kind: 'stream', event: 'token', hook: 'onToken' },

@@ -10,6 +10,8 @@
  *   lance/              LanceDB tables `chunks` and `codes`
  *   embeddings-*.bin    embedding cache per model (native/embed/cache.ts)
  *   packs/, packs.json  installed manual packs (native/packs), each holding a library folder of its own
+ *   manualdesk-sample.json  only in the bundled sample library: written by `npm start` (bin/start.js) when it
+ *                       builds it from samples/library ({signature, createdBy, samples: that folder})
  */
 import { FILES_FILE, LANCE_DIR, LIBRARY_FILE } from '../store/library-store.js';
 
@@ -21,3 +23,5 @@ export const MODEL_FOLDER_FILE = 'model-folder.json';
 /** The files and folders that make up a library's index (what a pack carries of it). */
 export const INDEX_FILES: readonly string[] = [LIBRARY_FILE, FILES_FILE, SCHEMES_FILE];
 export const INDEX_DIRS: readonly string[] = [LANCE_DIR];
+/** Marks the bundled fictional sample library (bin/start.js writes it; LibraryInfo.sample reads it). */
+export const SAMPLE_MARKER_FILE = 'manualdesk-sample.json';

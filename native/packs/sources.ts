@@ -37,6 +37,11 @@ export class Sources {
     return this.guard.read(fn);
   }
 
+  /** Runs `fn` once no search is using these sources, holding new ones back meanwhile (the library switch). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.guard.write(fn);
+  }
+
   /** Runs a pack operation with the pack libraries closed (no search uses them meanwhile), then reopens them. */
   withPacksClosed<T>(embedder: () => Embedder | null, fn: () => Promise<T>): Promise<T> {
     return this.guard.write(async () => {

@@ -9,6 +9,7 @@ import type {
   CodeLookupRequest,
   IngestRequest,
   Lang,
+  OpenLibraryRequest,
   PackImportRequest,
   SearchFilters,
   SearchMode,
@@ -90,6 +91,12 @@ export const removeFilesSchema = z.array(libraryFile).min(1, 'must list at least
   string[]
 >;
 
+/** A library folder on the engine's machine (browser mode: the server's; the engine checks it before using it). */
+export const openLibraryRequestSchema = z.strictObject({
+  dir: pathText,
+  create: z.boolean(),
+}) satisfies z.ZodType<OpenLibraryRequest>;
+
 /** A pack file on the engine's machine (a stick, a download folder); the engine checks everything in it. */
 export const packFileSchema = z.strictObject({ file: pathText }) satisfies z.ZodType<{ file: string }>;
 
@@ -117,6 +124,7 @@ export type SchemaChecks = [
   Assert<Equal<z.output<typeof sourceRequestSchema>, SourceRequest>>,
   Assert<Equal<z.output<typeof askRequestSchema>, AskRequest>>,
   Assert<Equal<z.output<typeof packImportRequestSchema>, PackImportRequest>>,
+  Assert<Equal<z.output<typeof openLibraryRequestSchema>, OpenLibraryRequest>>,
 ];
 
 /** One line naming each offending field, e.g. `field "k": expected an integer`. */

@@ -363,6 +363,18 @@ const BAD: Record<RemoteMethod, unknown[]> = {
   updatePack: [...NOT_AN_OBJECT, {}, { file: ['/p.mdpack'] }, { file: '/p.mdpack', allowUnsigned: 1 }, { file: '/p.mdpack', id: 'x' }],
   rollbackPack: [...NOT_AN_OBJECT, {}, { id: '' }, { id: 42 }, { id: '..' }, { id: '../library' }, { id: 'a/b' }, { id: 'x'.repeat(65) }, { id: 'plant', force: true }],
   removePack: [...NOT_AN_OBJECT, {}, { id: '' }, { id: '..' }, { id: '../../home' }, { id: 'PLANT' }, { id: 'x'.repeat(65) }, { id: 'plant', all: true }],
+  openLibrary: [
+    ...NOT_AN_OBJECT,
+    {},
+    { dir: '/lib' },
+    { dir: '', create: true },
+    { dir: 42, create: false },
+    { dir: '/lib\0/etc', create: true },
+    { dir: HUGE_PATH, create: true },
+    { dir: '/lib', create: 'yes' },
+    { dir: '/lib', create: true, force: true },
+    protoKey({ dir: '/lib', create: true }),
+  ],
 };
 
 /** A valid first argument per method (to show a bad second argument is refused on its own). */
@@ -382,6 +394,7 @@ const GOOD: Record<RemoteMethod, unknown> = {
   updatePack: { file: '/p.mdpack' },
   rollbackPack: { id: 'plant' },
   removePack: { id: 'plant' },
+  openLibrary: { dir: '/lib', create: false },
 };
 
 type Res = { ok: boolean; error?: { code: string; message: string } };
