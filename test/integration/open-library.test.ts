@@ -10,6 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../native/engine.js';
+import { startServer } from '../../native/server/http.js';
+import { createHttpClient } from '../../renderer/src/engine/http-client.js';
 import { SAMPLE_MARKER_FILE } from '../../native/library/layout.js';
 import { LOCK_FILE } from '../../native/store/lock.js';
 import { cleanupTemp, failure, tempDir, value } from './helpers.js';
@@ -228,5 +230,25 @@ describe('LibraryInfo.sample', () => {
     expect(value(await engine.info()).sample).toBe(true);
     value(await engine.ingest({ paths: [manuals('own', { 'pump.md': PUMP })] }));
     expect(value(await engine.info()).sample).toBe(false);
+  });
+});
+
+describe('over HTTP (browser mode), as the UI calls it', () => {
+  it('creates the library, then the UI adds manuals to it; a bad request is refused before the engine', async () => {
+    const staticDir = tempDir('static');
+    fs.writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><title>ManualDesk</title>');
+    const server = await startServer(engine, { port: 0, staticDir });
+    try {
+      const ui = createHttpClient(server.url);
+      const libB = path.join(root, 'library');
+      expect(value(await ui.openLibrary({ dir: libB, create: true }))).toMatchObject({ created: true, info: { dir: libB, sample: false, files: 0 } });
+      value(await ui.ingest({ paths: [manuals('ui-src', { 'pump.md': PUMP })] }));
+      expect(value(await ui.info())).toMatchObject({ dir: libB, files: 1 });
+      const bad = failure(await ui.openLibrary({ dir: '', create: true }));
+      expect(bad.code).toBe('INVALID_INPUT');
+      expect(bad.message).toMatch(/Invalid openLibrary request: field "dir"/);
+    } finally {
+      await server.close();
+    }
   });
 });
