@@ -18,7 +18,6 @@ import { PacksPage } from './features/packs/PacksPage.js';
 import { SettingsPage } from './features/settings/SettingsPage.js';
 import { HistoryPage } from './features/history/HistoryPage.js';
 import { plural } from './ui/notices.js';
-import { isSampleLibrary } from './ui/sample.js';
 
 type LibraryState = { kind: 'loading' } | { kind: 'ready'; info: LibraryInfo } | { kind: 'error'; message: string };
 
@@ -166,7 +165,7 @@ export function App({ conn }: { conn: Connection }) {
         </nav>
         <p className="library-summary" aria-live="polite">
           {summary}
-          {library.kind === 'ready' && isSampleLibrary(library.info, manuals) && (
+          {library.kind === 'ready' && library.info.sample && (
             <span className="sample-badge" title="The bundled Acme manuals are made up for trying ManualDesk: never follow them on a real machine.">
               Fictional sample library
             </span>
@@ -202,7 +201,7 @@ export function App({ conn }: { conn: Connection }) {
               engine={engine}
               mode={conn.mode}
               manuals={manuals}
-              sampleLibrary={library.kind === 'ready' && isSampleLibrary(library.info, manuals)}
+              library={library.kind === 'ready' ? library.info : null}
               onChanged={libraryChanged}
             />
           </div>

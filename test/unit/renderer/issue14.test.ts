@@ -10,7 +10,7 @@ import { sectionRefs, sectionIs, signalOf } from '../../../renderer/src/features
 import { ingestHeadline } from '../../../renderer/src/features/library/LibraryPage.js';
 import { searchErrors, resultTargets } from '../../../renderer/src/features/search/SearchPage.js';
 import { pdfScale, stepZoom } from '../../../renderer/src/features/source/PdfView.js';
-import { isSampleLibrary, isSampleManual, hasOwnManuals } from '../../../renderer/src/ui/sample.js';
+import { isSampleManual, hasOwnManuals } from '../../../renderer/src/ui/sample.js';
 import { filtersSummary, isNarrow, NO_FILTERS } from '../../../renderer/src/features/search/Filters.js';
 import { verifyHeadline } from '../../../renderer/src/features/packs/PacksPage.js';
 import type { PackVerifyReport } from '../../../native/contract/index.js';
@@ -184,12 +184,9 @@ describe('keyboard and reading', () => {
 describe('the sample library is labelled', () => {
   const sample = { source: '/repo/samples/library/acme-ch-20-chiller.pdf', publisher: 'Acme Machine Tools (fictional)' };
   const real = { source: '/media/usb/grbl/alarms.csv', publisher: null };
-  it('knows sample manuals, the sample library, and when real manuals were added', () => {
+  it('knows sample manuals and when real manuals were added (the sample library itself: LibraryInfo.sample, engine)', () => {
     expect(isSampleManual(sample)).toBe(true);
     expect(isSampleManual(real)).toBe(false);
-    expect(isSampleLibrary({ dir: '/home/u/.manualdesk/sample-library' }, [])).toBe(true);
-    expect(isSampleLibrary({ dir: '/srv/lib' }, [sample])).toBe(true);
-    expect(isSampleLibrary({ dir: '/srv/lib' }, [sample, real])).toBe(false);
     expect(hasOwnManuals([sample])).toBe(false);
     expect(hasOwnManuals([sample, real])).toBe(true);
   });

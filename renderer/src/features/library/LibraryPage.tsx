@@ -1,11 +1,14 @@
 /**
  * Library: add files or folders (progress bar, cancel), each manual's status (indexed, pages that need
- * OCR, failed with the reason), remove, re-index. In browser mode files are named by path on this
- * computer (the server reads them itself).
+ * OCR, failed with the reason), remove, re-index; which library folder is open, and opening or
+ * creating another one. The first real manuals added to the fictional sample library go, by default,
+ * into a new library of the technician's own (engine.openLibrary create, then ingest there). In browser
+ * mode files and folders are named by path on this computer (the server reads them itself).
  */
 import { useRef, useState, type FormEvent } from 'react';
-import type { IngestProgress, IngestReport, ManualInfo, SkippedFile } from '../../../../native/contract/index.js';
+import type { IngestProgress, IngestReport, LibraryInfo, ManualInfo, OpenedLibrary, SkippedFile } from '../../../../native/contract/index.js';
 import type { UiEngine } from '../../engine/types.js';
+import { proposedLibraryDir, recentLibraries, rememberLibrary } from '../../local/libraries.js';
 import { load, save } from '../../local/storage.js';
 import { ErrorNote, ProgressBar, plural } from '../../ui/notices.js';
 import { hasOwnManuals, isSampleManual } from '../../ui/sample.js';
@@ -18,6 +21,11 @@ type Job =
   | { kind: 'running'; label: string; progress: IngestProgress | null }
   | { kind: 'done'; label: string; report: IngestReport }
   | { kind: 'error'; label: string; message: string };
+
+/** What the last library switch did, said in one line. */
+export function openedNote(o: OpenedLibrary): string {
+  return o.created ? `Created your new library in ${o.info.dir}.` : `Opened the library in ${o.info.dir} (${plural(o.info.files, 'manual file')}).`;
+}
 
 const PHASE: Record<IngestProgress['phase'], [withFile: string, without: string]> = {
   scan: ['Looking for manuals in', 'Looking for manuals'],
@@ -47,16 +55,17 @@ export function LibraryPage({
   engine,
   mode,
   manuals,
-  sampleLibrary = false,
+  library = null,
   onChanged,
 }: {
   engine: UiEngine;
   mode: 'desktop' | 'browser';
   manuals: ManualInfo[];
-  /** The open library is the bundled fictional sample library. */
-  sampleLibrary?: boolean;
+  /** The open library (null while it opens or when it failed to). */
+  library?: LibraryInfo | null;
   onChanged: () => void;
 }) {
+  const sampleLibrary = library?.sample === true;
   const [paths, setPaths] = useState('');
   const [force, setForce] = useState(false);
   const [job, setJob] = useState<Job>({ kind: 'idle' });
@@ -67,7 +76,32 @@ export function LibraryPage({
   /** First real manuals into the sample library: a library of their own is offered, and is the default. */
   const offerNew = sampleLibrary && !hasOwnManuals(manuals);
   const [target, setTarget] = useState<'new' | 'samples'>('new');
-  const [newLibraryNote, setNewLibraryNote] = useState(false);
+  const [newDir, setNewDir] = useState<string | null>(null);
+  const [otherDir, setOtherDir] = useState('');
+  const [switching, setSwitching] = useState(false);
+  const [switchNote, setSwitchNote] = useState<{ text: string; problem: boolean } | null>(null);
+  const [recent, setRecent] = useState<string[]>(recentLibraries);
+  const proposed = newDir ?? (library ? proposedLibraryDir(library.dir) : '');
+
+  /** Opens (or creates) the library in `dir`; true when the engine switched to it. */
+  async function openLibrary(dir: string, create: boolean): Promise<boolean> {
+    setSwitching(true);
+    setSwitchNote(null);
+    const res = await engine.openLibrary({ dir: dir.trim(), create });
+    setSwitching(false);
+    if (!res.ok) {
+      setSwitchNote({ text: res.error.message, problem: true });
+      return false;
+    }
+    setRecent(rememberLibrary(res.value.info.dir));
+    setSwitchNote({ text: openedNote(res.value), problem: false });
+    // The failed-files list belongs to the library it came from.
+    setFailed([]);
+    save(FAILED_KEY, []);
+    setJob({ kind: 'idle' });
+    onChanged();
+    return true;
+  }
 
   async function runIngest(list: string[], forceRead: boolean, label: string) {
     const ac = new AbortController();
@@ -96,12 +130,15 @@ export function LibraryPage({
       .map((p) => p.trim())
       .filter(Boolean);
     if (list.length === 0) return;
+    const label = `Adding ${list.length === 1 ? list[0] : plural(list.length, 'path')}`;
     if (offerNew && target === 'new') {
-      setNewLibraryNote(true);
+      // A library of their own first; the manuals then go there, never into the samples.
+      void openLibrary(proposed, true).then(async (opened) => {
+        if (opened) await runIngest(list, force, label);
+      });
       return;
     }
-    setNewLibraryNote(false);
-    void runIngest(list, force, `Adding ${list.length === 1 ? list[0] : plural(list.length, 'path')}`);
+    void runIngest(list, force, label);
   }
 
   async function remove(file: string) {
@@ -112,7 +149,7 @@ export function LibraryPage({
     onChanged();
   }
 
-  const running = job.kind === 'running';
+  const running = job.kind === 'running' || switching;
   const sorted = [...manuals].sort((a, b) => a.title.localeCompare(b.title) || a.file.localeCompare(b.file));
 
   return (
@@ -144,22 +181,35 @@ export function LibraryPage({
             </label>
           </fieldset>
         )}
-        {newLibraryNote && offerNew && target === 'new' && (
-          <p className="notice" role="status">
-            To start a library of your own, close ManualDesk and start it with a folder for it: <code>npm start -- --library ~/manualdesk-library</code> (or set{' '}
-            <code>MANUALDESK_LIBRARY</code>), then add your manuals there. To try them next to the samples instead, choose “Into the sample library”.
-          </p>
+        {offerNew && target === 'new' && (
+          <div className="new-library">
+            <label htmlFor="new-library-dir">Folder for your new library (a new or empty folder{mode === 'browser' ? ' on this computer' : ''})</label>
+            <input
+              id="new-library-dir"
+              className="path-input"
+              value={proposed}
+              onChange={(e) => setNewDir(e.target.value)}
+              disabled={running}
+              spellCheck={false}
+            />
+            <p className="hint">ManualDesk makes this folder and keeps its index there; your manuals stay where they are.</p>
+          </div>
         )}
         <div className="add-actions">
           <label className="check">
             <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} disabled={running} /> Read unchanged files again
           </label>
-          <button type="submit" className="button primary" disabled={running || !paths.trim()}>
-            Add to library
+          <button type="submit" className="button primary" disabled={running || !paths.trim() || (offerNew && target === 'new' && !proposed.trim())}>
+            {offerNew && target === 'new' ? 'Create library and add' : 'Add to library'}
           </button>
         </div>
       </form>
 
+      {switchNote && (
+        <p className={`notice${switchNote.problem ? ' is-problem' : ''}`} role={switchNote.problem ? 'alert' : 'status'}>
+          {switchNote.text}
+        </p>
+      )}
       {job.kind === 'running' && (
         <div className="job">
           <p className="job-label">{job.label}</p>
@@ -271,6 +321,47 @@ export function LibraryPage({
           </tbody>
         </table>
       )}
+
+      <h2>Library folder</h2>
+      <section className="library-folder" aria-label="Library folder">
+        <p>
+          Open now: <code className="file-cell">{library?.dir ?? '…'}</code>
+          {sampleLibrary && <span className="sample-badge">fictional sample</span>}
+        </p>
+        {recent.filter((d) => d !== library?.dir).length > 0 && (
+          <ul className="recent-libraries" aria-label="Libraries opened before">
+            {recent
+              .filter((d) => d !== library?.dir)
+              .map((d) => (
+                <li key={d}>
+                  <code>{d}</code>{' '}
+                  <button type="button" className="button small" disabled={running} onClick={() => void openLibrary(d, false)}>
+                    Open
+                  </button>
+                </li>
+              ))}
+          </ul>
+        )}
+        <form
+          className="add-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (otherDir.trim()) void openLibrary(otherDir, false);
+          }}
+        >
+          <label htmlFor="other-library-dir">Another library folder{mode === 'browser' ? ' on this computer' : ''}</label>
+          <input id="other-library-dir" className="path-input" value={otherDir} onChange={(e) => setOtherDir(e.target.value)} disabled={running} spellCheck={false} />
+          <div className="add-actions">
+            <button type="submit" className="button" disabled={running || !otherDir.trim()}>
+              Open library
+            </button>
+            <button type="button" className="button" disabled={running || !otherDir.trim()} onClick={() => void openLibrary(otherDir, true)}>
+              Create a new library there
+            </button>
+          </div>
+        </form>
+        <p className="hint">The library you open is used until ManualDesk is closed; it starts again with the library it is started with.</p>
+      </section>
     </section>
   );
 }

@@ -1,0 +1,19 @@
+/** The library screen's folder pieces: the proposed folder of a new library, the switch's one line. */
+import { describe, expect, it } from 'vitest';
+import { proposedLibraryDir } from '../../../renderer/src/local/libraries.js';
+import { openedNote } from '../../../renderer/src/features/library/LibraryPage.js';
+
+describe('a new library of ones own', () => {
+  it('is proposed as "library" next to the sample library, with its separators', () => {
+    expect(proposedLibraryDir('/home/tech/.manualdesk/sample-library')).toBe('/home/tech/.manualdesk/library');
+    expect(proposedLibraryDir('/home/tech/.manualdesk/sample-library/')).toBe('/home/tech/.manualdesk/library');
+    expect(proposedLibraryDir('C:\\Users\\tech\\.manualdesk\\sample-library')).toBe('C:\\Users\\tech\\.manualdesk\\library');
+    expect(proposedLibraryDir('/sample-library')).toBe('/library');
+  });
+
+  it('the switch is said in one line: created, or opened with its size', () => {
+    const info = { dir: '/srv/lib', formatVersion: 1, chunkerVersion: 4, embedder: null, files: 3, chunks: 9, codes: 0, sample: false };
+    expect(openedNote({ info, created: true })).toBe('Created your new library in /srv/lib.');
+    expect(openedNote({ info, created: false })).toBe('Opened the library in /srv/lib (3 manual files).');
+  });
+});
