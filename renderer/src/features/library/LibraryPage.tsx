@@ -93,6 +93,8 @@ export function LibraryPage({
       setSwitchNote({ text: res.error.message, problem: true });
       return false;
     }
+    // Both stay one click away: the library left, and the one opened.
+    if (library) rememberLibrary(library.dir);
     setRecent(rememberLibrary(res.value.info.dir));
     setSwitchNote({ text: openedNote(res.value), problem: false });
     // The failed-files list belongs to the library it came from.
