@@ -102,6 +102,8 @@ test('adding manuals to the sample library with the default choice creates a lib
     await expect(page.locator('.library-folder code').first()).toHaveText(expected);
     await expect(page.getByRole('radio', { name: /A new library of my own/ })).toHaveCount(0);
     await shot('new-library-created');
+    await page.locator('#other-library-dir').scrollIntoViewIfNeeded();
+    await shot('library-folder-section');
 
     // On disk: the manual is in the new library, the sample library is as it was.
     expect(filesIn(expected)).toEqual(['press-7-lubrication.md']);

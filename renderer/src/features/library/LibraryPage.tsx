@@ -327,7 +327,7 @@ export function LibraryPage({
       <h2>Library folder</h2>
       <section className="library-folder" aria-label="Library folder">
         <p>
-          Open now: <code className="file-cell">{library?.dir ?? '…'}</code>
+          Open now: <code>{library?.dir ?? '…'}</code>
           {sampleLibrary && <span className="sample-badge">fictional sample</span>}
         </p>
         {recent.filter((d) => d !== library?.dir).length > 0 && (
