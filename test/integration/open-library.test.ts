@@ -12,6 +12,10 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../native/engine.js';
 import { startServer } from '../../native/server/http.js';
 import { createHttpClient } from '../../renderer/src/engine/http-client.js';
+import { connectWorker } from '../../native/worker/client.js';
+import { serveEngine } from '../../native/worker/host.js';
+import type { FromHost, ToHost } from '../../native/worker/protocol.js';
+import { localCaller } from '../../native/worker/streaming.js';
 import { SAMPLE_MARKER_FILE } from '../../native/library/layout.js';
 import { LOCK_FILE } from '../../native/store/lock.js';
 import { cleanupTemp, failure, tempDir, value } from './helpers.js';
@@ -249,6 +253,34 @@ describe('over HTTP (browser mode), as the UI calls it', () => {
       expect(bad.message).toMatch(/Invalid openLibrary request: field "dir"/);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('over the engine host protocol (the desktop app: IPC → utility process)', () => {
+  it('carries openLibrary to the engine and its result back', async () => {
+    let toHost: (m: unknown) => void = () => {};
+    let toClient: (m: unknown) => void = () => {};
+    serveEngine(localCaller(engine), { post: (m: FromHost) => queueMicrotask(() => toClient(structuredClone(m))), onMessage: (fn) => (toHost = fn) }, { close: async () => {} });
+    const client = connectWorker({ post: (m: ToHost) => queueMicrotask(() => toHost(structuredClone(m))), onMessage: (fn) => (toClient = fn) });
+    const libB = path.join(root, 'desk');
+    expect(value((await client.call('openLibrary', { dir: libB, create: true })) as Awaited<ReturnType<Engine['openLibrary']>>)).toMatchObject({ created: true, info: { dir: libB } });
+    expect(value(await engine.info()).dir).toBe(libB);
+  });
+});
+
+describe('a library that failed to open at start', () => {
+  it('is left for a new one without anything to close', async () => {
+    const e = await createEngine({ libraryDir: path.join(root, 'missing'), embedder: { kind: 'none' } });
+    try {
+      expect(failure(await e.info()).code).toBe('LIBRARY_NOT_FOUND');
+      const libB = path.join(root, 'fresh');
+      expect(value(await e.openLibrary({ dir: libB, create: true })).created).toBe(true);
+      value(await e.ingest({ paths: [manuals('fresh-src', { 'pump.md': PUMP })] }));
+      expect(value(await e.info())).toMatchObject({ dir: libB, files: 1 });
+      expect(fs.existsSync(path.join(root, 'missing'))).toBe(false);
+    } finally {
+      await e.close();
     }
   });
 });
