@@ -300,11 +300,14 @@ class LocalEngine implements Engine {
   private async switchLibrary(dir: string, create: boolean): Promise<OpenedLibrary> {
     const current = path.resolve(this.libraryDir);
     if (dir === current) {
-      const local = await this.ensureOpen(false);
+      // The library this engine was started with, not opened yet (none there): create it when asked.
+      const absent = create && !this.local && !(await this.opening?.then(() => true, () => false));
+      if (absent) await prepareNewLibraryFolder(dir, null);
+      const local = await this.ensureOpen(create);
       if (create && isSampleLibrary(local.dir, local.store.getFiles())) {
         throw new EngineError('INVALID_INPUT', `${dir} is the fictional sample library. Choose another folder for your own library, for example ${path.join(path.dirname(dir), 'library')}.`);
       }
-      return { info: await this.infoOf(local, this.libraryDir), created: false };
+      return { info: await this.infoOf(local, this.libraryDir), created: absent };
     }
     let made: string | null = null;
     let created = false;

@@ -283,4 +283,17 @@ describe('a library that failed to open at start', () => {
       await e.close();
     }
   });
+
+  it('the folder it was started with, still without a library: created there when asked', async () => {
+    const dir = path.join(root, 'later');
+    const e = await createEngine({ libraryDir: dir, embedder: { kind: 'none' } });
+    try {
+      expect(failure(await e.info()).code).toBe('LIBRARY_NOT_FOUND');
+      expect(failure(await e.openLibrary({ dir, create: false })).code).toBe('LIBRARY_NOT_FOUND');
+      expect(value(await e.openLibrary({ dir, create: true }))).toMatchObject({ created: true, info: { dir, files: 0 } });
+      expect(fs.existsSync(path.join(dir, 'library.json'))).toBe(true);
+    } finally {
+      await e.close();
+    }
+  });
 });
