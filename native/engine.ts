@@ -301,8 +301,8 @@ class LocalEngine implements Engine {
     const current = path.resolve(this.libraryDir);
     if (dir === current) {
       // The library this engine was started with, not opened yet (none there): create it when asked.
-      const absent = create && !this.local && !(await this.opening?.then(() => true, () => false));
-      if (absent) await prepareNewLibraryFolder(dir, null);
+      const unopened = create && !this.local && !(await this.opening?.then(() => true, () => false));
+      const absent = unopened && (await prepareNewLibraryFolder(dir, null)).kind === 'new';
       const local = await this.ensureOpen(create);
       if (create && isSampleLibrary(local.dir, local.store.getFiles())) {
         throw new EngineError('INVALID_INPUT', `${dir} is the fictional sample library. Choose another folder for your own library, for example ${path.join(path.dirname(dir), 'library')}.`);

@@ -295,5 +295,12 @@ describe('a library that failed to open at start', () => {
     } finally {
       await e.close();
     }
+    // Started on it again, before any other call: the library is there already, nothing is created.
+    const again = await createEngine({ libraryDir: dir, embedder: { kind: 'none' } });
+    try {
+      expect(value(await again.openLibrary({ dir, create: true }))).toMatchObject({ created: false, info: { dir } });
+    } finally {
+      await again.close();
+    }
   });
 });
