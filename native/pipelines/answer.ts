@@ -130,7 +130,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     const rest = termsBeyondCodes(standaloneQuery, matches);
     // A question that asks more than the code's meaning ("which setting do I raise?") follows the
     // record's remedy into the same documentation set, where the setting or check it names is explained.
-    const related = rest.length > 0 ? await relatedPassages(deps, standaloneQuery, matches[0] as CodeMatch, req.filters, hooks.signal) : [];
+    const related = rest.length > 0 ? await relatedPassages(deps, rest.join(' '), matches[0] as CodeMatch, req.filters, hooks.signal) : [];
     out = { ...codeAnswer(standaloneQuery, matches, related), question, standaloneQuery, refused: false };
   } else if (generator) {
     const tl = performance.now();

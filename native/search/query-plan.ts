@@ -139,10 +139,19 @@ export function splitClauses(query: string, opts: Pick<PlanOptions, 'minTopicTer
   }
   spans.push({ start: pos, end: text.length });
   const pieces = spans.filter((s) => text.slice(s.start, s.end).trim() !== '');
-  // Join pieces that are too thin to stand alone to their neighbour (the previous one, or the next).
-  const joined: { start: number; end: number }[] = [];
+  // Join pieces that are too thin to stand alone. A run of thin pieces that together keep enough
+  // topic terms is one question of its own ("…gives error 10, which other setting must be on and
+  // what number is it?": neither "which other setting must be on" nor "what number is it" stands
+  // alone, together they do); otherwise a thin piece joins its neighbour (the previous one, or the next).
   const thin = (s: { start: number; end: number }) => topicTerms(text.slice(s.start, s.end)).length < min;
+  const grouped: { start: number; end: number }[] = [];
   for (const p of pieces) {
+    const prev = grouped[grouped.length - 1];
+    if (prev !== undefined && thin(prev) && thin(p)) prev.end = p.end;
+    else grouped.push({ ...p });
+  }
+  const joined: { start: number; end: number }[] = [];
+  for (const p of grouped) {
     const prev = joined[joined.length - 1];
     if (prev !== undefined && (thin(p) || thin(prev))) prev.end = p.end;
     else joined.push({ ...p });

@@ -57,6 +57,16 @@ describe('splitClauses: cuts two-part questions at clause boundaries', () => {
     expect(splitClauses('lube pump fault on the mill, and what next?')).toEqual(['lube pump fault on the mill, and what next?']);
   });
 
+  it('thin pieces that together hold a topic are one question of their own', () => {
+    // Neither "which other setting must be on" nor "what number is it" stands alone; together they do.
+    expect(splitClauses('turning on the clamp guard gives error 10, which other setting must be on and what number is it?')).toEqual([
+      'turning on the clamp guard gives error 10',
+      'which other setting must be on and what number is it?',
+    ]);
+    // A run that stays thin still joins its neighbour.
+    expect(splitClauses('What is alarm 9 and what does it mean, and what next?')).toEqual(['What is alarm 9 and what does it mean, and what next?']);
+  });
+
   it('keeps at most three parts, the rest joined to the last', () => {
     const q = 'spindle belt slips - which tensioner bolt do I loosen - what torque for the motor plate - where is the belt part number';
     const parts = splitClauses(q);
