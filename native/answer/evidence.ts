@@ -84,6 +84,12 @@ export interface Evidence {
   missingNames: string[];
   /** Names that neither the matched code records nor the passages mention. */
   namesOutsideCodes: string[];
+  /**
+   * Model designations the library never uses, named with a code it defines and without an unknown
+   * brand ("alarm 1451 on our CR5"): taken as the technician's own name for the machine, so they do
+   * not veto the code; the answer says the manuals do not mention them.
+   */
+  ownModels: string[];
   /** Codes named in the question that a manual defines / that none defines. */
   definedCodes: string[];
   undefinedCodes: string[];
@@ -223,13 +229,20 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const count = (t: string): number | null => (input.vocabulary ? input.vocabulary(t) : null);
   // A name is unknown when the library's vocabulary lacks it; the top passages lacking it are not enough.
   const missingNames = names.filter((n) => !union.has(n) && (count(n) ?? 0) === 0);
+  // With a code the library defines, a bare model designation ("alarm 1451 on our CR5") that the
+  // library never uses, with no unknown brand beside it, is the technician's own name for the
+  // machine, not another vendor's product: it does not veto the code's record. An unknown brand
+  // ("Haas VF-2 alarm 108", "ABB IRB") or a model the library knows from other manuals still does,
+  // and without a code an unknown model still does (its passages are about some other machine).
+  const unknownBrand = missingNames.some((n) => !isModelDesignation(n));
+  const ownModels = unknownBrand || (input.codes?.matches.length ?? 0) === 0 ? [] : missingNames.filter(isModelDesignation);
   const termCover = Object.fromEntries(terms.map((t) => [t, tokenSets.flatMap((set, i) => (covered(t, alternatives.get(t), set) ? [i] : []))]));
   const passageSources = input.hits.slice(0, PRESENCE_DEPTH).map((h) => sourceOf(h.file));
   const matches = input.codes?.matches ?? [];
   // A name the question gives must fit the code's manual too ("Haas alarm 1" is not Grbl's alarm 1).
   const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
   // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit.)
-  const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n));
+  const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n) && !ownModels.includes(n));
   // One code path: the fault-code module says which named codes the lookup answered, as typed.
   const check = checkCodes(input.question, input.codes);
   const definedCodes = check.defined;
@@ -256,11 +269,17 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     names,
     missingNames,
     namesOutsideCodes,
+    ownModels,
     definedCodes,
     undefinedCodes,
     agreement,
     words: Object.fromEntries(words),
   };
+}
+
+/** A name made of letters and digits ("cr5", "vf2", "mk4"), as analyze() writes it: a model, not a brand. */
+function isModelDesignation(name: string): boolean {
+  return /\p{L}/u.test(name) && /\p{N}/u.test(name);
 }
 
 /** The documentation set a passage belongs to: the top folder of its file (the file itself at the root). */

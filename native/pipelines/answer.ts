@@ -143,7 +143,14 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     if (generatorError && prefer !== 'extractive') out.fallbackReason = `The language model could not be used: ${generatorError}`;
     else if (prefer === 'generative') out.fallbackReason = 'No language model is installed; the answer quotes the manuals instead.';
   }
+  if (!out.refused && evidence.ownModels.length > 0) out = { ...out, answer: `${modelCaveat(evidence)}\n\n${out.answer}` };
   return { ...out, safety: await withReferencedSafety((r) => deps.retrieve(r, hooks.signal), out.citations, req.filters), ms: round2(performance.now() - t0 - t.llmMs) };
+}
+
+/** Said first when the question names a model that no installed manual mentions ("our CR5"). */
+function modelCaveat(ev: Evidence): string {
+  const names = ev.ownModels.map((n) => `"${ev.words[n] ?? n}"`).join(', ');
+  return `The installed manuals do not mention ${names}; check that the manual cited below is the one for your machine.`;
 }
 
 function validateQuestion(q: unknown): string {

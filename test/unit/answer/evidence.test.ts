@@ -148,6 +148,17 @@ describe('gate on names the library knows', () => {
     const ev = collectEvidence({ question: 'PBC-7 alarm 1', hits: PASSAGES, codes: { ...noCodes, detected: ['alarm:1'], matches: [alarm1] }, vocabulary: lib });
     expect(gate(ev, PASSAGES.length)).toMatchObject({ answer: false, rule: 'code-other-scope' });
   });
+  it("a defined code answers for a bare model designation the library never uses (the technician's own name for the machine)", () => {
+    const lib = vocabularyOf(PASSAGES.map((h) => h.text));
+    const ev = collectEvidence({ question: 'alarm 1 on our HX7 what do i do', hits: PASSAGES, codes: { ...noCodes, detected: ['alarm:1'], matches: [alarm1] }, vocabulary: lib });
+    expect(ev.ownModels).toEqual(['hx7']);
+    expect(gate(ev, PASSAGES.length)).toMatchObject({ answer: true, rule: 'code-defined' });
+    // An unknown brand beside it, or no code at all, still refuses.
+    const brand = collectEvidence({ question: 'alarm 1 on our Haas HX7', hits: PASSAGES, codes: { ...noCodes, detected: ['alarm:1'], matches: [alarm1] }, vocabulary: lib });
+    expect(gate(brand, PASSAGES.length)).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    const noCode = collectEvidence({ question: 'HX7 hydraulic oil change interval', hits: PASSAGES, codes: noCodes, vocabulary: lib });
+    expect(gate(noCode, PASSAGES.length)).toMatchObject({ answer: false, rule: 'unknown-name' });
+  });
 });
 
 describe('gate on colloquial phrasing', () => {
