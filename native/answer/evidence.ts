@@ -21,6 +21,7 @@
 import type { CodeLookupResponse, SearchHit } from '../contract/api.js';
 import { checkCodes } from '../fault-codes/check.js';
 import { detectCodes } from '../fault-codes/detect.js';
+import { quotedMessages } from '../search/query-plan.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
 
 /** Question words that say what kind of answer is wanted, not what it is about (stemmed like the rest). */
@@ -90,6 +91,11 @@ export interface Evidence {
    * not veto the code; the answer says the manuals do not mention them.
    */
   ownModels: string[];
+  /**
+   * A message the question quotes ("shows 'Driver 0 error: phase A may be disconnected'") that no
+   * top passage holds most of the words of; null when it quotes none, or one the passages hold.
+   */
+  unmatchedMessage: string | null;
   /** Codes named in the question that a manual defines / that none defines. */
   definedCodes: string[];
   undefinedCodes: string[];
@@ -270,11 +276,35 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     missingNames,
     namesOutsideCodes,
     ownModels,
+    unmatchedMessage: unmatchedMessage(input.question, tokenSets),
     definedCodes,
     undefinedCodes,
     agreement,
     words: Object.fromEntries(words),
   };
+}
+
+/**
+ * Words of a quoted message that must stand in one passage, as a share of its content terms (numbers
+ * aside: "Driver 0" or "Driver 2" is the same message). All of up to four words, all but one of five.
+ */
+export const MESSAGE_COVERAGE = 0.8;
+/** A quote with fewer content terms than this is a word or a code, not a message: other rules judge it. */
+export const MESSAGE_MIN_TERMS = 3;
+
+/**
+ * The first quoted message no top passage holds: a display or log message is written in the manual
+ * that explains it, so a message none of the best passages shows most of the words of belongs to
+ * some other product ("Duet 3 board shows 'Driver 0 error: phase A may be disconnected'").
+ */
+function unmatchedMessage(question: string, passages: Set<string>[]): string | null {
+  for (const msg of quotedMessages(question)) {
+    const terms = [...new Set(contentTerms(msg))].filter((t) => !/^\d+$/.test(t));
+    if (terms.length < MESSAGE_MIN_TERMS) continue;
+    const best = Math.max(0, ...passages.map((set) => terms.filter((t) => set.has(t)).length / terms.length));
+    if (best < MESSAGE_COVERAGE) return msg;
+  }
+  return null;
 }
 
 /** A name made of letters and digits ("cr5", "vf2", "mk4"), as analyze() writes it: a model, not a brand. */
@@ -336,7 +366,7 @@ export interface GateDecision {
   /** Why, in the technician's words (used in the refusal). */
   reason: string;
   /** Short machine-readable cause, for evaluation and logs. */
-  rule: 'code-defined' | 'code-other-scope' | 'code-undefined' | 'no-passages' | 'unknown-name' | 'unknown-terms' | 'low-coverage' | 'covered';
+  rule: 'code-defined' | 'code-other-scope' | 'code-undefined' | 'no-passages' | 'unknown-message' | 'unknown-name' | 'unknown-terms' | 'low-coverage' | 'covered';
 }
 
 export type GateThresholds = typeof GATE;
@@ -377,6 +407,9 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
     return { answer: false, reason: `No installed manual defines ${ev.undefinedCodes.map((k) => ev.words[k] ?? displayKey(k)).join(', ')}.`, rule: 'code-undefined' };
   }
   if (hitCount === 0) return { answer: false, reason: 'Nothing in the installed manuals matches the question.', rule: 'no-passages' };
+  if (ev.unmatchedMessage !== null) {
+    return { answer: false, reason: `No installed manual shows the message "${ev.unmatchedMessage}".`, rule: 'unknown-message' };
+  }
   if (ev.missingNames.length > 0) {
     return { answer: false, reason: `The installed manuals do not mention ${quoteList(ev.missingNames, ev.words)}.`, rule: 'unknown-name' };
   }

@@ -24,7 +24,7 @@ import type { LibraryStore } from '../store/library-store.js';
 import { allowedFiles } from '../store/filters.js';
 import { detectLang } from '../text/lang.js';
 import { fuseSourceHits, mergeCodeLookups } from './fuse.js';
-import { hybridSearch, type QueryEmbedder, type SearchableStore } from './hybrid.js';
+import { hybridSearch, toHit, type QueryEmbedder, type SearchableStore } from './hybrid.js';
 import { appendMissing, boostScope, demoteSiblingRows, interleave } from './interleave.js';
 import { inScope, matchNames, type NameIndex, type NameScope } from './name-index.js';
 import { planQuery, type PlanPart } from './query-plan.js';
@@ -34,7 +34,7 @@ import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from './settings.j
 export interface RetrievalSource {
   /** Pack id; null for the local library. */
   pack: string | null;
-  store: SearchableStore & Pick<LibraryStore, 'getFiles' | 'termCounts'>;
+  store: SearchableStore & Pick<LibraryStore, 'getFiles' | 'termCounts' | 'findText'>;
   codes: Pick<CodeIndex, 'lookup'> | null;
   embedder: QueryEmbedder | null;
   /** The library's known names (built once, kept by the Library); absent: no scoping. */
@@ -152,10 +152,12 @@ export async function retrieve(
     const partSources: { pack: string | null; hits: SearchHit[] }[] = [];
     for (const { src, matches, scope, notCodeRow } of perSource) {
       const own = matches.filter((m) => part.codes.some((c) => definitions.matchesOf(c, m)));
-      const rel = own.length > 0 ? own : part.reason === 'code' ? [] : matches;
+      const rel = own.length > 0 ? own : part.reason === 'connective' ? matches : [];
       const related = rel.length > 0 ? { text: relatedText(rel), boost: settings.relatedBoost } : undefined;
       const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k }, { signal, related, keyword: settings.keyword });
-      let hits = demoteSiblingRows(res.hits.filter(notCodeRow), new Set(matches.map((m) => m.file)));
+      // A quoted message: the passages that show it as written come first.
+      const shown = part.reason === 'message' ? sameLanguageFirst((await src.store.findText(part.query, k, req.filters)).map(toHit), lang) : [];
+      let hits = demoteSiblingRows(appendMissing(shown, res.hits, (h) => h.chunkId).filter(notCodeRow), new Set(matches.map((m) => m.file)));
       if (scope) hits = boostScope(hits, (h) => inScope(scope, h.file));
       partSources.push({ pack: src.pack, hits });
       signal?.throwIfAborted();
@@ -326,6 +328,11 @@ function codeScope(matches: CodeMatch[]): NameScope | null {
   const prefixes = [...new Set(matches.filter((m) => m.file.includes('/')).map((m) => m.file.split('/')[0] as string))];
   const files = [...new Set(matches.filter((m) => !m.file.includes('/')).map((m) => m.file))];
   return { names: [], files, prefixes };
+}
+
+/** Hits in the question's language first (a quoted English message is also quoted in its translations), order kept. */
+function sameLanguageFirst(hits: SearchHit[], lang: Lang): SearchHit[] {
+  return [...hits.filter((h) => h.lang === lang), ...hits.filter((h) => h.lang !== lang)];
 }
 
 function relatedText(matches: CodeMatch[]): string {

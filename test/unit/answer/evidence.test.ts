@@ -63,6 +63,14 @@ describe('gate', () => {
     const { d } = decide('servo tuning gain oil', [PASSAGES[1]!, PASSAGES[2]!].map((h) => ({ ...h, text: h.text.replace(/oil|servo/g, 'x') })));
     expect(d.answer).toBe(false);
   });
+  it('refuses a quoted message that no top passage shows most of the words of', () => {
+    const shown = hit('If the display shows "Hydraulic pressure low - check pump", stop the press and check the oil level.');
+    const ok = decide("press shows 'hydraulic pressure low, check pump'", [shown, ...PASSAGES]);
+    expect(ok.ev.unmatchedMessage).toBeNull();
+    const other = decide("press shows 'accumulator precharge lost on valve block'", [shown, ...PASSAGES]);
+    expect(other.d).toMatchObject({ answer: false, rule: 'unknown-message' });
+    expect(other.d.reason).toBe('No installed manual shows the message "accumulator precharge lost on valve block".');
+  });
   it('refuses with no passages at all', () => {
     expect(decide('hydraulic oil', []).d).toMatchObject({ answer: false, rule: 'no-passages' });
   });
