@@ -21,6 +21,7 @@
 import type { CodeLookupResponse, SearchHit } from '../contract/api.js';
 import { checkCodes } from '../fault-codes/check.js';
 import { detectCodes } from '../fault-codes/detect.js';
+import { quotedMessages } from '../search/query-plan.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
 
 /** Question words that say what kind of answer is wanted, not what it is about (stemmed like the rest). */
@@ -84,6 +85,17 @@ export interface Evidence {
   missingNames: string[];
   /** Names that neither the matched code records nor the passages mention. */
   namesOutsideCodes: string[];
+  /**
+   * Model designations the library never uses, named with a code it defines and without an unknown
+   * brand ("alarm 1451 on our CR5"): taken as the technician's own name for the machine, so they do
+   * not veto the code; the answer says the manuals do not mention them.
+   */
+  ownModels: string[];
+  /**
+   * A message the question quotes ("shows 'Driver 0 error: phase A may be disconnected'") that no
+   * top passage holds most of the words of; null when it quotes none, or one the passages hold.
+   */
+  unmatchedMessage: string | null;
   /** Codes named in the question that a manual defines / that none defines. */
   definedCodes: string[];
   undefinedCodes: string[];
@@ -223,13 +235,20 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const count = (t: string): number | null => (input.vocabulary ? input.vocabulary(t) : null);
   // A name is unknown when the library's vocabulary lacks it; the top passages lacking it are not enough.
   const missingNames = names.filter((n) => !union.has(n) && (count(n) ?? 0) === 0);
+  // With a code the library defines, a bare model designation ("alarm 1451 on our CR5") that the
+  // library never uses, with no unknown brand beside it, is the technician's own name for the
+  // machine, not another vendor's product: it does not veto the code's record. An unknown brand
+  // ("Haas VF-2 alarm 108", "ABB IRB") or a model the library knows from other manuals still does,
+  // and without a code an unknown model still does (its passages are about some other machine).
+  const unknownBrand = missingNames.some((n) => !isModelDesignation(n));
+  const ownModels = unknownBrand || (input.codes?.matches.length ?? 0) === 0 ? [] : missingNames.filter(isModelDesignation);
   const termCover = Object.fromEntries(terms.map((t) => [t, tokenSets.flatMap((set, i) => (covered(t, alternatives.get(t), set) ? [i] : []))]));
   const passageSources = input.hits.slice(0, PRESENCE_DEPTH).map((h) => sourceOf(h.file));
   const matches = input.codes?.matches ?? [];
   // A name the question gives must fit the code's manual too ("Haas alarm 1" is not Grbl's alarm 1).
   const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
   // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit.)
-  const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n));
+  const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n) && !ownModels.includes(n));
   // One code path: the fault-code module says which named codes the lookup answered, as typed.
   const check = checkCodes(input.question, input.codes);
   const definedCodes = check.defined;
@@ -256,11 +275,41 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     names,
     missingNames,
     namesOutsideCodes,
+    ownModels,
+    unmatchedMessage: unmatchedMessage(input.question, tokenSets),
     definedCodes,
     undefinedCodes,
     agreement,
     words: Object.fromEntries(words),
   };
+}
+
+/**
+ * Words of a quoted message that must stand in one passage, as a share of its content terms (numbers
+ * aside: "Driver 0" or "Driver 2" is the same message). All of up to four words, all but one of five.
+ */
+export const MESSAGE_COVERAGE = 0.8;
+/** A quote with fewer content terms than this is a word or a code, not a message: other rules judge it. */
+export const MESSAGE_MIN_TERMS = 3;
+
+/**
+ * The first quoted message no top passage holds: a display or log message is written in the manual
+ * that explains it, so a message none of the best passages shows most of the words of belongs to
+ * some other product ("Duet 3 board shows 'Driver 0 error: phase A may be disconnected'").
+ */
+function unmatchedMessage(question: string, passages: Set<string>[]): string | null {
+  for (const msg of quotedMessages(question)) {
+    const terms = [...new Set(contentTerms(msg))].filter((t) => !/^\d+$/.test(t));
+    if (terms.length < MESSAGE_MIN_TERMS) continue;
+    const best = Math.max(0, ...passages.map((set) => terms.filter((t) => set.has(t)).length / terms.length));
+    if (best < MESSAGE_COVERAGE) return msg;
+  }
+  return null;
+}
+
+/** A name made of letters and digits ("cr5", "vf2", "mk4"), as analyze() writes it: a model, not a brand. */
+function isModelDesignation(name: string): boolean {
+  return /\p{L}/u.test(name) && /\p{N}/u.test(name);
 }
 
 /** The documentation set a passage belongs to: the top folder of its file (the file itself at the root). */
@@ -317,7 +366,7 @@ export interface GateDecision {
   /** Why, in the technician's words (used in the refusal). */
   reason: string;
   /** Short machine-readable cause, for evaluation and logs. */
-  rule: 'code-defined' | 'code-other-scope' | 'code-undefined' | 'no-passages' | 'unknown-name' | 'unknown-terms' | 'low-coverage' | 'covered';
+  rule: 'code-defined' | 'code-other-scope' | 'code-undefined' | 'no-passages' | 'unknown-message' | 'unknown-name' | 'unknown-terms' | 'low-coverage' | 'covered';
 }
 
 export type GateThresholds = typeof GATE;
@@ -358,6 +407,9 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
     return { answer: false, reason: `No installed manual defines ${ev.undefinedCodes.map((k) => ev.words[k] ?? displayKey(k)).join(', ')}.`, rule: 'code-undefined' };
   }
   if (hitCount === 0) return { answer: false, reason: 'Nothing in the installed manuals matches the question.', rule: 'no-passages' };
+  if (ev.unmatchedMessage !== null) {
+    return { answer: false, reason: `No installed manual shows the message "${ev.unmatchedMessage}".`, rule: 'unknown-message' };
+  }
   if (ev.missingNames.length > 0) {
     return { answer: false, reason: `The installed manuals do not mention ${quoteList(ev.missingNames, ev.words)}.`, rule: 'unknown-name' };
   }

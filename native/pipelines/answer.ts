@@ -130,7 +130,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     const rest = termsBeyondCodes(standaloneQuery, matches);
     // A question that asks more than the code's meaning ("which setting do I raise?") follows the
     // record's remedy into the same documentation set, where the setting or check it names is explained.
-    const related = rest.length > 0 ? await relatedPassages(deps, standaloneQuery, matches[0] as CodeMatch, req.filters, hooks.signal) : [];
+    const related = rest.length > 0 ? await relatedPassages(deps, rest.join(' '), matches[0] as CodeMatch, req.filters, hooks.signal) : [];
     out = { ...codeAnswer(standaloneQuery, matches, related), question, standaloneQuery, refused: false };
   } else if (generator) {
     const tl = performance.now();
@@ -143,7 +143,14 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     if (generatorError && prefer !== 'extractive') out.fallbackReason = `The language model could not be used: ${generatorError}`;
     else if (prefer === 'generative') out.fallbackReason = 'No language model is installed; the answer quotes the manuals instead.';
   }
+  if (!out.refused && evidence.ownModels.length > 0) out = { ...out, answer: `${modelCaveat(evidence)}\n\n${out.answer}` };
   return { ...out, safety: await withReferencedSafety((r) => deps.retrieve(r, hooks.signal), out.citations, req.filters), ms: round2(performance.now() - t0 - t.llmMs) };
+}
+
+/** Said first when the question names a model that no installed manual mentions ("our CR5"). */
+function modelCaveat(ev: Evidence): string {
+  const names = ev.ownModels.map((n) => `"${ev.words[n] ?? n}"`).join(', ');
+  return `The installed manuals do not mention ${names}; check that the manual cited below is the one for your machine.`;
 }
 
 function validateQuestion(q: unknown): string {

@@ -11,12 +11,6 @@ export interface InterleaveOptions<T> {
   wholeFirst?: boolean;
   /** Length of the result (default: everything). */
   k?: number;
-  /**
-   * Leave out a part the whole question already answers: one whose first `depth` hits include one
-   * of the whole list's first `top` (default: no part is left out). When every part is covered the
-   * whole list comes back unchanged.
-   */
-  skipCovered?: { depth: number; top: number };
 }
 
 /**
@@ -34,12 +28,10 @@ export function interleave<T>(parts: T[][], whole: T[], opts: InterleaveOptions<
     const id = idOf(h);
     if (!wholeRank.has(id)) wholeRank.set(id, i);
   });
-  const cover = opts.skipCovered;
-  const open = cover
-    ? parts.filter((p) => !p.slice(0, cover.depth).some((h) => (wholeRank.get(idOf(h)) ?? Infinity) < cover.top))
-    : parts;
-  if (open.length === 0) return whole.slice(0, k);
-  const lists = opts.wholeFirst ? [whole, ...open] : open;
+  // Every part takes part, even one whose first hit the whole question also found: a part's first hit
+  // may be a neighbour of the other part's answer (measured: leaving such parts out lost the second
+  // passage of two-part questions and gained nothing elsewhere).
+  const lists = opts.wholeFirst ? [whole, ...parts] : parts;
   const out: T[] = [];
   const taken = new Set<string>();
   const longest = Math.max(...lists.map((l) => l.length));
@@ -111,4 +103,15 @@ export function appendMissing<T>(hits: T[], extra: T[], idOf: (hit: T) => string
     out.push(h);
   }
   return out;
+}
+
+/**
+ * The other rows of a named code's table after everything else: a question about alarm 8 is not
+ * answered by the definitions of alarms 9 and 6, which share its words ("Homing fail") and would
+ * otherwise take the places of the passages that explain alarm 8 further. Order is kept on each side.
+ */
+export function demoteSiblingRows<T extends { kind: string; file: string }>(hits: T[], codeFiles: ReadonlySet<string>): T[] {
+  if (codeFiles.size === 0) return hits;
+  const sibling = (h: T) => h.kind === 'table-row' && codeFiles.has(h.file);
+  return [...hits.filter((h) => !sibling(h)), ...hits.filter(sibling)];
 }

@@ -21,6 +21,8 @@
  *   product names the question mentions, see name-index.ts), because "which setting do I raise"
  *   alone no longer says which machine or which alarm.
  *
+ * - A quoted message of three or more topic terms is one more part: the message alone.
+ *
  * A question that is one part gives `parts: []`: search the whole question as today.
  */
 import { detectCodes, type DetectedCode } from '../fault-codes/detect.js';
@@ -31,7 +33,7 @@ export const MIN_TOPIC_TERMS = 2;
 /** At most this many parts; a longer question keeps its first parts and the rest joined to the last. */
 export const MAX_PARTS = 3;
 
-export type PartReason = 'connective' | 'code';
+export type PartReason = 'connective' | 'code' | 'message';
 
 export interface PlanPart {
   /** What to search for this part (the clause plus inherited context). */
@@ -139,10 +141,19 @@ export function splitClauses(query: string, opts: Pick<PlanOptions, 'minTopicTer
   }
   spans.push({ start: pos, end: text.length });
   const pieces = spans.filter((s) => text.slice(s.start, s.end).trim() !== '');
-  // Join pieces that are too thin to stand alone to their neighbour (the previous one, or the next).
-  const joined: { start: number; end: number }[] = [];
+  // Join pieces that are too thin to stand alone. A run of thin pieces that together keep enough
+  // topic terms is one question of its own ("…gives error 10, which other setting must be on and
+  // what number is it?": neither "which other setting must be on" nor "what number is it" stands
+  // alone, together they do); otherwise a thin piece joins its neighbour (the previous one, or the next).
   const thin = (s: { start: number; end: number }) => topicTerms(text.slice(s.start, s.end)).length < min;
+  const grouped: { start: number; end: number }[] = [];
   for (const p of pieces) {
+    const prev = grouped[grouped.length - 1];
+    if (prev !== undefined && thin(prev) && thin(p)) prev.end = p.end;
+    else grouped.push({ ...p });
+  }
+  const joined: { start: number; end: number }[] = [];
+  for (const p of grouped) {
     const prev = joined[joined.length - 1];
     if (prev !== undefined && (thin(p) || thin(prev))) prev.end = p.end;
     else joined.push({ ...p });
@@ -161,6 +172,20 @@ const strongCodes = (text: string) => detectCodes(text).filter((c) => c.strength
  * one part per clause; `parts: []` when it is one part.
  */
 export function planQuery(query: string, opts: PlanOptions = {}): QueryPlan {
+  const plan = planParts(query, opts);
+  // A quoted message is also searched on its own: the passage that shows it is what the technician
+  // is asking about, whatever else the question says ("klipper says 'Move out of range' when homing").
+  const messages = quotedMessages(plan.query)
+    .filter((m) => topicTerms(m).length >= MIN_MESSAGE_TERMS)
+    .filter((m) => !plan.parts.some((p) => p.clause === m))
+    .map((m): PlanPart => ({ query: m, clause: m, reason: 'message', codes: [] }));
+  return messages.length > 0 ? { query: plan.query, parts: [...plan.parts, ...messages].slice(0, (opts.maxParts ?? MAX_PARTS) + 1) } : plan;
+}
+
+/** Topic terms a quoted message needs to be searched on its own (fewer: a word or a code, which the rest handles). */
+export const MIN_MESSAGE_TERMS = 3;
+
+function planParts(query: string, opts: PlanOptions): QueryPlan {
   const text = query.trim();
   const detect = opts.detect ?? strongCodes;
   const codes = detect(text);
@@ -238,4 +263,18 @@ function withContext(part: string, context: string[]): string {
     add.push(c);
   }
   return add.length ? `${add.join(' ')} ${part}` : part;
+}
+
+/**
+ * Messages the question quotes: text between straight quotes that open after a space (or the start)
+ * and close before a space, punctuation or the end, so apostrophes ("won't", "it's") are never
+ * quotes; or between “…”, 「…」, 『…』, which are never apostrophes.
+ */
+export function quotedMessages(question: string): string[] {
+  // Straight quotes, backticks and ‘…’ can be apostrophes: only at word boundaries. Brackets and “…” always quote.
+  const bounded = /(?:^|[\s(:：])(['"‘`])([^'"’`]{3,}?)['"’`](?=$|[\s.,;:!?)，。？！])/gu;
+  const paired = /[“「『]([^”」』]{2,}?)[”」』]/gu;
+  const found = [...question.matchAll(bounded)].map((m) => ({ at: m.index, text: m[2] ?? '' }));
+  for (const m of question.matchAll(paired)) if (!found.some((f) => f.text.includes(m[1] ?? ''))) found.push({ at: m.index, text: m[1] ?? '' });
+  return found.sort((a, b) => a.at - b.at).map((f) => f.text.trim()).filter(Boolean);
 }

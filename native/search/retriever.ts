@@ -7,7 +7,9 @@
  * needs one call.
  *
  * A question that names a product the library knows (name-index.ts) prefers that product's
- * manuals (boostScope, with a search inside its folder for candidates). A two-part question
+ * manuals (boostScope, with a search inside its folder for candidates); one that names no product
+ * but a code prefers the manuals of the folder that defines the code. The other rows of a named
+ * code's table (other codes, same words) come after the passages that explain it. A two-part question
  * (query-plan.ts) is also searched part by part, each part carrying the detected codes' meanings
  * from the one code lookup, and the part lists are interleaved with the whole question's so that
  * every part reaches the top five. Leading code hits are capped at one per code the question
@@ -22,8 +24,8 @@ import type { LibraryStore } from '../store/library-store.js';
 import { allowedFiles } from '../store/filters.js';
 import { detectLang } from '../text/lang.js';
 import { fuseSourceHits, mergeCodeLookups } from './fuse.js';
-import { hybridSearch, type QueryEmbedder, type SearchableStore } from './hybrid.js';
-import { appendMissing, boostScope, interleave } from './interleave.js';
+import { hybridSearch, toHit, type QueryEmbedder, type SearchableStore } from './hybrid.js';
+import { appendMissing, boostScope, demoteSiblingRows, interleave } from './interleave.js';
 import { inScope, matchNames, type NameIndex, type NameScope } from './name-index.js';
 import { planQuery, type PlanPart } from './query-plan.js';
 import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from './settings.js';
@@ -32,7 +34,7 @@ import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from './settings.j
 export interface RetrievalSource {
   /** Pack id; null for the local library. */
   pack: string | null;
-  store: SearchableStore & Pick<LibraryStore, 'getFiles' | 'termCounts'>;
+  store: SearchableStore & Pick<LibraryStore, 'getFiles' | 'termCounts' | 'findText'>;
   codes: Pick<CodeIndex, 'lookup'> | null;
   embedder: QueryEmbedder | null;
   /** The library's known names (built once, kept by the Library); absent: no scoping. */
@@ -115,7 +117,8 @@ export async function retrieve(
     if (found) codeParts.push({ pack: src.pack, res: found });
     const matches = found?.matches ?? [];
     const mine = toCodeHits(matches, lang).map((h) => (src.pack === null ? h : { ...h, pack: src.pack }));
-    const scope = src.names ? matchNames(await src.names(), query) : null;
+    // A named product scopes the passages; else the codes the question names do (their manuals' folder).
+    const scope = (src.names ? matchNames(await src.names(), query) : null) ?? codeScope(matches);
     // A question that names a code is about what the code means: its definition's words find the
     // passages that explain it further (the setting to change, the part to check).
     const related = matches.length > 0 ? { text: relatedText(matches), boost: settings.relatedBoost } : undefined;
@@ -124,12 +127,13 @@ export async function retrieve(
     // (A list item's record quotes its bullet; the passage's text has none.)
     const rowTexts = mine.map((c) => ({ file: c.file, text: c.text.replace(/^[*+-]\s+/, '') }));
     const notCodeRow = (h: SearchHit) => !rowTexts.some((c) => c.file === h.file && h.text.includes(c.text));
+    const codeFiles = new Set(matches.map((m) => m.file));
     codeHits.push(...mine);
     let passages = res.hits.filter(notCodeRow);
     if (scope) passages = await scoped(src, { ...req, query, k }, scope, passages, related, settings, signal);
-    lists.push({ pack: src.pack, hits: passages.filter(notCodeRow).slice(0, k) });
-    kwLists.push({ pack: src.pack, hits: res.rankings.keyword.slice(0, depth).filter(notCodeRow) });
-    vecLists.push({ pack: src.pack, hits: res.rankings.vector.slice(0, depth).filter(notCodeRow) });
+    lists.push({ pack: src.pack, hits: demoteSiblingRows(passages.filter(notCodeRow), codeFiles).slice(0, k) });
+    kwLists.push({ pack: src.pack, hits: demoteSiblingRows(res.rankings.keyword.filter(notCodeRow), codeFiles).slice(0, depth) });
+    vecLists.push({ pack: src.pack, hits: demoteSiblingRows(res.rankings.vector.filter(notCodeRow), codeFiles).slice(0, depth) });
     perSource.push({ src, matches, scope, notCodeRow });
     if (mode === null || mode === 'keyword') mode = res.mode;
     signal?.throwIfAborted();
@@ -148,10 +152,12 @@ export async function retrieve(
     const partSources: { pack: string | null; hits: SearchHit[] }[] = [];
     for (const { src, matches, scope, notCodeRow } of perSource) {
       const own = matches.filter((m) => part.codes.some((c) => definitions.matchesOf(c, m)));
-      const rel = own.length > 0 ? own : part.reason === 'code' ? [] : matches;
+      const rel = own.length > 0 ? own : part.reason === 'connective' ? matches : [];
       const related = rel.length > 0 ? { text: relatedText(rel), boost: settings.relatedBoost } : undefined;
       const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k }, { signal, related, keyword: settings.keyword });
-      let hits = res.hits.filter(notCodeRow);
+      // A quoted message: the passages that show it as written come first.
+      const shown = part.reason === 'message' ? sameLanguageFirst((await src.store.findText(part.query, k, req.filters)).map(toHit), lang) : [];
+      let hits = demoteSiblingRows(appendMissing(shown, res.hits, (h) => h.chunkId).filter(notCodeRow), new Set(matches.map((m) => m.file)));
       if (scope) hits = boostScope(hits, (h) => inScope(scope, h.file));
       partSources.push({ pack: src.pack, hits });
       signal?.throwIfAborted();
@@ -160,7 +166,7 @@ export async function retrieve(
     partLists.push(fused);
     parts.push({ clause: part.clause, query: part.query, reason: part.reason, hits: fused.slice(0, depth) });
   }
-  const passages = interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true, skipCovered: { depth: 1, top: depth } });
+  const passages = interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true });
 
   // A two-part question (two codes, or a code and a second question) keeps one code hit per code
   // ahead of the passages, so each part's passage reaches the top five; a one-part question keeps all.
@@ -243,7 +249,9 @@ function codeDefinitions(query: string, codes: CodeLookupResponse) {
   const byDetected: Record<string, string> = {};
   for (const [planKey, key] of lookupKeyOf) {
     const m = codes.matches.find((x) => x.key === key);
-    if (m) byDetected[planKey] = [m.title, m.cause, m.remedy].filter(Boolean).join(' ');
+    // The description when the record has no cause or remedy of its own (a register list's
+    // "36 - motor not configured - the calibration has not been run").
+    if (m) byDetected[planKey] = [m.title, ...(m.cause || m.remedy ? [m.cause, m.remedy] : [m.description])].filter(Boolean).join(' ');
   }
   return {
     byDetected,
@@ -308,6 +316,23 @@ function toCodeHits(matches: CodeMatch[], lang: Lang): SearchHit[] {
     lang: m.lang ?? 'en',
     chunkId: `code:${m.key}:${m.file}:${i}`,
   }));
+}
+
+/**
+ * The documentation set of the codes a question names: the top folder of each defining file (the
+ * machine's or vendor's manuals), or the file itself when it sits at the library's top. "error 10,
+ * which other setting must be on" names no machine, but the code's record does.
+ */
+function codeScope(matches: CodeMatch[]): NameScope | null {
+  if (matches.length === 0) return null;
+  const prefixes = [...new Set(matches.filter((m) => m.file.includes('/')).map((m) => m.file.split('/')[0] as string))];
+  const files = [...new Set(matches.filter((m) => !m.file.includes('/')).map((m) => m.file))];
+  return { names: [], files, prefixes };
+}
+
+/** Hits in the question's language first (a quoted English message is also quoted in its translations), order kept. */
+function sameLanguageFirst(hits: SearchHit[], lang: Lang): SearchHit[] {
+  return [...hits.filter((h) => h.lang === lang), ...hits.filter((h) => h.lang !== lang)];
 }
 
 function relatedText(matches: CodeMatch[]): string {

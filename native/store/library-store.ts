@@ -359,6 +359,32 @@ export class LibraryStore {
     return countTerms(this.chunksTable, this.files.values(), terms, (r) => this.isCommitted(r));
   }
 
+  /**
+   * Passages that contain a text as written (case and the punctuation or spaces between its words
+   * aside), in library order: a quoted display message, which BM25 over common words ("Move out of
+   * range") ranks below passages that merely share them. A scan of the text column, so callers use it
+   * for a short quoted message, not for every query.
+   */
+  async findText(text: string, limit: number, filters?: SearchFilters): Promise<ScoredChunk[]> {
+    this.ensureOpen();
+    const tbl = this.chunksTable;
+    const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+    if (!tbl || limit <= 0 || words.length === 0) return [];
+    const where = this.searchWhere(filters);
+    if (where === null) return [];
+    // ILIKE with the words joined by '%' narrows the scan (LIKE's own wildcards cannot occur in a
+    // word); the exact check (only punctuation or spaces between the words) is done here.
+    const like = `text ILIKE ${sqlString(`%${words.join('%')}%`)}`;
+    const exact = new RegExp(words.join('[^\\p{L}\\p{N}]+'), 'iu');
+    const rows = (await tbl
+      .query()
+      .where(where ? `(${where}) AND ${like}` : like)
+      .select([...CHUNK_COLUMNS])
+      .limit(4 * limit + 10)
+      .toArray()) as Record<string, unknown>[];
+    return this.committedHits(rows.filter((r) => exact.test(String(r.text))), () => 1, limit);
+  }
+
   /** Nearest chunks by cosine similarity. */
   async vectorSearch(v: Float32Array, k: number, filters?: SearchFilters): Promise<ScoredChunk[]> {
     this.ensureOpen();

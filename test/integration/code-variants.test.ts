@@ -112,6 +112,16 @@ describe('property: every generated code record is answered, as typed in several
         expect(failures).toEqual([]);
         expect(cases.length).toBeGreaterThan(15);
       }, 120_000);
+
+      it('a code asked with a machine model no manual mentions is answered, and the answer says so', async () => {
+        const c = cases[0] as Case;
+        const res = value(await engine.ask({ question: `${c.typed[0]} on our ZX9 what do i do`, prefer: 'extractive' }));
+        expect(res.refused).toBe(false);
+        expect(res.citations.some((x) => x.file === c.file && x.chunkId.startsWith('code:'))).toBe(true);
+        expect(res.answer.split('\n')[0]).toBe('The installed manuals do not mention "ZX9"; check that the manual cited below is the one for your machine.');
+        // With a brand the library never mentions, it is another vendor's code: refused.
+        expect(value(await engine.ask({ question: `Haas ZX9 ${c.typed[0]}`, prefer: 'extractive' })).refused).toBe(true);
+      }, 60_000);
     });
   }
   afterAll(() => cleanupTemp());

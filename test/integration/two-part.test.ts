@@ -35,6 +35,18 @@ beforeAll(async () => {
     path.join(docs, 'zentra', 'pump-notes.md'),
     `# Zentra pump notes\n\n## Priming the pump\n\nZentra pumps prime by themselves once the suction hose is below the tank level.\n`,
   );
+  // A code table whose rows share their words ("Clamp fail"), the settings page its remedy points
+  // to, and another product's page with the same setting words.
+  const rows = Array.from({ length: 8 }, (_, i) => `"${i + 1}","Clamp fail","Clamp fail. ${['Clamp sensor did not switch in time. Raise the clamp timeout setting.', 'Clamp pressure dropped. Raise the clamp pressure setting.', 'Reset during an active clamp cycle. Check what the reset setting does.', 'Clamp travel failed to release the part sensor. Try increasing the clamp release travel setting or check the sensor wiring.', 'Clamp door opened. Raise the door delay setting.', 'Clamp valve did not answer. Raise the valve setting.', 'Clamp cycle aborted by the operator.', 'Clamp sensor stuck on during the clamp cycle.'][i]}"`).join('\n');
+  fs.writeFileSync(path.join(docs, 'zentra', 'alarm_codes.csv'), `"Alarm","Message","Description"\n${rows}\n`);
+  fs.writeFileSync(
+    path.join(docs, 'zentra', 'settings.md'),
+    `# Zentra settings\n\n## $41 - Clamp release travel, mm\n\nAfter the clamp opens, it moves back by this distance so that the part sensor is free again.\n\n## $42 - Clamp timeout, s\n\nHow long the clamp waits for its sensor.\n`,
+  );
+  fs.writeFileSync(
+    path.join(docs, 'orvik', 'setup.md'),
+    `# Orvik setup\n\n## Release travel setting\n\nThe release travel setting of the Orvik gripper is raised in the setup menu when the part sensor stays on after release.\n`,
+  );
   engine = await createEngine({ libraryDir: path.join(root, 'lib'), create: true });
   value(await engine.ingest({ paths: [docs] }));
 }, 60_000);
@@ -66,6 +78,29 @@ describe('two-part questions through the engine', () => {
   it('a one-part question is not split', async () => {
     const r = value(await engine.retrieve({ query: 'spindle belt tension deflection', k: 5 }));
     expect(r.parts).toBeUndefined();
+  });
+});
+
+describe('a code question with a second part', () => {
+  const q = 'machine stops with alarm 4 - which setting do I raise and what does it do?';
+
+  it('finds the setting the remedy names, not the other rows of the code table', async () => {
+    const r = value(await engine.retrieve({ query: q, k: 10 }));
+    const top = r.hits.slice(0, 5);
+    expect(top[0]?.kind).toBe('code');
+    expect(top.some((h) => h.text.includes('$41 - Clamp release travel'))).toBe(true);
+    // The other alarms' rows (same words, other codes) come after the passages that explain alarm 4.
+    const sibling = r.hits.findIndex((h) => h.kind === 'table-row' && h.file === 'zentra/alarm_codes.csv');
+    const setting = r.hits.findIndex((h) => h.text.includes('$41 - Clamp release travel'));
+    expect(sibling === -1 || sibling > setting).toBe(true);
+  });
+
+  it('prefers the manuals of the product that defines the code, though the question names none', async () => {
+    const r = value(await engine.retrieve({ query: q, k: 10 }));
+    const zentra = r.hits.findIndex((h) => h.file === 'zentra/settings.md');
+    const orvik = r.hits.findIndex((h) => h.file === 'orvik/setup.md');
+    expect(zentra).toBeGreaterThanOrEqual(0);
+    expect(orvik === -1 || zentra < orvik).toBe(true);
   });
 });
 

@@ -63,6 +63,14 @@ describe('gate', () => {
     const { d } = decide('servo tuning gain oil', [PASSAGES[1]!, PASSAGES[2]!].map((h) => ({ ...h, text: h.text.replace(/oil|servo/g, 'x') })));
     expect(d.answer).toBe(false);
   });
+  it('refuses a quoted message that no top passage shows most of the words of', () => {
+    const shown = hit('If the display shows "Hydraulic pressure low - check pump", stop the press and check the oil level.');
+    const ok = decide("press shows 'hydraulic pressure low, check pump'", [shown, ...PASSAGES]);
+    expect(ok.ev.unmatchedMessage).toBeNull();
+    const other = decide("press shows 'accumulator precharge lost on valve block'", [shown, ...PASSAGES]);
+    expect(other.d).toMatchObject({ answer: false, rule: 'unknown-message' });
+    expect(other.d.reason).toBe('No installed manual shows the message "accumulator precharge lost on valve block".');
+  });
   it('refuses with no passages at all', () => {
     expect(decide('hydraulic oil', []).d).toMatchObject({ answer: false, rule: 'no-passages' });
   });
@@ -147,6 +155,17 @@ describe('gate on names the library knows', () => {
     const lib = vocabularyOf(['HPB-200 alarm list', 'Press brake controller PBC-7 wiring']);
     const ev = collectEvidence({ question: 'PBC-7 alarm 1', hits: PASSAGES, codes: { ...noCodes, detected: ['alarm:1'], matches: [alarm1] }, vocabulary: lib });
     expect(gate(ev, PASSAGES.length)).toMatchObject({ answer: false, rule: 'code-other-scope' });
+  });
+  it("a defined code answers for a bare model designation the library never uses (the technician's own name for the machine)", () => {
+    const lib = vocabularyOf(PASSAGES.map((h) => h.text));
+    const ev = collectEvidence({ question: 'alarm 1 on our HX7 what do i do', hits: PASSAGES, codes: { ...noCodes, detected: ['alarm:1'], matches: [alarm1] }, vocabulary: lib });
+    expect(ev.ownModels).toEqual(['hx7']);
+    expect(gate(ev, PASSAGES.length)).toMatchObject({ answer: true, rule: 'code-defined' });
+    // An unknown brand beside it, or no code at all, still refuses.
+    const brand = collectEvidence({ question: 'alarm 1 on our Haas HX7', hits: PASSAGES, codes: { ...noCodes, detected: ['alarm:1'], matches: [alarm1] }, vocabulary: lib });
+    expect(gate(brand, PASSAGES.length)).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    const noCode = collectEvidence({ question: 'HX7 hydraulic oil change interval', hits: PASSAGES, codes: noCodes, vocabulary: lib });
+    expect(gate(noCode, PASSAGES.length)).toMatchObject({ answer: false, rule: 'unknown-name' });
   });
 });
 

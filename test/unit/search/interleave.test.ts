@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendMissing, boostScope, interleave } from '../../../native/search/interleave.js';
+import { appendMissing, boostScope, demoteSiblingRows, interleave } from '../../../native/search/interleave.js';
 
 const id = (s: string) => s;
 const opts = { idOf: id };
@@ -32,12 +32,9 @@ describe('interleave', () => {
     expect(interleave([['a1', 'a2'], ['b1']], ['w1', 'w2'], { ...opts, wholeFirst: true })).toEqual(['w1', 'a1', 'b1', 'w2', 'a2']);
   });
 
-  it('skipCovered: parts the whole top list already answers are left out; all covered → whole unchanged', () => {
+  it('every part takes part, also one whose first hit the whole list already has', () => {
     const whole = ['w1', 'a1', 'w3', 'w4', 'w5', 'w6'];
-    expect(interleave([['a1', 'a2'], ['b1', 'b2']], whole, { ...opts, wholeFirst: true, skipCovered: { depth: 1, top: 5 }, k: 5 })).toEqual([
-      'w1', 'b1', 'a1', 'b2', 'w3',
-    ]);
-    expect(interleave([['a1'], ['w4']], whole, { ...opts, skipCovered: { depth: 1, top: 5 } })).toEqual(whole);
+    expect(interleave([['a1', 'a2'], ['w3', 'b2']], whole, { ...opts, wholeFirst: true, k: 5 })).toEqual(['w1', 'a1', 'w3', 'a2', 'b2']);
   });
 });
 
@@ -70,5 +67,19 @@ describe('boostScope', () => {
 describe('appendMissing', () => {
   it('adds the scoped search hits the list lacks, after it', () => {
     expect(appendMissing(['a', 'b'], ['b', 'c', 'a', 'd'], id)).toEqual(['a', 'b', 'c', 'd']);
+  });
+});
+
+describe('demoteSiblingRows', () => {
+  const hit = (kind: 'passage' | 'table-row', file: string, id: string) => ({ kind, file, id });
+
+  it("puts the other rows of a named code's table after everything else, order kept on each side", () => {
+    const hits = [hit('table-row', 'm/alarms.csv', 'a9'), hit('passage', 'm/settings.md', 's27'), hit('table-row', 'm/alarms.csv', 'a6'), hit('table-row', 'm/settings.csv', 'r27'), hit('passage', 'm/alarms.csv', 'intro')];
+    expect(demoteSiblingRows(hits, new Set(['m/alarms.csv'])).map((h) => h.id)).toEqual(['s27', 'r27', 'intro', 'a9', 'a6']);
+  });
+
+  it('changes nothing when the question names no code', () => {
+    const hits = [hit('table-row', 'm/alarms.csv', 'a9'), hit('passage', 'm/settings.md', 's27')];
+    expect(demoteSiblingRows(hits, new Set())).toEqual(hits);
   });
 });

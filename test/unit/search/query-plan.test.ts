@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planQuery, splitClauses, topicTerms } from '../../../native/search/query-plan.js';
+import { planQuery, quotedMessages, splitClauses, topicTerms } from '../../../native/search/query-plan.js';
 
 describe('splitClauses: cuts two-part questions at clause boundaries', () => {
   it.each([
@@ -55,6 +55,16 @@ describe('splitClauses: cuts two-part questions at clause boundaries', () => {
   it('joins a thin piece back with its connective as written', () => {
     // "what next" has no topic of its own: the question stays as typed.
     expect(splitClauses('lube pump fault on the mill, and what next?')).toEqual(['lube pump fault on the mill, and what next?']);
+  });
+
+  it('thin pieces that together hold a topic are one question of their own', () => {
+    // Neither "which other setting must be on" nor "what number is it" stands alone; together they do.
+    expect(splitClauses('turning on the clamp guard gives error 10, which other setting must be on and what number is it?')).toEqual([
+      'turning on the clamp guard gives error 10',
+      'which other setting must be on and what number is it?',
+    ]);
+    // A run that stays thin still joins its neighbour.
+    expect(splitClauses('What is alarm 9 and what does it mean, and what next?')).toEqual(['What is alarm 9 and what does it mean, and what next?']);
   });
 
   it('keeps at most three parts, the rest joined to the last', () => {
@@ -125,5 +135,20 @@ describe('planQuery', () => {
   it('Chinese two-part question with a product name as context', () => {
     const plan = planQuery('限位开关怎么接线，另外回零速度在哪里设置', { context: ['Zeta'] });
     expect(plan.parts.map((p) => p.query)).toEqual(['Zeta 限位开关怎么接线', 'Zeta 回零速度在哪里设置']);
+  });
+});
+
+describe('quoted messages', () => {
+  it('finds text in quotes, never apostrophes', () => {
+    expect(quotedMessages("Duet 3 board shows 'Driver 0 error: phase A may be disconnected'")).toEqual(['Driver 0 error: phase A may be disconnected']);
+    expect(quotedMessages('klipper says "Move out of range" when homing')).toEqual(['Move out of range']);
+    expect(quotedMessages('屏幕显示「电机过热」怎么办')).toEqual(['电机过热']);
+    expect(quotedMessages("the arm won't stay put, it's sagging since we fitted the gripper")).toEqual([]);
+  });
+
+  it('a message of three or more topic terms is one more part of the plan; a short quote is not', () => {
+    const plan = planQuery('klipper says "Move out of range error" after homing');
+    expect(plan.parts.map((p) => [p.reason, p.query])).toEqual([['message', 'Move out of range error']]);
+    expect(planQuery("display shows 'Err: MINTEMP'").parts).toEqual([]);
   });
 });

@@ -52,6 +52,23 @@ const SPINDLE = 'Spindle overheating: check the coolant pump and clean the cooli
 const HOMING = 'Homing fails when the limit switch wiring is broken. Check the endstop cable.';
 const ZH = '主轴过热时，请检查冷却泵并清洁散热片。';
 
+describe('LibraryStore.findText (a quoted message as written)', () => {
+  it('finds the passages that hold the words in order with only punctuation or spaces between, any case', async () => {
+    const s = await openStore();
+    const shown = 'After homing the display may show "Move out of range!" until the next move.';
+    const spread = 'Move the carriage out of the way; the range of the axis is 300 mm.';
+    await s.replaceFiles([{ record: record('a.md'), chunks: [chunk('a.md', 0, shown), chunk('a.md', 1, spread), chunk('a.md', 2, SPINDLE)], vectors: null, codes: [] }]);
+    for (const typed of ['Move out of range', 'move, out of range', 'MOVE OUT OF RANGE!']) {
+      expect((await s.findText(typed, 5)).map((h) => h.chunk.text)).toEqual([shown]);
+    }
+    expect(await s.findText('out of range move', 5)).toEqual([]);
+    expect(await s.findText("' %_ '", 5)).toEqual([]);
+    // Filters apply: a folder the passage is not in finds nothing.
+    expect(await s.findText('Move out of range', 5, { pathPrefix: 'other/' })).toEqual([]);
+    await s.close();
+  });
+});
+
 describe('LibraryStore keyword search', () => {
   it('finds the right chunk, with BM25 scores, in English and Chinese', async () => {
     const s = await openStore();

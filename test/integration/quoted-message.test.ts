@@ -1,0 +1,57 @@
+/**
+ * A question that quotes a display or log message: the passage that shows the message as written is
+ * found even when BM25 over its common words ranks other passages first (LibraryStore.findText via a
+ * 'message' part of the query plan), and a message no manual shows is refused (the evidence gate's
+ * unknown-message rule). Real engine on files written here.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../../native/engine.js';
+import { cleanupTemp, tempDir, value } from './helpers.js';
+
+let engine: Engine;
+
+beforeAll(async () => {
+  const root = tempDir('quoted');
+  const docs = path.join(root, 'docs');
+  fs.mkdirSync(path.join(docs, 'press'), { recursive: true });
+  // Many short passages use the message's words (ram, move, range); the message itself sits in a long change log,
+  // so BM25 over its words alone ranks it below them.
+  const moves = Array.from({ length: 12 }, (_, i) => `## Ram move ${i + 1}\n\nThe ram moves within its range; a move of the ram out of the upper range is stopped by the range switch (move ${i + 1}).\n`).join('\n');
+  fs.writeFileSync(path.join(docs, 'press', 'ram.md'), `# Press ram\n\n${moves}`);
+  const log = Array.from({ length: 8 }, (_, i) => `Version 1.${i}: the controller firmware was updated and the tool table was reorganised for the new tooling (${i}).`).join(' ');
+  fs.writeFileSync(
+    path.join(docs, 'press', 'changes.md'),
+    `# Changes\n\n## Release notes\n\n${log} Version 2.0: after a ram reference run the display may show "Ram move out of range!" until the next cycle; run the reference again. ${log}\n`,
+  );
+  engine = await createEngine({ libraryDir: path.join(root, 'lib'), create: true });
+  value(await engine.ingest({ paths: [docs] }));
+}, 60_000);
+
+afterAll(async () => {
+  await engine?.close();
+  cleanupTemp();
+});
+
+describe('quoted messages', () => {
+  it('finds the passage that shows the message, punctuation and case aside', async () => {
+    const r = value(await engine.retrieve({ query: "the press shows 'ram move, out of range' after a reference run", k: 10 }));
+    expect(r.parts?.some((p) => p.reason === 'message')).toBe(true);
+    expect(r.hits.slice(0, 5).some((h) => h.file === 'press/changes.md')).toBe(true);
+    const a = value(await engine.ask({ question: "the press shows 'ram move, out of range' after a reference run", prefer: 'extractive' }));
+    expect(a.refused).toBe(false);
+    expect(a.citations.some((c) => c.file === 'press/changes.md')).toBe(true);
+  });
+
+  it('refuses a message no manual shows, naming it', async () => {
+    const a = value(await engine.ask({ question: "the press shows 'hydraulic accumulator precharge lost' on start", prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toContain('No installed manual shows the message "hydraulic accumulator precharge lost"');
+  });
+
+  it('apostrophes are not quotes', async () => {
+    const r = value(await engine.retrieve({ query: "the ram won't move and it's out of range", k: 5 }));
+    expect(r.parts?.some((p) => p.reason === 'message') ?? false).toBe(false);
+  });
+});
