@@ -25,14 +25,15 @@ export function packageRoot(from: string = path.dirname(fileURLToPath(import.met
 /**
  * Model folders, searched in order: $MANUALDESK_MODELS, ~/.manualdesk/models (the user's; pack
  * imports install there), then the checkout's models/local (models laid out by the fetch script) and
- * the app's own models folder.
+ * the app's own models folder. In the installed app (`root` is `<resources>/app.asar`) the models the
+ * installer bundled lie beside it, in `<resources>/models/local` (electron-builder.yml extraResources).
  */
-export function modelSearchDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+export function modelSearchDirs(env: NodeJS.ProcessEnv = process.env, root: string = packageRoot()): string[] {
   const dirs: string[] = [];
   if (env.MANUALDESK_MODELS) dirs.push(env.MANUALDESK_MODELS);
   dirs.push(path.join(env.HOME ?? env.USERPROFILE ?? '.', '.manualdesk', 'models'));
-  const root = packageRoot();
   dirs.push(path.join(root, 'models', 'local'));
+  if (root.endsWith('.asar')) dirs.push(path.join(path.dirname(root), 'models', 'local'));
   dirs.push(path.join(root, 'models'));
   return dirs;
 }

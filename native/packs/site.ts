@@ -8,8 +8,10 @@ import { EngineError } from '../contract/errors.js';
 import type { PackHooks } from '../contract/api.js';
 import type { PackImportRequest, PackInfo, PackVerifyReport } from '../contract/packs.js';
 import type { Embedder } from '../embed/types.js';
+import { createEmbedder, findModel, getModelEntry, type EmbedderSpec } from '../embed/models.js';
+import type { PackManifest } from './format.js';
 import { Library } from '../library/library.js';
-import { installPack, readRegistry, removePack, rollbackPack, toPackInfo, verifyPack, type SiteState } from './install.js';
+import { installedManifest, installPack, readRegistry, removePack, rollbackPack, toPackInfo, verifyPack, type SiteState } from './install.js';
 import { trustedFingerprints } from './keys.js';
 import type { Sources } from './sources.js';
 
@@ -62,8 +64,35 @@ export async function installPackFile(site: PackSite, req: PackImportRequest, mo
       },
       hooks,
     );
+    if (outcome.info.kind === 'models' && !local.info.embedder && local.store.getFiles().length === 0) {
+      const spec = packEmbedderSpec(installedManifest(site.libraryDir, outcome.info.id, outcome.info.active), site.modelsDir);
+      if (spec) {
+        // An empty keyword-only library takes the pack's embedding model, as a new library takes the
+        // installed one: manuals ingested next get semantic search without --embedder.
+        const emb = await createEmbedder(spec);
+        const identity = emb ? { id: emb.id, dims: emb.dims } : null;
+        await emb?.dispose();
+        if (identity) {
+          await site.closeLocal();
+          await Library.adoptEmbedder(site.libraryDir, identity);
+          local = await site.openLocal(true);
+        }
+      }
+    }
     return outcome.info;
   });
+}
+
+/** The first embedding model of a model pack, as installed in the models folder (null: none it lists). */
+function packEmbedderSpec(m: PackManifest, modelsDir: string): EmbedderSpec | null {
+  for (const mod of m.models) {
+    if (mod.role !== 'embed' || !mod.catalog) continue;
+    const entry = getModelEntry(mod.catalog.id);
+    if (!entry || entry.backend !== 'onnx') continue;
+    const dir = findModel(entry.id, [modelsDir]);
+    if (dir) return { kind: 'onnx', dir, modelId: entry.id };
+  }
+  return null;
 }
 
 export async function rollbackInstalled(site: PackSite, id: string): Promise<PackInfo> {
