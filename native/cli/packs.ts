@@ -76,7 +76,7 @@ export function registerPackCommands(program: Command, ctx: PackCliContext): voi
     .option('--name <name>', 'pack name shown to users')
     .option('--version <version>', 'pack version', '1')
     .option('--publisher <name>', 'publisher shown to users', '')
-    .option('--models', 'a model pack: every folder holding files is one model (e.g. Xenova/bge-m3)')
+    .option('--models', 'a model pack of a models folder (e.g. models/local): each model folder, and each loose .gguf, is one model')
     .option('--embedder <spec>', 'none | use-lite | static-words | onnx:<model folder> (default none)')
     .option('--split-size <bytes>', 'largest part size in bytes (default just under 4 GB for FAT32)')
     .option('--json', 'print JSON')
