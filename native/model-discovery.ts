@@ -82,7 +82,7 @@ export function specForRecorded(id: string | null, dirs: string[] = modelSearchD
     if (!dir) {
       throw new EngineError(
         'MODEL_MISSING',
-        `This library was indexed with the model ${modelId}, which is not installed. Install it from a model pack (manualdesk models add) or re-index the library with another model.`,
+        `This library was indexed with the model ${modelId}, which is not installed on this computer. Import a model pack that carries it (manualdesk pack import <model pack> --library <this library>), or copy the model folder in (manualdesk models add <folder>), or re-index the library with another model.`,
       );
     }
     return { kind: 'onnx', dir, modelId };

@@ -150,6 +150,26 @@ describe('a model pack of a models folder with a loose GGUF and a transformers.j
     expect(value(await eng.ask(question)).fallbackReason ?? '').not.toMatch(/No language model|could not be used/);
   }, 120_000);
 
+  it('a library indexed with a model this computer lacks takes the model pack that carries it, then searches hybrid', async () => {
+    // Built elsewhere with the same model files; carried here without them (no remembered folder).
+    const lib = path.join(tempDir('site-moved'), 'library');
+    const build = await createEngine({ libraryDir: lib, create: true, embedder: { kind: 'onnx', dir: path.join(source, EMBED_FOLDER) } });
+    value(await build.ingest({ paths: [writeManuals(tempDir('manuals-moved'))] }));
+    await build.close();
+    fs.rmSync(path.join(lib, 'model-folder.json'));
+    await trustKey(keys.publicKey, lib);
+    const modelsDir = tempDir('home-moved');
+    let eng = await engineAt(lib, modelsDir);
+    const missing = failure(await eng.search({ query: 'hydraulic oil change', k: 5 }));
+    expect(missing.code).toBe('MODEL_MISSING');
+    expect(missing.message).toMatch(/^This library was indexed with the model Xenova\/all-MiniLM-L6-v2, which is not installed on this computer\. Import a model pack/);
+    value(await eng.importPack({ file: pack }));
+    expect(value(await eng.search({ query: 'hydraulic oil change', k: 5 })).mode).toBe('hybrid');
+    await eng.close();
+    eng = await engineAt(lib, modelsDir);
+    expect(value(await eng.search({ query: 'hydraulic oil change', k: 5 })).mode).toBe('hybrid');
+  }, 60_000);
+
   it('refuses a pack with one damaged byte in a model file, with the cause first and what to do, changing nothing', async () => {
     const modelsDir = tempDir('home-bad');
     const lib = path.join(tempDir('site-bad'), 'library');
