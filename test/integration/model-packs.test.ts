@@ -48,6 +48,13 @@ async function engineAt(libraryDir: string, modelsDir: string): Promise<Engine> 
   return e;
 }
 
+/** An empty keyword-only library (as `--embedder none`, or a new library where no model was installed yet). */
+async function emptyKeywordLibrary(libraryDir: string): Promise<void> {
+  const e = await createEngine({ libraryDir, create: true, embedder: { kind: 'none' } });
+  value(await e.info());
+  await e.close();
+}
+
 beforeAll(async () => {
   delete process.env.MANUALDESK_LLM;
   root = tempDir('mpk');
@@ -98,6 +105,7 @@ describe('a model pack of a models folder with a loose GGUF and a transformers.j
     const modelsDir = tempDir('home-models');
     const lib = path.join(tempDir('site'), 'library');
     fs.mkdirSync(lib);
+    await emptyKeywordLibrary(lib);
     await trustKey(keys.publicKey, lib);
     let eng = await engineAt(lib, modelsDir);
     const info = value(await eng.importPack({ file: pack }));
