@@ -102,7 +102,7 @@ class LocalEngine implements Engine {
       modelsDir: this.modelDirs[0] as string,
       sources,
       embedder: () => this.local?.embedder ?? null,
-      openLocal: (create) => this.openForWriting(create),
+      openLocal: (create, opts) => this.openForWriting(create, opts?.modelOptional === true),
       closeLocal: () => this.closeLocal(),
       embedderProblem: (id) => {
         try {
@@ -121,29 +121,30 @@ class LocalEngine implements Engine {
 
   // ---- lifecycle -------------------------------------------------------------------------------
 
-  private async ensureOpen(create: boolean): Promise<Library> {
+  private async ensureOpen(create: boolean, modelOptional = false): Promise<Library> {
     this.lifetime.assertOpen();
     if (this.local) return this.local;
-    this.opening ??= this.open(create).finally(() => {
+    this.opening ??= this.open(create, modelOptional).finally(() => {
       this.opening = null;
     });
     return this.opening;
   }
 
-  private async open(create: boolean): Promise<Library> {
-    const local = await this.openAt(this.libraryDir, this.sources, create || this.config.create === true);
+  private async open(create: boolean, modelOptional = false): Promise<Library> {
+    const local = await this.openAt(this.libraryDir, this.sources, create || this.config.create === true, modelOptional);
     this.local = local;
     return local;
   }
 
   /** Opens the library at `dir` and its installed packs into `sources`; on failure nothing stays open. */
-  private async openAt(dir: string, sources: Sources, create: boolean): Promise<Library> {
+  private async openAt(dir: string, sources: Sources, create: boolean, modelOptional = false): Promise<Library> {
     const local = await Library.open(dir, {
       embedder: this.config.embedder,
       resolveRecorded: (id, remembered) => specForRecorded(id, this.modelDirs, remembered),
       forNew: () => (this.config.newLibraryEmbedder === 'installed' ? installedEmbedder(this.modelDirs) : (this.config.newLibraryEmbedder ?? null)),
       create,
       readOnly: this.config.readOnly === true,
+      modelOptional,
     });
     try {
       // Leftovers of an interrupted pack import are removed by the one writer, then packs load.
@@ -379,8 +380,8 @@ class LocalEngine implements Engine {
   // ---- plumbing --------------------------------------------------------------------------------
 
   /** Opens the library for a write: refused when it is read-only, also when opening finds the folder so. */
-  private async openForWriting(create: boolean): Promise<Library> {
-    const local = await this.ensureOpen(create);
+  private async openForWriting(create: boolean, modelOptional = false): Promise<Library> {
+    const local = await this.ensureOpen(create, modelOptional);
     local.assertWritable();
     return local;
   }

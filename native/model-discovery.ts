@@ -25,14 +25,15 @@ export function packageRoot(from: string = path.dirname(fileURLToPath(import.met
 /**
  * Model folders, searched in order: $MANUALDESK_MODELS, ~/.manualdesk/models (the user's; pack
  * imports install there), then the checkout's models/local (models laid out by the fetch script) and
- * the app's own models folder.
+ * the app's own models folder. In the installed app (`root` is `<resources>/app.asar`) the models the
+ * installer bundled lie beside it, in `<resources>/models/local` (electron-builder.yml extraResources).
  */
-export function modelSearchDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+export function modelSearchDirs(env: NodeJS.ProcessEnv = process.env, root: string = packageRoot()): string[] {
   const dirs: string[] = [];
   if (env.MANUALDESK_MODELS) dirs.push(env.MANUALDESK_MODELS);
   dirs.push(path.join(env.HOME ?? env.USERPROFILE ?? '.', '.manualdesk', 'models'));
-  const root = packageRoot();
   dirs.push(path.join(root, 'models', 'local'));
+  if (root.endsWith('.asar')) dirs.push(path.join(path.dirname(root), 'models', 'local'));
   dirs.push(path.join(root, 'models'));
   return dirs;
 }
@@ -81,7 +82,7 @@ export function specForRecorded(id: string | null, dirs: string[] = modelSearchD
     if (!dir) {
       throw new EngineError(
         'MODEL_MISSING',
-        `This library was indexed with the model ${modelId}, which is not installed. Install it from a model pack (manualdesk models add) or re-index the library with another model.`,
+        `This library was indexed with the model ${modelId}, which is not installed on this computer. Import a model pack that carries it (manualdesk pack import <model pack> --library <this library>), or copy the model folder in (manualdesk models add <folder>), or re-index the library with another model.`,
       );
     }
     return { kind: 'onnx', dir, modelId };

@@ -76,7 +76,7 @@ export function registerPackCommands(program: Command, ctx: PackCliContext): voi
     .option('--name <name>', 'pack name shown to users')
     .option('--version <version>', 'pack version', '1')
     .option('--publisher <name>', 'publisher shown to users', '')
-    .option('--models', 'a model pack: every folder holding files is one model (e.g. Xenova/bge-m3)')
+    .option('--models', 'a model pack of a models folder (e.g. models/local): each model folder, and each loose .gguf, is one model')
     .option('--embedder <spec>', 'none | use-lite | static-words | onnx:<model folder> (default none)')
     .option('--split-size <bytes>', 'largest part size in bytes (default just under 4 GB for FAT32)')
     .option('--json', 'print JSON')
@@ -105,9 +105,26 @@ export function registerPackCommands(program: Command, ctx: PackCliContext): voi
           }),
         );
         emit(
-          res.ok ? { ok: true, value: { parts: res.value.parts, bytes: res.value.bytes, signed: res.value.signed, id: res.value.manifest.id, version: res.value.manifest.version, files: res.value.manifest.files.length } } : res,
+          res.ok
+            ? {
+                ok: true,
+                value: {
+                  parts: res.value.parts,
+                  bytes: res.value.bytes,
+                  signed: res.value.signed,
+                  id: res.value.manifest.id,
+                  version: res.value.manifest.version,
+                  files: res.value.manifest.files.length,
+                  models: res.value.manifest.models.map((m) => ({ id: m.id, role: m.role, known: m.catalog?.id ?? null, bytes: m.files.reduce((n, f) => n + f.size, 0) })),
+                },
+              }
+            : res,
           opts.json,
-          (r) => `Wrote ${r.parts.join(', ')} (${r.bytes} bytes, ${r.files} files${r.signed ? ', signed' : ', UNSIGNED'}).`,
+          (r) =>
+            [
+              `Wrote ${r.parts.join(', ')} (${r.bytes} bytes, ${r.files} files${r.signed ? ', signed' : ', UNSIGNED'}).`,
+              ...r.models.map((m) => `  model ${m.id} [${m.role ?? 'unknown role'}] ${m.known ? `= ${m.known} (sha256 checked against models/manifest.json)` : '(not in models/manifest.json: unchecked)'}, ${m.bytes} bytes`),
+            ].join('\n'),
         );
       } finally {
         stop.done();

@@ -36,6 +36,12 @@ export interface LibraryOpenOptions {
   /** Create the library when the folder has none. */
   create?: boolean;
   readOnly?: boolean;
+  /**
+   * Open even when the recorded model is not installed (MODEL_MISSING): with no embedder, for
+   * installing the model pack that brings it. The caller closes it right after; nothing else may
+   * write to it (new passages would get no vectors).
+   */
+  modelOptional?: boolean;
 }
 
 export class Library extends Disposable {
@@ -64,10 +70,18 @@ export class Library extends Disposable {
     const recorded = (await readJson(path.join(dir, LIBRARY_FILE))) as LibraryMeta | undefined;
     const remembered = (await readJson(path.join(dir, MODEL_FOLDER_FILE)).catch(() => undefined)) as RememberedModel | undefined;
     const fresh = recorded === undefined && opts.create === true ? (opts.forNew?.() ?? null) : null;
-    const spec = opts.embedder ?? fresh ?? opts.resolveRecorded(recorded?.embedder?.id ?? null, remembered ?? null);
+    let spec: EmbedderSpec;
+    let missing: { id: string; dims: number } | null = null;
+    try {
+      spec = opts.embedder ?? fresh ?? opts.resolveRecorded(recorded?.embedder?.id ?? null, remembered ?? null);
+    } catch (err) {
+      if (!(opts.modelOptional && recorded?.embedder && err instanceof EngineError && err.code === 'MODEL_MISSING')) throw err;
+      spec = { kind: 'none' };
+      missing = recorded.embedder;
+    }
     const embedder = await createEmbedder(spec);
     try {
-      const identity = embedder ? { id: embedder.id, dims: embedder.dims } : null;
+      const identity = embedder ? { id: embedder.id, dims: embedder.dims } : missing;
       const options = { embedder: identity, create: opts.create === true, readOnly: opts.readOnly === true, chunkerVersion: CHUNKER_VERSION };
       let store: LibraryStore;
       let blocked: EngineError | null = opts.readOnly ? new EngineError('LIBRARY_READ_ONLY', READ_ONLY_ENGINE) : null;

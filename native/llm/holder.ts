@@ -23,7 +23,7 @@ export class AnswerModels extends Disposable {
     super('The answer models');
   }
 
-  /** The installed language model, loaded once (null when none is installed). A failed load is retried on the next call. */
+  /** The installed language model, loaded once (null when none is installed). A failed load, or none found, is retried on the next call. */
   llm(): Promise<LocalLlm | null> {
     if (this.closed) return Promise.resolve(null);
     if (!this.llmLoad) {
@@ -38,9 +38,17 @@ export class AnswerModels extends Disposable {
         }
         return llm;
       })();
-      this.llmLoad.catch(() => {
-        this.llmLoad = null;
-      });
+      // A failed load, or none installed yet, is looked for again on the next call (a model pack
+      // imported while the engine runs is used without a restart).
+      const load = this.llmLoad;
+      load.then(
+        (llm) => {
+          if (llm === null && this.llmLoad === load) this.llmLoad = null;
+        },
+        () => {
+          if (this.llmLoad === load) this.llmLoad = null;
+        },
+      );
     }
     return this.llmLoad;
   }

@@ -16,8 +16,8 @@ import { create as tarCreate } from 'tar';
 import type { PackProgress } from '../contract/packs.js';
 import type { FileRecord } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
-import type { EmbedderSpec } from '../embed/models.js';
-import { getModelEntry } from '../embed/models.js';
+import type { EmbedderSpec, ModelManifest } from '../embed/models.js';
+import { loadManifest } from '../embed/models.js';
 import type { LibraryMeta } from '../store/types.js';
 import { Library } from '../library/library.js';
 import { INDEX_DIRS, INDEX_FILES, LIBRARY_FILE } from '../library/layout.js';
@@ -40,6 +40,7 @@ import {
   type PackFile,
   type PackManifest,
 } from './format.js';
+import { catalogEntry, catalogRecord, checkAgainstCatalog, isSingleFileModel } from './catalog.js';
 import { loadPrivateKey, signBytes } from './keys.js';
 import { SplitWriter } from './parts.js';
 
@@ -260,18 +261,33 @@ async function stageManuals(
   };
 }
 
-/** Every folder that directly holds files is one model; its id is its path under the source folder. */
-async function stageModels(source: string, work: string, payload: PackFile[], signal?: AbortSignal): Promise<PackManifest['models']> {
-  const byModel = new Map<string, PackFile[]>();
-  const files = await walk(source);
+/**
+ * The models of a models folder (the layout `npm run models:fetch` writes and the model lookup
+ * searches): a loose single-file model at the top (a .gguf) is one model, its id the file name; any
+ * other folder that holds files is one model, its id its path under the source folder (its own
+ * subfolders, e.g. onnx/, belong to it). Hidden files and folders (.staging, .DS_Store) are left out.
+ * A model models/manifest.json knows (by folder or file name) must match the sha256 and size listed
+ * there, with every required file present; the pack records its manifest id and provenance.
+ */
+async function stageModels(source: string, work: string, payload: PackFile[], signal?: AbortSignal, manifest: ModelManifest = loadManifest()): Promise<PackManifest['models']> {
+  const byModel = new Map<string, { single: boolean; files: PackFile[] }>();
+  const files = (await walk(source)).filter((rel) => !rel.split('/').some((seg) => seg.startsWith('.')));
   const dirs = new Set(files.map((f) => path.posix.dirname(f)));
   for (const rel of files) {
     signal?.throwIfAborted();
     const dir = path.posix.dirname(rel);
-    // A model's own subfolders (e.g. onnx/) belong to the nearest ancestor that holds files.
     let id = dir;
     for (let d = dir; d !== '.'; d = path.posix.dirname(d)) if (dirs.has(d)) id = d;
-    if (id === '.') throw new EngineError('INVALID_INPUT', `Put each model in its own folder (e.g. <source>/Xenova/bge-m3/); ${rel} is loose.`);
+    const single = id === '.';
+    if (single) {
+      if (!isSingleFileModel(rel, manifest)) {
+        throw new EngineError(
+          'INVALID_INPUT',
+          `${rel} lies loose in ${source} and is not a model file (a loose file must be a .gguf language model or a file models/manifest.json lists). Put each model folder's files in their own folder (e.g. <source>/Xenova/bge-m3/), or move ${rel} out, then build again.`,
+        );
+      }
+      id = rel;
+    }
     const packPath = `${MODELS_PREFIX}${rel}`;
     const why = unsafePathReason(packPath);
     if (why) throw new EngineError('INVALID_INPUT', `${rel} cannot go into a pack: its name has ${why}.`);
@@ -280,12 +296,24 @@ async function stageModels(source: string, work: string, payload: PackFile[], si
     await linkOrCopy(path.join(source, ...rel.split('/')), link);
     const f = await hashFile(link, packPath);
     payload.push(f);
-    const list = byModel.get(id) ?? [];
-    list.push(f);
-    byModel.set(id, list);
+    const m = byModel.get(id) ?? { single, files: [] };
+    m.files.push(f);
+    byModel.set(id, m);
   }
   if (byModel.size === 0) throw new EngineError('INVALID_INPUT', `No model files in ${source}.`);
-  return [...byModel].map(([id, list]) => ({ id, role: getModelEntry(id)?.role ?? null, files: list }));
+  return [...byModel].map(([id, { single, files: list }]) => {
+    const entry = catalogEntry(id, single, manifest);
+    if (!entry) return { id, role: single ? ('llm' as const) : null, files: list };
+    const named = list.map((f) => ({ name: single ? id : f.path.slice(`${MODELS_PREFIX}${id}/`.length), sha256: f.sha256, size: f.size }));
+    checkAgainstCatalog(
+      entry,
+      named,
+      `The model ${id} in ${source}`,
+      'Nothing was written. Fetch the model again (npm run models:fetch in a source checkout, or copy it from the original), then build again.',
+      'INVALID_INPUT',
+    );
+    return { id, role: entry.role, files: list, catalog: catalogRecord(entry) };
+  });
 }
 
 async function walk(root: string, rel = ''): Promise<string[]> {

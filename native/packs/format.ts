@@ -91,9 +91,20 @@ export const manifestSchema = z.strictObject({
   models: z
     .array(
       z.strictObject({
+        /** Where the model installs under the models folder: a folder (`models/<id>/…`) or one file (`models/<id>`). */
         id: z.string().min(1).max(200),
         role: z.enum(['embed', 'llm', 'rerank']).nullable(),
         files: z.array(packFileSchema).max(1000),
+        /** The models/manifest.json entry the model matched when the pack was built (absent: a model ManualDesk does not list). */
+        catalog: z
+          .strictObject({
+            id: z.string().min(1).max(300),
+            license: safeText(200),
+            source: safeText(1000),
+            upstream: safeText(300).optional(),
+            upstreamLicense: safeText(200).optional(),
+          })
+          .optional(),
       }),
     )
     .max(1000),
@@ -192,9 +203,11 @@ export function checkManifest(raw: unknown): PackManifest {
   for (const man of m.manuals) for (const f of man.files) same(f, `manual "${man.title}"`);
   for (const mod of m.models) {
     if (unsafePathReason(mod.id)) throw invalid(`the model id "${mod.id}" is not a safe folder name`);
+    // A single-file model (a GGUF) is the file models/<id> itself; any other model is a folder.
+    const single = modelIsSingleFile(mod);
     for (const f of mod.files) {
       same(f, `model "${mod.id}"`);
-      if (!f.path.startsWith(`${MODELS_PREFIX}${mod.id}/`)) throw invalid(`model "${mod.id}" lists "${f.path}" outside its folder`);
+      if (!single && !f.path.startsWith(`${MODELS_PREFIX}${mod.id}/`)) throw invalid(`model "${mod.id}" lists "${f.path}" outside its folder`);
     }
   }
   if (m.kind === 'manuals') {
@@ -204,6 +217,16 @@ export function checkManifest(raw: unknown): PackManifest {
     throw invalid('a model pack must list at least one model');
   }
   return m;
+}
+
+/** True when a pack model is one file straight under models/ (a GGUF), not a folder. */
+export function modelIsSingleFile(mod: Pick<PackManifest['models'][number], 'id' | 'files'>): boolean {
+  return mod.files.length === 1 && mod.files[0]?.path === `${MODELS_PREFIX}${mod.id}`;
+}
+
+/** A pack model's file name inside the model (folder models) or its own name (single-file models). */
+export function modelFileName(mod: Pick<PackManifest['models'][number], 'id' | 'files'>, f: PackFile): string {
+  return modelIsSingleFile(mod) ? mod.id : f.path.slice(`${MODELS_PREFIX}${mod.id}/`.length);
 }
 
 export function invalid(what: string): EngineError {

@@ -23,8 +23,9 @@ import type { PackHooks } from '../contract/api.js';
 import { writeJsonAtomic } from '../store/atomic-json.js';
 import { LIBRARY_FORMAT_VERSION } from '../store/library-store.js';
 import { ANALYZER_VERSION } from '../text/analyze.js';
-import { getModelEntry } from '../embed/models.js';
-import { compareVersions, declaredBytes, MANIFEST_FILE, MODELS_PREFIX, SIGNATURE_FILE, SIGNER_FILE, type PackManifest } from './format.js';
+import { loadManifest } from '../embed/models.js';
+import { catalogEntry, checkAgainstCatalog } from './catalog.js';
+import { compareVersions, declaredBytes, MANIFEST_FILE, modelFileName, modelIsSingleFile, SIGNATURE_FILE, SIGNER_FILE, type PackManifest } from './format.js';
 import { trustedFingerprints } from './keys.js';
 import { readPack, type ReadResult, type SignatureInfo } from './reader.js';
 import { packFailpoints } from './failpoints.js';
@@ -234,15 +235,18 @@ export function checkAgainstSite(
     }
   }
   if (m.kind === 'models') {
+    // A model this ManualDesk lists must be byte for byte the one it knows (sha256 and size), whatever the pack's own manifest says.
+    const manifest = loadManifest();
     for (const mod of m.models) {
-      const known = getModelEntry(mod.id);
-      for (const f of mod.files) {
-        const name = f.path.slice(`${MODELS_PREFIX}${mod.id}/`.length);
-        const expect = known?.files.find((x) => x.name === name)?.sha256;
-        if (expect && expect !== f.sha256) {
-          throw new EngineError('PACK_CHECKSUM', `Model file ${mod.id}/${name} in pack "${m.id}" does not match the checksum ManualDesk knows for it. Nothing was changed.`);
-        }
-      }
+      const entry = catalogEntry(mod.id, modelIsSingleFile(mod), manifest, mod.catalog?.id);
+      if (!entry) continue;
+      checkAgainstCatalog(
+        entry,
+        mod.files.map((f) => ({ name: modelFileName(mod, f), sha256: f.sha256, size: f.size })),
+        `The model ${mod.id} in pack "${m.id}"`,
+        'Nothing was changed; ask the publisher for a pack built from a good copy of the model.',
+        'PACK_CHECKSUM',
+      );
     }
   }
   if (opts.mode !== 'verify') {
@@ -331,8 +335,11 @@ export async function verifyPack(file: string, site: SiteState | null, hooks: Pa
   const m = res?.manifest ?? (seenManifest as PackManifest | null);
   const sig = res?.signature ?? seenSig;
   if (res && res.failed.length > 0) {
-    error ??= { code: 'PACK_CHECKSUM', message: `${res.failed.length} file(s) do not match their checksums.` };
-    for (const f of res.failed) problems.push(`"${f}" does not match its checksum (changed or damaged).`);
+    error ??= {
+      code: 'PACK_CHECKSUM',
+      message: `${res.failed.length} file(s) in this pack do not match the sha256 in its signed manifest: the pack file was changed or damaged (often a bad copy). Do not import it; copy the pack again from the original, or ask the publisher for a new copy.`,
+    };
+    for (const f of res.failed) problems.push(`"${f}" does not match its sha256 (changed or damaged).`);
   }
   if (sig.state === 'invalid') {
     error ??= { code: 'PACK_SIGNATURE', message: 'The signature does not match the manifest.' };

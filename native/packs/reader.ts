@@ -311,7 +311,7 @@ export async function peekManifest(file: string): Promise<PackManifest> {
 export function checksumError(p: string): EngineError {
   return new EngineError(
     'PACK_CHECKSUM',
-    `"${p}" in this pack does not match the checksum in its signed manifest: the file was changed or damaged. Nothing was changed; ask the publisher for a new copy.`,
+    `"${p}" in this pack does not match the sha256 in its signed manifest: the pack file was changed or damaged (often a bad copy to or from a USB stick). Nothing was installed or changed; copy the pack again from the original (check it with "manualdesk pack verify"), or ask the publisher for a new copy.`,
   );
 }
 

@@ -8,8 +8,11 @@ import { EngineError } from '../contract/errors.js';
 import type { PackHooks } from '../contract/api.js';
 import type { PackImportRequest, PackInfo, PackVerifyReport } from '../contract/packs.js';
 import type { Embedder } from '../embed/types.js';
+import { createEmbedder, findModel, getModelEntry, type EmbedderSpec } from '../embed/models.js';
+import type { PackManifest } from './format.js';
+import { peekManifest } from './reader.js';
 import { Library } from '../library/library.js';
-import { installPack, readRegistry, removePack, rollbackPack, toPackInfo, verifyPack, type SiteState } from './install.js';
+import { installedManifest, installPack, readRegistry, removePack, rollbackPack, toPackInfo, verifyPack, type SiteState } from './install.js';
 import { trustedFingerprints } from './keys.js';
 import type { Sources } from './sources.js';
 
@@ -20,8 +23,11 @@ export interface PackSite {
   sources: Sources;
   /** The embedder the local library searches with (packs of the same model share it). */
   embedder(): Embedder | null;
-  /** Opens the local library for writing (created when missing). */
-  openLocal(create: boolean): Promise<Library>;
+  /**
+   * Opens the local library for writing (created when missing). modelOptional: also when its
+   * recorded model is not installed (no embedder), to install the model pack that brings it.
+   */
+  openLocal(create: boolean, opts?: { modelOptional?: boolean }): Promise<Library>;
   /** Closes the local library, so it can be reopened (with another embedder). */
   closeLocal(): Promise<void>;
   /** Why a recorded embedder cannot be used here (model not installed, unknown), or null. */
@@ -40,7 +46,22 @@ function siteState(site: PackSite, local: Library): SiteState {
 
 /** Imports a new pack or updates an installed one; the first import creates the (empty) local library. */
 export async function installPackFile(site: PackSite, req: PackImportRequest, mode: 'import' | 'update', hooks: PackHooks): Promise<PackInfo> {
-  let local = await site.openLocal(true);
+  // A model pack may be what a library indexed with a missing model needs: it installs without the model.
+  const models = (await peekManifest(req.file)).kind === 'models';
+  const local = await site.openLocal(true, { modelOptional: models });
+  if (models && local.info.embedder && !local.embedder) {
+    // Opened without its model: never kept open for other calls (they would search or ingest without vectors).
+    try {
+      return await installWith(site, req, mode, hooks, local);
+    } finally {
+      await site.closeLocal();
+    }
+  }
+  return installWith(site, req, mode, hooks, local);
+}
+
+async function installWith(site: PackSite, req: PackImportRequest, mode: 'import' | 'update', hooks: PackHooks, opened: Library): Promise<PackInfo> {
+  let local = opened;
   return site.sources.withPacksClosed(site.embedder, async () => {
     const outcome = await installPack(
       siteState(site, local),
@@ -62,8 +83,35 @@ export async function installPackFile(site: PackSite, req: PackImportRequest, mo
       },
       hooks,
     );
+    if (outcome.info.kind === 'models' && !local.info.embedder && local.store.getFiles().length === 0) {
+      const spec = packEmbedderSpec(installedManifest(site.libraryDir, outcome.info.id, outcome.info.active), site.modelsDir);
+      if (spec) {
+        // An empty keyword-only library takes the pack's embedding model, as a new library takes the
+        // installed one: manuals ingested next get semantic search without --embedder.
+        const emb = await createEmbedder(spec);
+        const identity = emb ? { id: emb.id, dims: emb.dims } : null;
+        await emb?.dispose();
+        if (identity) {
+          await site.closeLocal();
+          await Library.adoptEmbedder(site.libraryDir, identity);
+          local = await site.openLocal(true);
+        }
+      }
+    }
     return outcome.info;
   });
+}
+
+/** The first embedding model of a model pack, as installed in the models folder (null: none it lists). */
+function packEmbedderSpec(m: PackManifest, modelsDir: string): EmbedderSpec | null {
+  for (const mod of m.models) {
+    if (mod.role !== 'embed' || !mod.catalog) continue;
+    const entry = getModelEntry(mod.catalog.id);
+    if (!entry || entry.backend !== 'onnx') continue;
+    const dir = findModel(entry.id, [modelsDir]);
+    if (dir) return { kind: 'onnx', dir, modelId: entry.id };
+  }
+  return null;
 }
 
 export async function rollbackInstalled(site: PackSite, id: string): Promise<PackInfo> {

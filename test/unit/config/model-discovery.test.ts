@@ -16,6 +16,16 @@ describe('model discovery', () => {
     expect(modelSearchDirs({ HOME: '/h' })[0]).toBe(path.join('/h', '.manualdesk', 'models'));
   });
 
+  it('in the installed app also searches the models the installer bundled beside app.asar, after the user folder', () => {
+    const asar = path.join('/opt', 'ManualDesk', 'resources', 'app.asar');
+    expect(modelSearchDirs({ HOME: '/h' }, asar)).toEqual([
+      path.join('/h', '.manualdesk', 'models'),
+      path.join(asar, 'models', 'local'),
+      path.join('/opt', 'ManualDesk', 'resources', 'models', 'local'),
+      path.join(asar, 'models'),
+    ]);
+  });
+
   it('names a missing recorded model MODEL_MISSING and an unknown embedder EMBEDDER_MISMATCH', () => {
     expect(specForRecorded(null)).toEqual({ kind: 'none' });
     expect(() => specForRecorded('onnx:nobody/none@abc', ['/nonexistent'])).toThrow(expect.objectContaining({ code: 'MODEL_MISSING' }));

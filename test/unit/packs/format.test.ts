@@ -46,6 +46,32 @@ describe('unsafePathReason', () => {
   });
 });
 
+describe('checkManifest: model packs', () => {
+  const gguf = { path: 'models/tiny.gguf', size: 5, sha256: sha };
+  const cfg = { path: 'models/tiny-embed/config.json', size: 2, sha256: sha };
+  const models = (mods: unknown[], files: unknown[]) => manifest({ kind: 'models', library: null, manuals: [], models: mods, files });
+  it('accepts a folder model and a single-file model lying straight under models/, with provenance', () => {
+    const m = checkManifest(
+      models(
+        [
+          { id: 'tiny.gguf', role: 'llm', files: [gguf], catalog: { id: 'Org/Tiny (Q4)', license: 'MIT', source: 'a wheel', upstream: 'Org/Tiny', upstreamLicense: 'MIT' } },
+          { id: 'tiny-embed', role: 'embed', files: [cfg] },
+        ],
+        [gguf, cfg],
+      ),
+    );
+    expect(m.models.map((x) => x.id)).toEqual(['tiny.gguf', 'tiny-embed']);
+  });
+  it.each([
+    ['a single file that is not the model id itself', [{ id: 'other.gguf', role: 'llm', files: [gguf] }], [gguf]],
+    ['two files for a single-file id', [{ id: 'tiny.gguf', role: 'llm', files: [gguf, cfg] }], [gguf, cfg]],
+    ['a folder model listing a file outside its folder', [{ id: 'tiny-embed', role: 'embed', files: [cfg, gguf] }], [gguf, cfg]],
+    ['an unknown field in the provenance', [{ id: 'tiny.gguf', role: 'llm', files: [gguf], catalog: { id: 'x', license: 'MIT', source: 's', extra: 1 } }], [gguf]],
+  ])('refuses %s', (_what, mods, files) => {
+    expect(() => checkManifest(models(mods, files))).toThrow(expect.objectContaining({ code: 'PACK_INVALID' }));
+  });
+});
+
 describe('checkManifest', () => {
   it('accepts a well-formed manifest', () => {
     expect(checkManifest(manifest()).id).toBe('demo');
