@@ -26,6 +26,8 @@ const { values } = parseArgs({
     embedder: { type: 'string' },
     cache: { type: 'string' },
     rerank: { type: 'boolean', default: false },
+    /** Print, per question, the rank of the gold in each channel and in each named variant. */
+    'per-question': { type: 'boolean', default: false },
   },
 });
 
@@ -54,19 +56,35 @@ console.log(`$ ${commandLine()}`);
 const questions = await loadQuestions(values.questions as string);
 const dumps = await loadOrDump(questions);
 
+/** The fusion before keyword anchoring (RRF, each channel's top 2 in the first 5): the variants below start from it. */
+const RRF_TOP2: FusionConfig = { ...DEFAULT_FUSION, anchorAgree: 0, strongKeyword: 0, otherLanguageTop: 0 };
+
 const variants: [string, (d: Dump) => Entry[]][] = [
   ['keyword only', (d) => [...d.codes, ...d.keyword]],
   ['vector only', (d) => [...d.codes, ...d.vector]],
-  ['RRF k=60 (before)', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 0, perLanguage: false })],
-  ['RRF + top-2 of each channel in top 5', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 2, perLanguage: false })],
-  ['RRF kw 1.5 / vec 1', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', weights: { keyword: 1.5, vector: 1 }, guaranteeTop: 0, perLanguage: false })],
-  ['RRF k=20', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', k: 20, guaranteeTop: 0, perLanguage: false })],
-  ['score-normalised (min-max)', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'minmax', guaranteeTop: 0, perLanguage: false })],
-  ['score-normalised + top-2 each', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'minmax', guaranteeTop: 2, perLanguage: false })],
-  ['RRF + top-2 + keyword-strong', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 2, strongKeyword: 2, perLanguage: false })],
-  ['RRF + top-2 + per-language vectors', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 2, perLanguage: true })],
-  ['top-2 + zh questions: vector weight 0.5', (d) => fused(d, d.qlang === 'zh' ? { ...DEFAULT_FUSION, weights: { keyword: 1, vector: 0.5 } } : DEFAULT_FUSION)],
-  ['top-2 + zh questions: keyword top-3, vector top-1', (d) => fused(d, d.qlang === 'zh' ? { ...DEFAULT_FUSION, guaranteeTop: 1, strongKeyword: 0, weights: { keyword: 2, vector: 1 } } : DEFAULT_FUSION)],
+  ['RRF k=60 (before)', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', guaranteeTop: 0, perLanguage: false })],
+  ['RRF + top-2 of each channel in top 5', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', guaranteeTop: 2, perLanguage: false })],
+  ['RRF kw 1.5 / vec 1', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', weights: { keyword: 1.5, vector: 1 }, guaranteeTop: 0, perLanguage: false })],
+  ['RRF k=20', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', k: 20, guaranteeTop: 0, perLanguage: false })],
+  ['score-normalised (min-max)', (d) => fused(d, { ...RRF_TOP2, mode: 'minmax', guaranteeTop: 0, perLanguage: false })],
+  ['score-normalised + top-2 each', (d) => fused(d, { ...RRF_TOP2, mode: 'minmax', guaranteeTop: 2, perLanguage: false })],
+  ['RRF + top-2 + keyword-strong (#1 ≥ 2 × #2)', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', guaranteeTop: 2, strongKeyword: 2, perLanguage: false })],
+  ['RRF + top-2 + per-language vectors', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', guaranteeTop: 2, perLanguage: true })],
+  ['top-2 + zh questions: vector weight 0.5', (d) => fused(d, d.qlang === 'zh' ? { ...RRF_TOP2, weights: { keyword: 1, vector: 0.5 } } : RRF_TOP2)],
+  ['top-2 + zh questions: keyword top-3, vector top-1', (d) => fused(d, d.qlang === 'zh' ? { ...RRF_TOP2, guaranteeTop: 1, strongKeyword: 0, weights: { keyword: 2, vector: 1 } } : RRF_TOP2)],
+  ['anchor: keyword #1 first (vector breaks its top-2 tie, top 2)', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2 })],
+  ['anchor + clear keyword winner 1.5', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5 })],
+  ['anchor + clear 1.5 + keyword top-3', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, keywordTop: 3 })],
+  ['anchor + clear 1.5 + other-language kw top-5', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, otherLanguageTop: 5 })],
+  ['anchor + clear 1.5 + kw top-3 + other-language kw top-5', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, keywordTop: 3, otherLanguageTop: 5 })],
+  ['anchor(1) + clear 1.5 + kw top-3 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 1, strongKeyword: 1.5, keywordTop: 3, otherLanguageTop: 5 })],
+  ['anchor(3) + clear 1.5 + kw top-3 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 3, strongKeyword: 1.5, keywordTop: 3, otherLanguageTop: 5 })],
+  ['clear 1.5 only + kw top-3 + other-language', (d) => fused(d, { ...RRF_TOP2, strongKeyword: 1.5, keywordTop: 3, otherLanguageTop: 5 })],
+  ['anchor + other-language (no clear-winner rule)', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, otherLanguageTop: 5 })],
+  ['anchor + clear 1.3 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.3, otherLanguageTop: 5 })],
+  ['anchor + clear 2.0 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 2, otherLanguageTop: 5 })],
+  ['anchor + clear 1.5 + other-language kw top-3', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, otherLanguageTop: 3 })],
+  ['RRF + top-2 (shipped before)', (d) => fused(d, RRF_TOP2)],
   ['shipped default', (d) => fused(d, DEFAULT_FUSION)],
 ];
 
@@ -80,6 +98,8 @@ if (values.rerank) {
   const rr = await rerankRanks(dumps);
   byVariant.set('shipped default + e5 best-sentence rerank of top 20', rr);
 }
+
+if (values['per-question']) printPerQuestion(dumps, byVariant);
 
 const sets: [string, (q: Dump) => boolean][] = [
   ['first 65', (q) => (idNumber(q.id) ?? 0) < NEW_IDS_FROM],
@@ -234,4 +254,29 @@ function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
   return s;
+}
+
+/**
+ * One line per question whose keyword-only and shipped-hybrid ranks differ at 1 or 5: the gold's rank in
+ * each channel (kw, vec, per-language vec), each channel's top score against its second, and the rank
+ * every variant gives it.
+ */
+function printPerQuestion(ds: Dump[], by: Map<string, Map<string, number | null>>) {
+  const names = [...by.keys()];
+  const fmt = (r: number | null | undefined) => (r === null || r === undefined ? '-' : String(r));
+  const rankIn = (d: Dump, list: Entry[]) => rankOf(d, [...d.codes, ...list]);
+  console.log(`\n### per question (kw = keyword only, hy = ${names[names.length - 1]})`);
+  console.log(names.map((n, i) => `  v${i}: ${n}`).join('\n'));
+  for (const d of ds) {
+    const kw = by.get('keyword only')?.get(d.id) ?? null;
+    const hy = by.get(names[names.length - 1] as string)?.get(d.id) ?? null;
+    const bucket = (r: number | null) => (r === null ? 3 : r <= 1 ? 1 : r <= 5 ? 2 : 3);
+    if (bucket(kw) === bucket(hy)) continue;
+    const ratio = (l: Entry[]) => (l.length > 1 ? ((l[0] as Entry).score / Math.max(1e-9, (l[1] as Entry).score)).toFixed(2) : '-');
+    console.log(
+      `${d.id.padEnd(7)} ${d.qlang} ${d.type.padEnd(12)} kw ${fmt(kw)} vec ${fmt(rankIn(d, d.vector))} vecEn ${fmt(rankIn(d, d.vectorEn))} vecZh ${fmt(rankIn(d, d.vectorZh))} ` +
+        `| kw1/kw2 ${ratio(d.keyword)} vec1-vec2 ${d.vector.length > 1 ? ((d.vector[0] as Entry).score - (d.vector[1] as Entry).score).toFixed(3) : '-'} goldLang ${targetLang(d) ?? '?'} ` +
+        `| ${names.map((n, i) => `v${i} ${fmt(by.get(n)?.get(d.id))}`).join(' ')} | ${d.query.slice(0, 70)}`,
+    );
+  }
 }

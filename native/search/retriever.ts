@@ -126,7 +126,7 @@ export async function retrieve(
     const notCodeRow = (h: SearchHit) => !rowTexts.some((c) => c.file === h.file && h.text.includes(c.text));
     codeHits.push(...mine);
     let passages = res.hits.filter(notCodeRow);
-    if (scope) passages = await scoped(src, { ...req, query, k }, scope, passages, related, settings, signal);
+    if (scope) passages = await scoped(src, { ...req, query, k }, scope, withKeywordTop(res, k, notCodeRow), related, settings, signal);
     lists.push({ pack: src.pack, hits: passages.filter(notCodeRow).slice(0, k) });
     kwLists.push({ pack: src.pack, hits: res.rankings.keyword.slice(0, depth).filter(notCodeRow) });
     vecLists.push({ pack: src.pack, hits: res.rankings.vector.slice(0, depth).filter(notCodeRow) });
@@ -152,7 +152,7 @@ export async function retrieve(
       const related = rel.length > 0 ? { text: relatedText(rel), boost: settings.relatedBoost } : undefined;
       const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k }, { signal, related, keyword: settings.keyword });
       let hits = res.hits.filter(notCodeRow);
-      if (scope) hits = boostScope(hits, (h) => inScope(scope, h.file));
+      if (scope) hits = boostScope(withKeywordTop(res, k, notCodeRow), (h) => inScope(scope, h.file));
       partSources.push({ pack: src.pack, hits });
       signal?.throwIfAborted();
     }
@@ -213,6 +213,21 @@ async function scoped(
     }
   }
   return boostScope(cands, (h) => inScope(scope, h.file));
+}
+
+/**
+ * A search's passages for the scope re-rank: the fused list, then the keyword channel's first k
+ * that fusion left out (none in keyword mode, where the two are one list). The re-rank lifts
+ * in-scope passages; in keyword mode it sees keyword's top k, so in hybrid mode it must too, or a
+ * named product's passage that keyword alone ranks just below the cut is lost to fusion.
+ * Appended passages score just below the last fused one (scores stay one scale).
+ */
+export function withKeywordTop(res: { mode: SearchMode; hits: SearchHit[]; rankings: { keyword: SearchHit[] } }, k: number, keep: (h: SearchHit) => boolean): SearchHit[] {
+  const hits = res.hits.filter(keep);
+  if (res.mode !== 'hybrid') return hits;
+  const last = hits[hits.length - 1]?.score ?? 0;
+  const extra = appendMissing(hits, res.rankings.keyword.slice(0, k).filter(keep), (h) => h.chunkId).slice(hits.length);
+  return [...hits, ...extra.map((h, i) => ({ ...h, score: last * (1 - (i + 1) * 1e-6) }))];
 }
 
 /** The names of the scope that are source folders: the product a part must keep saying. */
