@@ -94,10 +94,7 @@ for (const [name, run] of variants) {
   for (const d of dumps) m.set(d.id, rankOf(d, run(d)));
   byVariant.set(name, m);
 }
-if (values.rerank) {
-  const rr = await rerankRanks(dumps);
-  byVariant.set('shipped default + e5 best-sentence rerank of top 20', rr);
-}
+if (values.rerank) for (const [name, m] of await rerankRanks(dumps)) byVariant.set(`shipped default + ${name}`, m);
 
 if (values['per-question']) printPerQuestion(dumps, byVariant);
 
@@ -209,13 +206,21 @@ function embedderSpec() {
   return e?.startsWith('onnx:') ? ({ kind: 'onnx', dir: e.slice(5) } as const) : undefined;
 }
 
-/** The shipped fusion, then its top 20 passages re-ordered by cos(query, best sentence) (code hits stay first). */
-async function rerankRanks(ds: Dump[]): Promise<Map<string, number | null>> {
+/**
+ * The shipped fusion, then its top 20 passages re-scored by cos(query, best sentence) (code hits stay
+ * first), three ways: re-ordered by that score alone; the same with the fused #1 kept first; and the
+ * fused order and the re-scored order fused again by RRF.
+ */
+async function rerankRanks(ds: Dump[]): Promise<Map<string, Map<string, number | null>>> {
   const spec = embedderSpec();
   if (!spec) throw new Error('--rerank needs --embedder onnx:<dir>');
   const emb = await createEmbedder(spec);
   if (!emb) throw new Error('no embedder');
-  const m = new Map<string, number | null>();
+  const out = new Map<string, Map<string, number | null>>([
+    ['rerank top 20 by e5 best sentence', new Map()],
+    ['rerank top 20, fused #1 kept first', new Map()],
+    ['RRF of fused order and rerank order (top 20)', new Map()],
+  ]);
   const t0 = performance.now();
   try {
     for (const d of ds) {
@@ -223,6 +228,7 @@ async function rerankRanks(ds: Dump[]): Promise<Map<string, number | null>> {
       const codes = list.filter((e) => e.id.startsWith('code:'));
       const passages = list.filter((e) => !e.id.startsWith('code:'));
       const top = passages.slice(0, 20);
+      const rest = passages.slice(20);
       const qv = await emb.embedQuery(d.query);
       const sentences = top.map((e) => splitSentences(e.text ?? '').slice(0, 6));
       const flat = sentences.flat();
@@ -233,14 +239,21 @@ async function rerankRanks(ds: Dump[]): Promise<Map<string, number | null>> {
         for (let s = 0; s < (sentences[i]?.length ?? 0); s++) best = Math.max(best, dot(qv, vecs[j++] as Float32Array));
         return { e, best };
       });
-      scored.sort((a, b) => b.best - a.best);
-      m.set(d.id, rankOf(d, [...codes, ...scored.map((x) => x.e), ...passages.slice(20)]));
+      const byScore = [...scored].sort((a, b) => b.best - a.best).map((x) => x.e);
+      out.get('rerank top 20 by e5 best sentence')?.set(d.id, rankOf(d, [...codes, ...byScore, ...rest]));
+      const keep = top[0] ? [top[0], ...byScore.filter((e) => e !== top[0])] : byScore;
+      out.get('rerank top 20, fused #1 kept first')?.set(d.id, rankOf(d, [...codes, ...keep, ...rest]));
+      const rrf = new Map<Entry, number>();
+      top.forEach((e, i) => rrf.set(e, 1 / (60 + i + 1)));
+      byScore.forEach((e, i) => rrf.set(e, (rrf.get(e) ?? 0) + 1 / (60 + i + 1)));
+      const both = [...top].sort((a, b) => (rrf.get(b) ?? 0) - (rrf.get(a) ?? 0));
+      out.get('RRF of fused order and rerank order (top 20)')?.set(d.id, rankOf(d, [...codes, ...both, ...rest]));
     }
   } finally {
     await emb.dispose();
   }
-  console.log(`rerank: ${((performance.now() - t0) / ds.length).toFixed(0)} ms per question`);
-  return m;
+  console.log(`rerank: ${((performance.now() - t0) / ds.length).toFixed(0)} ms per question (query + up to 120 sentences embedded)`);
+  return out;
 }
 
 function splitSentences(text: string): string[] {
@@ -265,11 +278,11 @@ function printPerQuestion(ds: Dump[], by: Map<string, Map<string, number | null>
   const names = [...by.keys()];
   const fmt = (r: number | null | undefined) => (r === null || r === undefined ? '-' : String(r));
   const rankIn = (d: Dump, list: Entry[]) => rankOf(d, [...d.codes, ...list]);
-  console.log(`\n### per question (kw = keyword only, hy = ${names[names.length - 1]})`);
+  console.log(`\n### per question (kw = keyword only, hy = shipped default)`);
   console.log(names.map((n, i) => `  v${i}: ${n}`).join('\n'));
   for (const d of ds) {
     const kw = by.get('keyword only')?.get(d.id) ?? null;
-    const hy = by.get(names[names.length - 1] as string)?.get(d.id) ?? null;
+    const hy = by.get('shipped default')?.get(d.id) ?? null;
     const bucket = (r: number | null) => (r === null ? 3 : r <= 1 ? 1 : r <= 5 ? 2 : 3);
     if (bucket(kw) === bucket(hy)) continue;
     const ratio = (l: Entry[]) => (l.length > 1 ? ((l[0] as Entry).score / Math.max(1e-9, (l[1] as Entry).score)).toFixed(2) : '-');
