@@ -26,6 +26,8 @@ const { values } = parseArgs({
     embedder: { type: 'string' },
     cache: { type: 'string' },
     rerank: { type: 'boolean', default: false },
+    /** Print, per question, the rank of the gold in each channel and in each named variant. */
+    'per-question': { type: 'boolean', default: false },
   },
 });
 
@@ -54,19 +56,35 @@ console.log(`$ ${commandLine()}`);
 const questions = await loadQuestions(values.questions as string);
 const dumps = await loadOrDump(questions);
 
+/** The fusion before keyword anchoring (RRF, each channel's top 2 in the first 5): the variants below start from it. */
+const RRF_TOP2: FusionConfig = { ...DEFAULT_FUSION, anchorAgree: 0, strongKeyword: 0, otherLanguageTop: 0 };
+
 const variants: [string, (d: Dump) => Entry[]][] = [
   ['keyword only', (d) => [...d.codes, ...d.keyword]],
   ['vector only', (d) => [...d.codes, ...d.vector]],
-  ['RRF k=60 (before)', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 0, perLanguage: false })],
-  ['RRF + top-2 of each channel in top 5', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 2, perLanguage: false })],
-  ['RRF kw 1.5 / vec 1', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', weights: { keyword: 1.5, vector: 1 }, guaranteeTop: 0, perLanguage: false })],
-  ['RRF k=20', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', k: 20, guaranteeTop: 0, perLanguage: false })],
-  ['score-normalised (min-max)', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'minmax', guaranteeTop: 0, perLanguage: false })],
-  ['score-normalised + top-2 each', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'minmax', guaranteeTop: 2, perLanguage: false })],
-  ['RRF + top-2 + keyword-strong', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 2, strongKeyword: 2, perLanguage: false })],
-  ['RRF + top-2 + per-language vectors', (d) => fused(d, { ...DEFAULT_FUSION, mode: 'rrf', guaranteeTop: 2, perLanguage: true })],
-  ['top-2 + zh questions: vector weight 0.5', (d) => fused(d, d.qlang === 'zh' ? { ...DEFAULT_FUSION, weights: { keyword: 1, vector: 0.5 } } : DEFAULT_FUSION)],
-  ['top-2 + zh questions: keyword top-3, vector top-1', (d) => fused(d, d.qlang === 'zh' ? { ...DEFAULT_FUSION, guaranteeTop: 1, strongKeyword: 0, weights: { keyword: 2, vector: 1 } } : DEFAULT_FUSION)],
+  ['RRF k=60 (before)', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', guaranteeTop: 0, perLanguage: false })],
+  ['RRF + top-2 of each channel in top 5', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', guaranteeTop: 2, perLanguage: false })],
+  ['RRF kw 1.5 / vec 1', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', weights: { keyword: 1.5, vector: 1 }, guaranteeTop: 0, perLanguage: false })],
+  ['RRF k=20', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', k: 20, guaranteeTop: 0, perLanguage: false })],
+  ['score-normalised (min-max)', (d) => fused(d, { ...RRF_TOP2, mode: 'minmax', guaranteeTop: 0, perLanguage: false })],
+  ['score-normalised + top-2 each', (d) => fused(d, { ...RRF_TOP2, mode: 'minmax', guaranteeTop: 2, perLanguage: false })],
+  ['RRF + top-2 + keyword-strong (#1 ≥ 2 × #2)', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', guaranteeTop: 2, strongKeyword: 2, perLanguage: false })],
+  ['RRF + top-2 + per-language vectors', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', guaranteeTop: 2, perLanguage: true })],
+  ['top-2 + zh questions: vector weight 0.5', (d) => fused(d, d.qlang === 'zh' ? { ...RRF_TOP2, weights: { keyword: 1, vector: 0.5 } } : RRF_TOP2)],
+  ['top-2 + zh questions: keyword top-3, vector top-1', (d) => fused(d, d.qlang === 'zh' ? { ...RRF_TOP2, guaranteeTop: 1, strongKeyword: 0, weights: { keyword: 2, vector: 1 } } : RRF_TOP2)],
+  ['anchor: keyword #1 first (vector breaks its top-2 tie, top 2)', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2 })],
+  ['anchor + clear keyword winner 1.5', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5 })],
+  ['anchor + clear 1.5 + keyword top-3', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, keywordTop: 3 })],
+  ['anchor + clear 1.5 + other-language kw top-5', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, otherLanguageTop: 5 })],
+  ['anchor + clear 1.5 + kw top-3 + other-language kw top-5', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, keywordTop: 3, otherLanguageTop: 5 })],
+  ['anchor(1) + clear 1.5 + kw top-3 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 1, strongKeyword: 1.5, keywordTop: 3, otherLanguageTop: 5 })],
+  ['anchor(3) + clear 1.5 + kw top-3 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 3, strongKeyword: 1.5, keywordTop: 3, otherLanguageTop: 5 })],
+  ['clear 1.5 only + kw top-3 + other-language', (d) => fused(d, { ...RRF_TOP2, strongKeyword: 1.5, keywordTop: 3, otherLanguageTop: 5 })],
+  ['anchor + other-language (no clear-winner rule)', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, otherLanguageTop: 5 })],
+  ['anchor + clear 1.3 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.3, otherLanguageTop: 5 })],
+  ['anchor + clear 2.0 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 2, otherLanguageTop: 5 })],
+  ['anchor + clear 1.5 + other-language kw top-3', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, otherLanguageTop: 3 })],
+  ['RRF + top-2 (shipped before)', (d) => fused(d, RRF_TOP2)],
   ['shipped default', (d) => fused(d, DEFAULT_FUSION)],
 ];
 
@@ -76,10 +94,9 @@ for (const [name, run] of variants) {
   for (const d of dumps) m.set(d.id, rankOf(d, run(d)));
   byVariant.set(name, m);
 }
-if (values.rerank) {
-  const rr = await rerankRanks(dumps);
-  byVariant.set('shipped default + e5 best-sentence rerank of top 20', rr);
-}
+if (values.rerank) for (const [name, m] of await rerankRanks(dumps)) byVariant.set(`shipped default + ${name}`, m);
+
+if (values['per-question']) printPerQuestion(dumps, byVariant);
 
 const sets: [string, (q: Dump) => boolean][] = [
   ['first 65', (q) => (idNumber(q.id) ?? 0) < NEW_IDS_FROM],
@@ -189,13 +206,21 @@ function embedderSpec() {
   return e?.startsWith('onnx:') ? ({ kind: 'onnx', dir: e.slice(5) } as const) : undefined;
 }
 
-/** The shipped fusion, then its top 20 passages re-ordered by cos(query, best sentence) (code hits stay first). */
-async function rerankRanks(ds: Dump[]): Promise<Map<string, number | null>> {
+/**
+ * The shipped fusion, then its top 20 passages re-scored by cos(query, best sentence) (code hits stay
+ * first), three ways: re-ordered by that score alone; the same with the fused #1 kept first; and the
+ * fused order and the re-scored order fused again by RRF.
+ */
+async function rerankRanks(ds: Dump[]): Promise<Map<string, Map<string, number | null>>> {
   const spec = embedderSpec();
   if (!spec) throw new Error('--rerank needs --embedder onnx:<dir>');
   const emb = await createEmbedder(spec);
   if (!emb) throw new Error('no embedder');
-  const m = new Map<string, number | null>();
+  const out = new Map<string, Map<string, number | null>>([
+    ['rerank top 20 by e5 best sentence', new Map()],
+    ['rerank top 20, fused #1 kept first', new Map()],
+    ['RRF of fused order and rerank order (top 20)', new Map()],
+  ]);
   const t0 = performance.now();
   try {
     for (const d of ds) {
@@ -203,6 +228,7 @@ async function rerankRanks(ds: Dump[]): Promise<Map<string, number | null>> {
       const codes = list.filter((e) => e.id.startsWith('code:'));
       const passages = list.filter((e) => !e.id.startsWith('code:'));
       const top = passages.slice(0, 20);
+      const rest = passages.slice(20);
       const qv = await emb.embedQuery(d.query);
       const sentences = top.map((e) => splitSentences(e.text ?? '').slice(0, 6));
       const flat = sentences.flat();
@@ -213,14 +239,21 @@ async function rerankRanks(ds: Dump[]): Promise<Map<string, number | null>> {
         for (let s = 0; s < (sentences[i]?.length ?? 0); s++) best = Math.max(best, dot(qv, vecs[j++] as Float32Array));
         return { e, best };
       });
-      scored.sort((a, b) => b.best - a.best);
-      m.set(d.id, rankOf(d, [...codes, ...scored.map((x) => x.e), ...passages.slice(20)]));
+      const byScore = [...scored].sort((a, b) => b.best - a.best).map((x) => x.e);
+      out.get('rerank top 20 by e5 best sentence')?.set(d.id, rankOf(d, [...codes, ...byScore, ...rest]));
+      const keep = top[0] ? [top[0], ...byScore.filter((e) => e !== top[0])] : byScore;
+      out.get('rerank top 20, fused #1 kept first')?.set(d.id, rankOf(d, [...codes, ...keep, ...rest]));
+      const rrf = new Map<Entry, number>();
+      top.forEach((e, i) => rrf.set(e, 1 / (60 + i + 1)));
+      byScore.forEach((e, i) => rrf.set(e, (rrf.get(e) ?? 0) + 1 / (60 + i + 1)));
+      const both = [...top].sort((a, b) => (rrf.get(b) ?? 0) - (rrf.get(a) ?? 0));
+      out.get('RRF of fused order and rerank order (top 20)')?.set(d.id, rankOf(d, [...codes, ...both, ...rest]));
     }
   } finally {
     await emb.dispose();
   }
-  console.log(`rerank: ${((performance.now() - t0) / ds.length).toFixed(0)} ms per question`);
-  return m;
+  console.log(`rerank: ${((performance.now() - t0) / ds.length).toFixed(0)} ms per question (query + up to 120 sentences embedded)`);
+  return out;
 }
 
 function splitSentences(text: string): string[] {
@@ -234,4 +267,29 @@ function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
   return s;
+}
+
+/**
+ * One line per question whose keyword-only and shipped-hybrid ranks differ at 1 or 5: the gold's rank in
+ * each channel (kw, vec, per-language vec), each channel's top score against its second, and the rank
+ * every variant gives it.
+ */
+function printPerQuestion(ds: Dump[], by: Map<string, Map<string, number | null>>) {
+  const names = [...by.keys()];
+  const fmt = (r: number | null | undefined) => (r === null || r === undefined ? '-' : String(r));
+  const rankIn = (d: Dump, list: Entry[]) => rankOf(d, [...d.codes, ...list]);
+  console.log(`\n### per question (kw = keyword only, hy = shipped default)`);
+  console.log(names.map((n, i) => `  v${i}: ${n}`).join('\n'));
+  for (const d of ds) {
+    const kw = by.get('keyword only')?.get(d.id) ?? null;
+    const hy = by.get('shipped default')?.get(d.id) ?? null;
+    const bucket = (r: number | null) => (r === null ? 3 : r <= 1 ? 1 : r <= 5 ? 2 : 3);
+    if (bucket(kw) === bucket(hy)) continue;
+    const ratio = (l: Entry[]) => (l.length > 1 ? ((l[0] as Entry).score / Math.max(1e-9, (l[1] as Entry).score)).toFixed(2) : '-');
+    console.log(
+      `${d.id.padEnd(7)} ${d.qlang} ${d.type.padEnd(12)} kw ${fmt(kw)} vec ${fmt(rankIn(d, d.vector))} vecEn ${fmt(rankIn(d, d.vectorEn))} vecZh ${fmt(rankIn(d, d.vectorZh))} ` +
+        `| kw1/kw2 ${ratio(d.keyword)} vec1-vec2 ${d.vector.length > 1 ? ((d.vector[0] as Entry).score - (d.vector[1] as Entry).score).toFixed(3) : '-'} goldLang ${targetLang(d) ?? '?'} ` +
+        `| ${names.map((n, i) => `v${i} ${fmt(by.get(n)?.get(d.id))}`).join(' ')} | ${d.query.slice(0, 70)}`,
+    );
+  }
 }

@@ -9,6 +9,7 @@ import { EngineError } from '../contract/errors.js';
 import type { LibraryStore } from '../store/library-store.js';
 import type { ScoredChunk } from '../store/types.js';
 import type { RelatedText } from './fts-query.js';
+import { detectLang } from '../text/lang.js';
 import { keywordSearch } from './keyword.js';
 import { DEFAULT_FUSION, fuseChannels, type FusionConfig } from './rrf.js';
 import { DEFAULT_KEYWORD_CONFIG, type KeywordConfig } from './settings.js';
@@ -74,13 +75,13 @@ export async function hybridSearch(
     const [kw, vec] = await Promise.all([kwSearch(n), vecSearch(n, req.filters)]);
     const chunks = new Map<string, Chunk>();
     for (const h of [...kw, ...vec]) if (!chunks.has(h.chunk.id)) chunks.set(h.chunk.id, h.chunk);
-    const toRanked = (hs: ScoredChunk[]) => hs.map((h) => ({ id: h.chunk.id, score: h.score }));
+    const toRanked = (hs: ScoredChunk[]) => hs.map((h) => ({ id: h.chunk.id, score: h.score, lang: h.chunk.lang }));
     // Each channel's own top entries keep a place in the first results (never lost to fusion).
     const channels = [
       { name: 'keyword' as const, hits: toRanked(kw) },
       { name: 'vector' as const, hits: toRanked(vec) },
     ];
-    ranked = fuseChannels(channels, k, opts.fusion ?? DEFAULT_FUSION).map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
+    ranked = fuseChannels(channels, k, opts.fusion ?? DEFAULT_FUSION, undefined, detectLang(query)).map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
     rankings = { keyword: kw.map(toHit), vector: vec.map(toHit) };
   }
   return { query: req.query, hits: ranked.map(toHit), ms: performance.now() - t0, mode, rankings };

@@ -130,7 +130,7 @@ export async function retrieve(
     const codeFiles = new Set(matches.map((m) => m.file));
     codeHits.push(...mine);
     let passages = res.hits.filter(notCodeRow);
-    if (scope) passages = await scoped(src, { ...req, query, k }, scope, passages, related, settings, signal);
+    if (scope) passages = await scoped(src, { ...req, query, k }, scope, withKeywordTop(res, k, notCodeRow), related, settings, signal);
     lists.push({ pack: src.pack, hits: demoteSiblingRows(passages.filter(notCodeRow), codeFiles).slice(0, k) });
     kwLists.push({ pack: src.pack, hits: demoteSiblingRows(res.rankings.keyword.filter(notCodeRow), codeFiles).slice(0, depth) });
     vecLists.push({ pack: src.pack, hits: demoteSiblingRows(res.rankings.vector.filter(notCodeRow), codeFiles).slice(0, depth) });
@@ -157,8 +157,9 @@ export async function retrieve(
       const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k }, { signal, related, keyword: settings.keyword });
       // A quoted message: the passages that show it as written come first.
       const shown = part.reason === 'message' ? sameLanguageFirst((await src.store.findText(part.query, k, req.filters)).map(toHit), lang) : [];
-      let hits = demoteSiblingRows(appendMissing(shown, res.hits, (h) => h.chunkId).filter(notCodeRow), new Set(matches.map((m) => m.file)));
+      let hits = appendMissing(shown, scope ? withKeywordTop(res, k, notCodeRow) : res.hits, (h) => h.chunkId).filter(notCodeRow);
       if (scope) hits = boostScope(hits, (h) => inScope(scope, h.file));
+      hits = demoteSiblingRows(hits, new Set(matches.map((m) => m.file)));
       partSources.push({ pack: src.pack, hits });
       signal?.throwIfAborted();
     }
@@ -219,6 +220,21 @@ async function scoped(
     }
   }
   return boostScope(cands, (h) => inScope(scope, h.file));
+}
+
+/**
+ * A search's passages for the scope re-rank: the fused list, then the keyword channel's first k
+ * that fusion left out (none in keyword mode, where the two are one list). The re-rank lifts
+ * in-scope passages; in keyword mode it sees keyword's top k, so in hybrid mode it must too, or a
+ * named product's passage that keyword alone ranks just below the cut is lost to fusion.
+ * Appended passages score just below the last fused one (scores stay one scale).
+ */
+export function withKeywordTop(res: { mode: SearchMode; hits: SearchHit[]; rankings: { keyword: SearchHit[] } }, k: number, keep: (h: SearchHit) => boolean): SearchHit[] {
+  const hits = res.hits.filter(keep);
+  if (res.mode !== 'hybrid') return hits;
+  const last = hits[hits.length - 1]?.score ?? 0;
+  const extra = appendMissing(hits, res.rankings.keyword.slice(0, k).filter(keep), (h) => h.chunkId).slice(hits.length);
+  return [...hits, ...extra.map((h, i) => ({ ...h, score: last * (1 - (i + 1) * 1e-6) }))];
 }
 
 /** The names of the scope that are source folders: the product a part must keep saying. */

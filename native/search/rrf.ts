@@ -34,7 +34,12 @@ export function fuseRrf(lists: Ranked[][], k = RRF_K): Ranked[] {
 /** One retriever's ranking, best first, with its own scores (BM25, cosine: not comparable across channels). */
 export interface Channel {
   name: 'keyword' | 'vector';
-  hits: Ranked[];
+  hits: LangRanked[];
+}
+
+/** A ranked passage with the language of its text (absent: unknown, never "another language"). */
+export interface LangRanked extends Ranked {
+  lang?: string;
 }
 
 /** How the keyword and vector rankings are merged (native/search/hybrid.ts). Measured: scripts/eval-fusion.ts. */
@@ -47,11 +52,28 @@ export interface FusionConfig {
   /**
    * Each channel's first `guaranteeTop` entries are placed within the first `window` results (in
    * fused order), so fusion never drops what one channel alone ranks at the very top. 0: off.
+   * `keywordTop`, when set, is the keyword channel's own depth (BM25's third is right more often
+   * than the vector's third: it is only displaced by what both channels agree on).
    */
   guaranteeTop: number;
+  keywordTop?: number;
   window: number;
-  /** When > 0: the keyword top entry goes first if its score is at least this many times the keyword 5th score. */
+  /**
+   * First place is the keyword channel's (0: off, the fused order decides): its #1, except that its
+   * #2 goes first when the vector channel ranks that one within its top `anchorAgree` and not the #1,
+   * and the #1's BM25 score is below `strongKeyword` × the #2's (a clear keyword winner stays first).
+   * The vector channel breaks keyword's near-ties; it does not overrule a passage that matches the
+   * question's words best.
+   */
+  anchorAgree: number;
+  /** When > 0: the keyword top entry goes first if its score is at least this many times the keyword 2nd score. */
   strongKeyword: number;
+  /**
+   * Keyword hits within keyword's first `otherLanguageTop` whose language differs from the
+   * question's are placed within the window too (0: off): a multilingual model scores a passage in
+   * another language than the question's low, so its ranking cannot speak against them.
+   */
+  otherLanguageTop: number;
   /**
    * Also search vectors per passage language and give the best passages in the other language
    * their own channel (a multilingual model prefers its question's language). Used by hybrid.ts.
@@ -65,7 +87,9 @@ export const DEFAULT_FUSION: FusionConfig = {
   weights: { keyword: 1, vector: 1 },
   guaranteeTop: 2,
   window: 5,
-  strongKeyword: 0,
+  anchorAgree: 2,
+  strongKeyword: 1.5,
+  otherLanguageTop: 5,
   perLanguage: false,
 };
 
@@ -84,7 +108,7 @@ export function fuseChannels(
   const all: { hits: Ranked[]; weight: number; guarantee: number }[] = channels.map((c) => ({
     hits: c.hits.filter((h) => h.score > 0 || c.name === 'vector'),
     weight: cfg.weights[c.name],
-    guarantee: cfg.guaranteeTop,
+    guarantee: c.name === 'keyword' ? (cfg.keywordTop ?? cfg.guaranteeTop) : cfg.guaranteeTop,
   }));
   if (cfg.perLanguage && otherLanguage) {
     for (const [lang, hits] of Object.entries(otherLanguage)) {
@@ -113,14 +137,32 @@ export function fuseChannels(
   let ranked = [...fused.entries()]
     .sort((a, b) => b[1].score - a[1].score || a[1].order - b[1].order)
     .map(([id, v]) => ({ id, score: v.score }));
-  const kw = channels.find((c) => c.name === 'keyword')?.hits.filter((h) => h.score > 0) ?? [];
+  const kw: LangRanked[] = channels.find((c) => c.name === 'keyword')?.hits.filter((h) => h.score > 0) ?? [];
+  const vec: LangRanked[] = channels.find((c) => c.name === 'vector')?.hits ?? [];
   const guaranteed: string[] = [];
-  if (cfg.strongKeyword > 0 && kw.length >= 5 && (kw[0] as Ranked).score >= cfg.strongKeyword * (kw[4] as Ranked).score) {
-    guaranteed.push((kw[0] as Ranked).id);
-    ranked = [...ranked.filter((r) => r.id === guaranteed[0]), ...ranked.filter((r) => r.id !== guaranteed[0])];
+  const first = firstPlace(kw, vec, cfg);
+  if (first !== null) {
+    guaranteed.push(first);
+    ranked = [...ranked.filter((r) => r.id === first), ...ranked.filter((r) => r.id !== first)];
   }
   for (const ch of all) for (const h of ch.hits.slice(0, ch.guarantee)) if (!guaranteed.includes(h.id)) guaranteed.push(h.id);
+  if (cfg.otherLanguageTop > 0 && queryLang) {
+    for (const h of kw.slice(0, cfg.otherLanguageTop)) if (h.lang && h.lang !== queryLang && !guaranteed.includes(h.id)) guaranteed.push(h.id);
+  }
   return placeWithin(ranked, guaranteed, cfg.window).slice(0, n);
+}
+
+/** The id that must come first by cfg.anchorAgree / cfg.strongKeyword (see FusionConfig), or null. */
+function firstPlace(kw: Ranked[], vec: Ranked[], cfg: FusionConfig): string | null {
+  const k1 = kw[0];
+  if (!k1) return null;
+  const k2 = kw[1];
+  const clear = cfg.strongKeyword > 0 && (!k2 || k1.score >= cfg.strongKeyword * k2.score);
+  if (clear) return k1.id;
+  if (cfg.anchorAgree <= 0) return null;
+  if (!k2) return k1.id;
+  const top = new Set(vec.slice(0, cfg.anchorAgree).map((h) => h.id));
+  return top.has(k2.id) && !top.has(k1.id) ? k2.id : k1.id;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fuseChannels, placeWithin, DEFAULT_FUSION, type Ranked } from '../../../native/search/rrf.js';
+import { fuseChannels, placeWithin, DEFAULT_FUSION, type LangRanked, type Ranked } from '../../../native/search/rrf.js';
 
 const list = (prefix: string, n: number, top = 10): Ranked[] => Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, score: top - i * 0.1 }));
 
@@ -42,5 +42,59 @@ describe('fusion keeps each channel\'s top entries', () => {
     const vec = list('v', 10, 1);
     const fused = fuseChannels([{ name: 'keyword', hits: kw }, { name: 'vector', hits: vec }], 10, { ...DEFAULT_FUSION, perLanguage: true }, { en: vec, zh: [{ id: 'zh-right', score: 0.5 }] }, 'en');
     expect(fused.slice(0, 5).map((r) => r.id)).toContain('zh-right');
+  });
+});
+
+describe('fusion never loses what the keyword channel found', () => {
+  const kwv = (keyword: LangRanked[], vector: LangRanked[], lang?: string) =>
+    fuseChannels([{ name: 'keyword', hits: keyword }, { name: 'vector', hits: vector }], 10, DEFAULT_FUSION, undefined, lang).map((r) => r.id);
+
+  it("keyword's clear winner stays first even when the vector channel agrees with keyword on other passages", () => {
+    // BM25 #1 far above #2 (a passage that names the question's words); the vector list never saw it
+    // but shares keyword's #2..#4, so rank fusion alone puts a shared one first.
+    const keyword = [{ id: 'exact', score: 40 }, { id: 'a', score: 22 }, { id: 'b', score: 21 }, { id: 'c', score: 20 }];
+    const vector = [{ id: 'b', score: 0.8 }, { id: 'a', score: 0.79 }, { id: 'c', score: 0.78 }, { id: 'v', score: 0.77 }];
+    expect(fuseChannels([{ name: 'keyword', hits: keyword }, { name: 'vector', hits: vector }], 10, { ...DEFAULT_FUSION, anchorAgree: 0, strongKeyword: 0 })[0]?.id).not.toBe('exact');
+    expect(kwv(keyword, vector)[0]).toBe('exact');
+  });
+
+  it("keyword's #1 stays first over passages both channels rank in the middle (a near-tie the vector channel does not break)", () => {
+    const keyword = [{ id: 'k1', score: 24.6 }, ...list('m', 8, 19.6)];
+    const vector = [{ id: 'v1', score: 0.72 }, ...list('m', 8, 0.7).map((h, i) => ({ ...h, id: `m${7 - i}` }))];
+    expect(kwv(keyword, vector)[0]).toBe('k1');
+  });
+
+  it("the vector channel breaks a keyword near-tie: keyword's #2 goes first when vector ranks it top-2 and not the #1", () => {
+    const keyword = [{ id: 'k1', score: 23.5 }, { id: 'k2', score: 22.5 }, ...list('x', 5, 17)];
+    const vector = [{ id: 'k2', score: 0.78 }, { id: 'v', score: 0.75 }, { id: 'x0', score: 0.74 }];
+    const out = kwv(keyword, vector);
+    expect(out[0]).toBe('k2');
+    expect(out.slice(0, 5)).toContain('k1');
+    // ...but not over a clear keyword winner.
+    expect(kwv([{ id: 'k1', score: 40 }, ...keyword.slice(1)], vector)[0]).toBe('k1');
+  });
+
+  it("a Chinese question's English passage found by keyword stays in the top 5 though the vector channel prefers Chinese passages", () => {
+    // Keyword: four Chinese passages, then the English one that answers (the question names an English term).
+    const keyword: LangRanked[] = [...list('z', 4, 30).map((h) => ({ ...h, lang: 'zh' })), { id: 'en-gold', score: 25, lang: 'en' }];
+    // Vector: Chinese passages, some shared with keyword; the English one is far down (cross-language cosine is low).
+    const vector: LangRanked[] = [
+      ...['y0', 'y1', 'z2', 'z3', 'y2', 'z0', 'z1'].map((id, i) => ({ id, score: 0.8 - i * 0.01, lang: 'zh' })),
+      { id: 'en-gold', score: 0.6, lang: 'en' },
+    ];
+    const before = fuseChannels([{ name: 'keyword', hits: keyword }, { name: 'vector', hits: vector }], 10, { ...DEFAULT_FUSION, otherLanguageTop: 0 }, undefined, 'zh');
+    expect(before.slice(0, 5).map((r) => r.id)).not.toContain('en-gold');
+    expect(kwv(keyword, vector, 'zh').slice(0, 5)).toContain('en-gold');
+    // The same list for an English question: nothing of another language to keep, fusion as before.
+    expect(kwv(keyword.map((h) => ({ ...h, lang: 'zh' })), vector, 'zh').slice(0, 5)).not.toContain('en-gold');
+  });
+
+  it('what only the vector channel found still reaches the top 5', () => {
+    const keyword = list('k', 10, 30);
+    const vector = [{ id: 'sem', score: 0.9 }, { id: 'sem2', score: 0.89 }, ...list('q', 5, 0.8)];
+    const top5 = kwv(keyword, vector).slice(0, 5);
+    expect(top5[0]).toBe('k0');
+    expect(top5).toContain('sem');
+    expect(top5).toContain('sem2');
   });
 });
