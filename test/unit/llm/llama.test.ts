@@ -119,11 +119,11 @@ describe('LocalLlm on the fixture', () => {
       }),
     };
     const tokens: string[] = [];
-    const a = await ask(deps, { question: 'what pressure for the relief valve', k: 2 }, { onToken: (t) => tokens.push(t) });
+    const a = await ask(deps, { question: 'what pressure for the relief valve', k: 2, prefer: 'generative' }, { onToken: (t) => tokens.push(t) });
     expect(tokens.length).toBeGreaterThan(0);
     // Random weights write no "[1]": the check finds no valid citation and the manuals are quoted.
     expect(a.mode).toBe('extractive');
-    expect(a.fallbackReason).toMatch(/cited none of the sources/);
+    expect(a.fallbackReason).toMatch(/cited none of the passages, so the answer quotes the manuals instead/);
     expect(a.answer).toContain('Set the relief valve to 210 bar. [1]');
   }, 60_000);
 
