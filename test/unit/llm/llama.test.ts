@@ -86,6 +86,17 @@ describe('LocalLlm on the fixture', () => {
     expect(llm.countTokens(b.system) + llm.countTokens(b.user)).toBeLessThanOrEqual(512 - 100);
   });
 
+  it('a prompt capped by maxPromptTokens fits it as the model reads it (chat template included)', async () => {
+    const sources = [1, 2, 3, 4].map((n) => ({ n, manual: 'Press Manual', section: `S${n}`, page: n, text: `Passage ${n}: ${'check the hydraulic pressure relief valve setting '.repeat(8)}` }));
+    const b = budgetPrompt({ question: 'relief valve?', sources, countTokens: (s) => llm.countTokens(s), contextSize: 4096, answerTokens: 100, maxPromptTokens: 450 });
+    expect(b.included.length).toBeGreaterThan(0);
+    expect(b.promptTokens).toBeLessThanOrEqual(450);
+    expect(b.dropped.length).toBeGreaterThan(0);
+    // The chat template's own tokens: an empty conversation, its markers counted as text (an overestimate).
+    const template = llm.countTokens(await llm.renderPrompt('', ''));
+    expect(llm.countTokens(b.system) + llm.countTokens(b.user) + template).toBeLessThanOrEqual(450);
+  });
+
   it('streams tokens, and an abort stops generation early', async () => {
     const chunks: string[] = [];
     const full = await llm.generate({ system: 'Answer.', user: 'Say something.', maxTokens: 8, onToken: (t) => chunks.push(t) });
