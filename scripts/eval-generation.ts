@@ -80,6 +80,8 @@ interface Row {
   factsExtractive: number;
   factsAsked: number;
   answer: string;
+  /** The text the model streamed (kept or rejected). */
+  draft: string;
 }
 
 console.log(`$ ${commandLine()}`);
@@ -103,10 +105,12 @@ try {
     let first: number | null = null;
     let last = 0;
     let tokens = 0;
+    let draft = '';
     const gen = await engine.ask(
       { question: q.query, prefer: 'generative' },
       {
-        onToken: () => {
+        onToken: (chunk) => {
+          draft += chunk;
           const now = performance.now() - t0;
           if (first === null) first = now;
           last = now;
@@ -132,10 +136,11 @@ try {
       factsExtractive: facts(q, ex.value),
       factsAsked: q.type === 'out_of_scope' ? 0 : (q.answer_facts ?? []).length,
       answer: g.answer,
+      draft,
     };
     rows.push(row);
     const line = `${q.id.padEnd(8)} ${q.type.padEnd(13)} ${outcome.padEnd(13)} ttft ${firstMs === null ? '-' : `${Math.round(firstMs)} ms`} total ${Math.round(totalMs)} ms facts gen ${row.factsGenerated}/${row.factsAsked} ext ${row.factsExtractive}/${row.factsAsked}`;
-    console.log(values.verbose && row.reason ? `${line}\n    ${row.reason}` : line);
+    console.log(values.verbose && row.reason ? `${line}\n    ${row.reason}\n    draft: ${JSON.stringify(draft.slice(0, 300))}` : line);
     if (values.verbose && outcome === 'accepted') console.log(`    ${g.answer.replace(/\n/g, '\n    ')}`);
   }
 } finally {

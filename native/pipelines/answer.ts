@@ -291,7 +291,7 @@ export function extractiveAnswer(question: string, passages: SearchHit[]): Parti
  * the sentences it quotes (what the answer needs), then the others whole, in rank order. Cited
  * back as the full passages.
  */
-function promptSources(question: string, passages: SearchHit[]): { hit: SearchHit; text: string }[] {
+export function promptSources(question: string, passages: SearchHit[]): { hit: SearchHit; text: string }[] {
   const parts = extractParts(question, passages);
   const chosen = new Map<number, string[]>();
   for (const p of parts) chosen.set(p.passage, [...(chosen.get(p.passage) ?? []), p.text]);
