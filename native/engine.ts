@@ -235,6 +235,7 @@ class LocalEngine implements Engine {
           retrieve: (r, signal) => this.retrieveWith(local, sources, r, signal),
           vocabulary: async (terms, filters) => new Map(Object.entries(await this.termCountsWith(local, sources, terms, filters?.packs))),
           generator: () => this.answerModels.llm(),
+          generatorChecked: () => this.answerModels.llmChecked(),
           reranker: () => this.answerModels.reranker(),
         },
         req,

@@ -53,6 +53,11 @@ export interface BudgetInput {
   answerTokens: number;
   /** Tokens the chat template adds around the messages (role markers etc.). */
   templateTokens?: number;
+  /**
+   * Most tokens of the whole prompt (instructions, sources, question), whatever the context window:
+   * every prompt token is read before the first answer token, so a smaller prompt answers sooner.
+   */
+  maxPromptTokens?: number;
 }
 
 export interface BudgetedPrompt {
@@ -67,15 +72,19 @@ export interface BudgetedPrompt {
   promptTokens: number;
 }
 
+/** Least room (tokens) worth filling with the start of a passage that does not fit whole. */
+const MIN_CUT_TOKENS = 48;
+
 /**
- * Keeps the best-ranked passages that fit in the context next to the instructions, the question and
- * the room reserved for the answer; stops at the first that does not fit (lower ranks are dropped).
- * When not even the best passage fits, it is cut to the space left.
+ * Keeps the best-ranked passages that fit in the context (and in maxPromptTokens) next to the
+ * instructions, the question and the room reserved for the answer; the first that does not fit is
+ * cut to the space left when that space is worth it (always for the best passage), and lower ranks
+ * are dropped.
  */
 export function budgetPrompt(input: BudgetInput): BudgetedPrompt {
   const system = systemPrompt();
   const fixed = input.countTokens(system) + input.countTokens(userPrompt(input.question, [])) + (input.templateTokens ?? 32);
-  const room = input.contextSize - input.answerTokens - fixed;
+  const room = Math.min(input.contextSize - input.answerTokens, input.maxPromptTokens ?? Infinity) - fixed;
   const included: number[] = [];
   const dropped: number[] = [];
   const truncated: number[] = [];
@@ -92,8 +101,8 @@ export function budgetPrompt(input: BudgetInput): BudgetedPrompt {
       texts.push(text);
       included.push(s.n);
       used += cost;
-    } else if (included.length === 0 && room > 16) {
-      const cut = truncateToTokens(text, room - 2, input.countTokens);
+    } else if ((included.length === 0 && room > 16) || room - used - 2 >= MIN_CUT_TOKENS) {
+      const cut = truncateToTokens(text, room - used - 2, input.countTokens);
       texts.push(cut);
       included.push(s.n);
       truncated.push(s.n);

@@ -16,7 +16,12 @@ export interface AskRequest {
   filters?: SearchFilters;
   /** Passages retrieved for the answer (default 8). */
   k?: number;
-  /** auto (default): generative when a local LLM is installed, else extractive; code questions answer from the code record. */
+  /**
+   * auto (default): generative when the installed local LLM passed the answer check (its result
+   * beside the model file: scripts/eval-generation.ts --record), else extractive; generative: use the
+   * installed LLM regardless (a rejected draft falls back to extractive, with fallbackReason);
+   * code questions answer from the code record.
+   */
   prefer?: 'auto' | 'extractive' | 'generative';
 }
 

@@ -15,6 +15,7 @@ import { collectEvidence, contentTerms, gate, vocabularyTerms, type Evidence } f
 import { codeAnswerLines, extractParts, renderParts, toCitation } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
 import { budgetPrompt, REFUSAL_SENTENCE } from '../answer/prompt.js';
+import { checkGenerated, isLooping } from '../answer/generated-check.js';
 import { withReferencedSafety } from '../answer/safety.js';
 import { answerText, promptLabel } from '../answer/sanitize.js';
 import { analyze } from '../text/analyze.js';
@@ -39,6 +40,11 @@ export interface AnswerDeps {
   vocabulary?(terms: string[], filters?: SearchFilters): Promise<Map<string, number>>;
   /** The language model, loaded once by the owner (null: none installed). */
   generator?: () => Promise<AnswerGenerator | null>;
+  /**
+   * Whether the installed model passed the answer check (scripts/eval-generation.ts, its result beside
+   * the model file): only then does `prefer: auto` generate. Absent: it did not, so auto stays extractive.
+   */
+  generatorChecked?: () => Promise<boolean>;
   reranker?: () => Promise<Reranker | null>;
 }
 
@@ -46,6 +52,14 @@ export interface AnswerDeps {
 export const DEFAULT_ANSWER_K = 8;
 /** Tokens kept free for a generated answer. */
 export const ANSWER_TOKENS = 400;
+/**
+ * Most tokens of a generation prompt (instructions, passages, question). Every prompt token is read
+ * before the first answer token: on a 2-core CPU a 135M model reads ~250 tokens/s, so ~1,100 tokens
+ * cost 4.7 s before anything shows. The best sentences come first, so the cut loses the least.
+ */
+export const MAX_PROMPT_TOKENS = 800;
+/** Streamed chunks between two loop checks of the text written so far. */
+const LOOP_CHECK_EVERY = 16;
 /** Code records shown at most. */
 const MAX_CODES = 3;
 
@@ -54,6 +68,8 @@ export interface AskTimings {
   llmMs: number;
   firstTokenMs: number | null;
   tokens: number;
+  /** Tokens of the generation prompt (instructions, passages, question), when one was written. */
+  promptTokens?: number;
 }
 
 export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {}, timings?: AskTimings): Promise<AskResponse> {
@@ -66,7 +82,9 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
 
   let generator: AnswerGenerator | null = null;
   let generatorError: string | null = null;
-  if (prefer !== 'extractive' && deps.generator) {
+  // auto generates only with a model that passed the answer check; generative asks for it regardless.
+  const useModel = prefer === 'generative' || (prefer === 'auto' && deps.generatorChecked !== undefined && (await deps.generatorChecked()));
+  if (useModel && deps.generator) {
     // Loading the model (first question only) is LLM time, not answer overhead.
     const tl = performance.now();
     try {
@@ -134,7 +152,8 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     out = { ...codeAnswer(standaloneQuery, matches, related), question, standaloneQuery, refused: false };
   } else if (generator) {
     const tl = performance.now();
-    const gen = await generativeAnswer(generator, standaloneQuery, passages.slice(0, k), hooks, t);
+    const extractive = citeEveryPart(extractiveAnswer(standaloneQuery, passages.slice(0, k)), res);
+    const gen = await generativeAnswer(generator, standaloneQuery, passages.slice(0, k), extractive, hooks, t);
     t.llmMs += performance.now() - tl;
     out = { ...gen, question, standaloneQuery };
     if (out.refused) out.refusal = refusal(out.refusal?.reason ?? '', standaloneQuery, res.hits, codes);
@@ -274,16 +293,80 @@ export function extractiveAnswer(question: string, passages: SearchHit[]): Parti
   return { answer: renderParts(chosen, (i) => numbers.get(i) as number), mode: 'extractive', citations, refused: false };
 }
 
-async function generativeAnswer(gen: AnswerGenerator, question: string, passages: SearchHit[], hooks: AskHooks, t: AskTimings): Promise<PartialAnswer> {
-  const sources = passages.map((p, i) => toCitation(i + 1, p));
+/**
+ * The passages as the model reads them: those the extractive answer quotes first, each shortened to
+ * the sentences it quotes (what the answer needs), then the others whole, in rank order. Cited
+ * back as the full passages.
+ */
+export function promptSources(question: string, passages: SearchHit[]): { hit: SearchHit; text: string }[] {
+  const parts = extractParts(question, passages);
+  const chosen = new Map<number, string[]>();
+  for (const p of parts) chosen.set(p.passage, [...(chosen.get(p.passage) ?? []), p.text]);
+  const first = [...chosen.keys()].sort((a, b) => a - b).map((i) => ({ hit: passages[i] as SearchHit, text: (chosen.get(i) ?? []).join('\n') }));
+  const rest = passages.filter((_, i) => !chosen.has(i)).map((hit) => ({ hit, text: hit.text }));
+  return [...first, ...rest];
+}
+
+async function generativeAnswer(
+  gen: AnswerGenerator,
+  question: string,
+  passages: SearchHit[],
+  extractive: PartialAnswer,
+  hooks: AskHooks,
+  t: AskTimings,
+): Promise<PartialAnswer> {
+  const ordered = promptSources(question, passages);
+  const sources = ordered.map((s, i) => toCitation(i + 1, s.hit));
   const answerTokens = Math.min(ANSWER_TOKENS, Math.floor(gen.contextSize / 4));
-  const prompt = budgetPrompt({ question, sources, countTokens: (s) => gen.countTokens(s), contextSize: gen.contextSize, answerTokens });
-  const r = await gen.generate({ system: prompt.system, user: prompt.user, maxTokens: answerTokens, signal: hooks.signal, onToken: hooks.onToken });
+  const prompt = budgetPrompt({
+    question,
+    sources: sources.map((c, i) => ({ ...c, text: ordered[i]?.text ?? c.text })),
+    countTokens: (s) => gen.countTokens(s),
+    contextSize: gen.contextSize,
+    answerTokens,
+    maxPromptTokens: MAX_PROMPT_TOKENS,
+  });
+  // A loop is stopped as soon as it shows (checked every few chunks): it would be rejected anyway.
+  const stop = new AbortController();
+  const cancel = () => stop.abort();
+  hooks.signal?.addEventListener('abort', cancel, { once: true });
+  if (hooks.signal?.aborted) stop.abort();
+  let streamed = '';
+  let looped = false;
+  let sinceCheck = 0;
+  let r: Awaited<ReturnType<AnswerGenerator['generate']>>;
+  try {
+    r = await gen.generate({
+      system: prompt.system,
+      user: prompt.user,
+      maxTokens: answerTokens,
+      signal: stop.signal,
+      onToken: (chunk) => {
+        hooks.onToken?.(chunk);
+        streamed += chunk;
+        if (++sinceCheck < LOOP_CHECK_EVERY || looped) return;
+        sinceCheck = 0;
+        if (isLooping(streamed)) {
+          looped = true;
+          stop.abort();
+        }
+      },
+    });
+  } finally {
+    hooks.signal?.removeEventListener('abort', cancel);
+  }
   t.firstTokenMs = r.firstTokenMs;
+  t.promptTokens = prompt.promptTokens;
   t.tokens += r.chunks;
-  if (r.aborted) throw new EngineError('CANCELLED', 'The answer was cancelled.');
+  if (hooks.signal?.aborted || (r.aborted && !looped)) throw new EngineError('CANCELLED', 'The answer was cancelled.');
   const text = r.text.trim();
   const checked = checkCitations(text, prompt.included.length);
+  const fallBack = (why: string): PartialAnswer => ({
+    ...extractive,
+    invalidCitations: checked.invalid.length > 0 ? checked.invalid : undefined,
+    fallbackReason: `${why}, so the answer quotes the manuals instead.`,
+  });
+  if (looped) return fallBack('The language model repeated itself instead of answering');
   // The refusal sentence counts only when the model cites nothing: a manual that contains the
   // sentence (quoted by a model that then answers from the sources) must not turn an answer into a refusal.
   if ((text.startsWith(REFUSAL_SENTENCE) || text === REFUSAL_SENTENCE.replace(/\.$/, '')) && checked.valid.length === 0) {
@@ -295,21 +378,33 @@ async function generativeAnswer(gen: AnswerGenerator, question: string, passages
       refusal: { reason: 'The language model found no answer in the passages retrieved.', searched: question, closest: [] },
     };
   }
-  if (checked.valid.length === 0) {
-    const fb = extractiveAnswer(question, passages);
-    return {
-      ...fb,
-      invalidCitations: checked.invalid.length > 0 ? checked.invalid : undefined,
-      fallbackReason: 'The generated answer cited none of the sources, so the manuals are quoted instead.',
-    };
-  }
+  if (checked.valid.length === 0) return fallBack('The generated answer cited none of the passages');
+  const cited = sources.filter((s) => checked.valid.includes(s.n));
+  const verdict = checkGenerated({ text: checked.text, cited: cited.map((c) => c.text), question });
+  if (!verdict.ok) return fallBack(verdict.reason);
   return {
     answer: checked.text,
     mode: 'generative',
-    citations: sources.filter((s) => checked.valid.includes(s.n)),
+    citations: withExtractiveSources(cited, sources, extractive.citations),
     invalidCitations: checked.invalid.length > 0 ? checked.invalid : undefined,
     refused: false,
   };
+}
+
+/**
+ * The generated answer's citations, then the passages the extractive answer would have quoted (by
+ * their number in the prompt): their DANGER / WARNING / lockout text is shown with a generated
+ * answer too, even when the model left those passages out.
+ */
+function withExtractiveSources(cited: Citation[], sources: Citation[], extractive: Citation[]): Citation[] {
+  const out = [...cited];
+  let next = sources.length + 1;
+  for (const e of extractive) {
+    if (out.some((c) => c.chunkId === e.chunkId)) continue;
+    // A passage outside the prompt (a two-part question's own top passage) gets a number after them.
+    out.push(sources.find((x) => x.chunkId === e.chunkId) ?? { ...e, n: next++ });
+  }
+  return out;
 }
 
 /** Asks the model to rewrite a follow-up; keeps the rule-based rewrite when the model's is not usable. */

@@ -198,7 +198,7 @@ describe('generative answers with the generated GGUF model', () => {
       expect(tokens.length, q).toBeGreaterThan(0);
       expect(a.refused, q).toBe(false);
       expect(['generative', 'extractive']).toContain(a.mode);
-      if (a.mode === 'extractive') expect(a.fallbackReason).toMatch(/cited none of the sources/);
+      if (a.mode === 'extractive') expect(a.fallbackReason).toMatch(/so the answer quotes the manuals instead\.$/);
       await expectGrounded(a);
     }
     for (const q of OUT_OF_SCOPE) {
@@ -256,13 +256,23 @@ function depsWith(model: AnswerGenerator): AnswerDeps {
 
 describe('a model that obeys the manuals', () => {
   it('cannot add sources: numbers past the sources are removed and reported, the rest name retrieved passages', async () => {
-    const model = obedientModel(() => `Set the relief valve to 900 bar [7]. ${FAKE.sourceLine} [12] ${FAKE.link} Also [3, 12].`);
+    const model = obedientModel(() => 'Set the main relief valve to 210 bar [7]. Also [1, 12].');
     const a = await ask(depsWith(model), { question: IN_SCOPE.relief, prefer: 'generative', k: 2 });
     expect(model.prompts).toHaveLength(1);
     expect(a.mode).toBe('generative');
+    expect(a.invalidCitations).toEqual([7, 12]);
+    expect(a.answer).not.toMatch(/\[(7|12)\b/);
+    expect(a.citations[0]?.n).toBe(1);
+    await expectGrounded(a);
+  });
+
+  it('cannot pass on what an injected source line says: a made-up link and file name are in no cited passage, so the manuals are quoted', async () => {
+    const model = obedientModel(() => `Set the relief valve to 900 bar [7]. ${FAKE.sourceLine} [12] ${FAKE.link} Also [3, 12].`);
+    const a = await ask(depsWith(model), { question: IN_SCOPE.relief, prefer: 'generative', k: 2 });
+    expect(a.mode).toBe('extractive');
+    expect(a.fallbackReason).toMatch(/appear in the passages it cites/);
     expect(a.invalidCitations).toEqual([3, 7, 12]);
-    expect(a.answer).not.toMatch(/\[(7|12|3)\b/);
-    expect(a.citations.map((c) => c.n)).toEqual([1]);
+    expect(a.answer).not.toContain('evil.example');
     await expectGrounded(a);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CodeLookupResponse, CodeMatch, SearchHit, SearchRequest, SearchResponse } from '../../../native/contract/api.js';
-import { ask, type AnswerDeps, type AnswerGenerator } from '../../../native/pipelines/answer.js';
+import { ask, MAX_PROMPT_TOKENS, type AnswerDeps, type AnswerGenerator } from '../../../native/pipelines/answer.js';
 import { analyze } from '../../../native/text/analyze.js';
 import { hit, retrieverOf } from './helpers.js';
 
@@ -128,7 +128,7 @@ describe('ask', () => {
   it('generative: invalid citations are removed and listed, valid ones kept', async () => {
     const gen = scripted('Change the oil every 2000 hours [1]. Use the right oil [9].');
     const tokens: string[] = [];
-    const a = await ask(deps(gen), { question: 'how often do I change the hydraulic oil' }, { onToken: (t) => tokens.push(t) });
+    const a = await ask(deps(gen), { question: 'how often do I change the hydraulic oil', prefer: 'generative' }, { onToken: (t) => tokens.push(t) });
     expect(a.mode).toBe('generative');
     expect(a.answer).toBe('Change the oil every 2000 hours [1]. Use the right oil.');
     expect(a.invalidCitations).toEqual([9]);
@@ -138,21 +138,120 @@ describe('ask', () => {
   });
 
   it('generative without any valid citation falls back to extractive', async () => {
-    const a = await ask(deps(scripted('Probably every year.')), { question: 'how often do I change the hydraulic oil' });
+    const a = await ask(deps(scripted('Probably every year.')), { question: 'how often do I change the hydraulic oil', prefer: 'generative' });
     expect(a.mode).toBe('extractive');
-    expect(a.fallbackReason).toMatch(/cited none of the sources/);
+    expect(a.fallbackReason).toMatch(/cited none of the passages/);
     expect(a.answer).toContain('Change the hydraulic oil every 2000 operating hours. [1]');
   });
 
   it('the model\'s refusal sentence is a refusal', async () => {
-    const a = await ask(deps(scripted('The installed manuals do not answer this question.')), { question: 'how often do I change the hydraulic oil' });
+    const a = await ask(deps(scripted('The installed manuals do not answer this question.')), { question: 'how often do I change the hydraulic oil', prefer: 'generative' });
     expect(a).toMatchObject({ refused: true, mode: 'generative', citations: [] });
   });
 
   it('the refusal sentence followed by a cited answer is an answer (a manual may contain the sentence)', async () => {
-    const a = await ask(deps(scripted(`${'The installed manuals do not answer this question.'} Change the oil every 2000 hours [1].`)), { question: 'how often do I change the hydraulic oil' });
+    const a = await ask(deps(scripted(`${'The installed manuals do not answer this question.'} Change the oil every 2000 hours [1].`)), { question: 'how often do I change the hydraulic oil', prefer: 'generative' });
     expect(a).toMatchObject({ refused: false, mode: 'generative' });
     expect(a.citations.map((c) => c.n)).toEqual([1]);
+  });
+
+  it('auto generates only with a model that passed the answer check', async () => {
+    const gen = scripted('Change the hydraulic oil every 2000 operating hours [1].');
+    const unchecked = await ask(deps(gen), { question: 'how often do I change the hydraulic oil' });
+    expect(unchecked.mode).toBe('extractive');
+    expect(unchecked.fallbackReason).toBeUndefined();
+    expect(gen.prompts).toHaveLength(0);
+    const failed = await ask({ ...deps(gen), generatorChecked: async () => false }, { question: 'how often do I change the hydraulic oil' });
+    expect(failed.mode).toBe('extractive');
+    const passed = await ask({ ...deps(gen), generatorChecked: async () => true }, { question: 'how often do I change the hydraulic oil' });
+    expect(passed).toMatchObject({ mode: 'generative', answer: 'Change the hydraulic oil every 2000 operating hours [1].' });
+  });
+
+  it('a degenerate generated answer is replaced by the extractive one, with the reason', async () => {
+    const question = 'how often do I change the hydraulic oil';
+    const extractive = await ask(deps(), { question, prefer: 'extractive' });
+    const cases: [string, RegExp][] = [
+      ['The answer is: [1] The answer is: [2] The answer is: [1]', /no answer of its own/],
+      ['Change the hydraulic oil every 5000 operating hours [1].', /"5000", which no cited passage contains/],
+      ['Drain the coolant sump and replace the spindle bearings with lithium grease yearly [1].', /words the language model wrote appear in the passages it cites/],
+    ];
+    for (const [text, reason] of cases) {
+      const tokens: string[] = [];
+      const a = await ask(deps(scripted(text)), { question, prefer: 'generative' }, { onToken: (t) => tokens.push(t) });
+      expect(tokens.join('')).toBe(text);
+      expect(a).toMatchObject({ mode: 'extractive', refused: false, answer: extractive.answer, citations: extractive.citations });
+      expect(a.fallbackReason).toMatch(reason);
+      expect(a.fallbackReason).toMatch(/so the answer quotes the manuals instead\.$/);
+    }
+  });
+
+  it('a loop is stopped while it streams, and the extractive answer is shown', async () => {
+    const line = 'Change the hydraulic oil every 2000 operating hours [1].\n';
+    let streamed = 0;
+    const looping: AnswerGenerator = {
+      contextSize: 2048,
+      countTokens: (s) => Math.ceil(s.length / 4),
+      async generate(req) {
+        let text = '';
+        for (let i = 0; i < 400 && !req.signal?.aborted; i++) {
+          const chunk = line.split(' ')[i % 8] + (i % 8 === 7 ? '' : ' ');
+          text += chunk;
+          streamed++;
+          req.onToken?.(chunk);
+        }
+        return { text, aborted: req.signal?.aborted === true, firstTokenMs: 1, chunks: streamed };
+      },
+    };
+    const a = await ask(deps(looping), { question: 'how often do I change the hydraulic oil', prefer: 'generative' });
+    expect(a.mode).toBe('extractive');
+    expect(a.fallbackReason).toMatch(/repeated itself/);
+    expect(streamed).toBeLessThan(64);
+  });
+
+  it('safety text stays with a generated answer that leaves out the passage holding it', async () => {
+    const question = 'how do I replace the pump filter and change the hydraulic oil';
+    const extractive = await ask(deps(), { question, prefer: 'extractive' });
+    expect(extractive.safety.map((s) => s.kind)).toContain('WARNING');
+    // The model cites only the oil passage (whatever its number in the prompt).
+    const gen: AnswerGenerator = {
+      contextSize: 2048,
+      countTokens: (s) => Math.ceil(s.length / 4),
+      async generate(req) {
+        const n = /\[(\d+)\] Manual: [^\n]*Hydraulic oil/.exec(req.user)?.[1];
+        const text = `Change the hydraulic oil every 2000 operating hours [${n}].`;
+        return { text, aborted: false, firstTokenMs: 1, chunks: 8 };
+      },
+    };
+    const a = await ask(deps(gen), { question, prefer: 'generative' });
+    expect(a.mode).toBe('generative');
+    expect(a.safety).toEqual(extractive.safety.map((s) => expect.objectContaining({ kind: s.kind, text: s.text })));
+    // Each notice points at a citation the answer lists, so the UI can open its passage.
+    for (const s of a.safety) expect(a.citations.map((c) => c.n)).toContain(s.n);
+  });
+
+  it('the prompt stays within MAX_PROMPT_TOKENS, the quoted sentences first', async () => {
+    const filler = Array.from({ length: 60 }, (_, i) => `The back gauge finger ${i} rests on the ground rail and moves with the beam.`).join(' ');
+    const long = [
+      hit(`${filler} Change the hydraulic oil every 2000 operating hours. ${filler}`, { section: 'Hydraulics', chunkId: 'long1' }),
+      hit(`${filler} Hydraulic oil grade: ISO VG 46. ${filler}`, { section: 'Oil grade', chunkId: 'long2' }),
+      hit(filler, { section: 'Back gauge', chunkId: 'long3' }),
+    ];
+    const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
+    const gen = { ...scripted('Change the hydraulic oil every 2000 operating hours [1].'), contextSize: 32768, countTokens: words };
+    let system = '';
+    gen.generate = async (req) => {
+      system = req.system;
+      gen.prompts.push(req.user);
+      return { text: 'Change the hydraulic oil every 2000 operating hours [1].', aborted: false, firstTokenMs: 1, chunks: 8 };
+    };
+    const { retrieve } = retrieverOf(async (req) => ({ query: req.query, hits: long, ms: 0, mode: 'keyword' }));
+    const a = await ask({ retrieve, generator: async () => gen }, { question: 'how often do I change the hydraulic oil', prefer: 'generative' });
+    expect(a.mode).toBe('generative');
+    const user = gen.prompts[0] as string;
+    expect(words(system) + words(user)).toBeLessThanOrEqual(MAX_PROMPT_TOKENS);
+    // Source 1 is the quoted sentence, not the whole 1,500-word passage; the answer cites the full passage.
+    expect(user).toMatch(/\[1\] Manual: [^\n]*\n> Change the hydraulic oil every 2000 operating hours\./);
+    expect(a.citations[0]?.text).toBe(long[0]?.text);
   });
 
   it('prefer: extractive never touches the model; generative without a model says why', async () => {

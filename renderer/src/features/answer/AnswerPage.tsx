@@ -21,11 +21,21 @@ const MODE_LABEL: Record<AnswerMode, { badge: string; note: string }> = {
   generative: { badge: 'Generative', note: 'Written by the local model from the cited passages; check them' },
 };
 
-type State =
+export type AskState =
   | { kind: 'idle' }
   | { kind: 'asking'; question: string; streamed: string }
   | { kind: 'done'; res: AskResponse }
   | { kind: 'error'; question: string; message: string; code?: string };
+type State = AskState;
+
+/**
+ * A streamed chunk of a generated draft: shown only while the question is being answered. The final
+ * response replaces the draft (a rejected draft gives way to the extractive answer and its reason),
+ * and a chunk that arrives after it never brings the draft back.
+ */
+export function withStreamed(s: AskState, chunk: string): AskState {
+  return s.kind === 'asking' ? { ...s, streamed: s.streamed + chunk } : s;
+}
 
 export interface AnswerPageProps {
   engine: UiEngine;
@@ -57,7 +67,7 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
         { question, conversation: conversation.length > 0 ? conversation.slice(-3) : undefined },
         {
           signal: ac.signal,
-          onToken: (t) => setState((s) => (s.kind === 'asking' && controller.current === ac ? { ...s, streamed: s.streamed + t } : s)),
+          onToken: (t) => setState((s) => (controller.current === ac ? withStreamed(s, t) : s)),
         },
       );
       if (controller.current !== ac) return;
@@ -150,7 +160,9 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
       {state.kind === 'idle' && <p className="status">Answers quote your manuals and show where each sentence comes from.</p>}
       {state.kind === 'asking' && (
         <div className="asking">
-          <Busy message={state.streamed ? 'Writing the answer from the manuals…' : `Looking through the manuals for “${state.question}”…`} />
+          {/* The streamed text is a draft: when it is done it is checked against the cited passages, and
+              the final answer (the draft, or the extractive answer with the reason) replaces it. */}
+          <Busy message={state.streamed ? 'Writing a draft answer from the manuals; it is checked against them when done…' : `Looking through the manuals for “${state.question}”…`} />
           {state.streamed && (
             <p className="answer-text streaming" aria-live="polite">
               {state.streamed}
