@@ -12,6 +12,7 @@ import type { EngineApi, SearchHit } from '../native/contract/api.js';
 import { parseFile } from '../native/parse/index.js';
 import { analyze } from '../native/text/analyze.js';
 import { detectLang } from '../native/text/lang.js';
+import { factPresent } from '../native/pipelines/answer-check.js';
 
 export interface Question {
   id: string;
@@ -193,12 +194,8 @@ export function formatTable(report: EvalReport): string {
   return [head, ...report.rows.map(line), line(report.overall)].join('\n');
 }
 
-/** A fact is present when at least `share` of its analyzed terms occur in the answer's terms. */
-export function factPresent(fact: string, answerTokens: Set<string>, share: number): boolean {
-  const terms = [...new Set(analyze(fact))];
-  if (terms.length === 0) return true;
-  return terms.filter((t) => answerTokens.has(t)).length / terms.length >= share - 1e-9;
-}
+/** A fact is present when at least `share` of its analyzed terms occur in the answer's terms (one rule with the answer check). */
+export { factPresent };
 
 // ---------------------------------------------------------------------------------------------
 // Subsets of a question set

@@ -14,6 +14,7 @@ import { installedEmbedder, modelSearchDirs } from '../model-discovery.js';
 import { defaultLibraryDir } from '../config.js';
 import type { EmbedderSpec } from '../embed/models.js';
 import { registerPackCommands } from './packs.js';
+import { registerModelsCheck } from './models-check.js';
 import { emit, withEngine } from './shared.js';
 import { terminalName, terminalText } from './terminal-text.js';
 
@@ -256,6 +257,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
       exitCode = emit(io, ok(list), opts.json, formatModels);
       if (list.some((m) => m.verified === false)) exitCode = 1;
     });
+  registerModelsCheck(models, { io, libraryOption, setExit: (code) => (exitCode = code), usage: (message) => new UsageError(message) });
   models
     .command('add')
     .description('copy a model file (.gguf) or model folder into the user models folder, checking its sha256')
@@ -351,9 +353,17 @@ function formatModels(list: ModelStatus[]): string {
     .map(
       (m) =>
         `${m.installed ? '●' : '○'} ${m.id} [${m.role}] ${m.installed ? (m.path ?? 'bundled') : 'not installed'}` +
-        `${m.verified === true ? ' (sha256 ok)' : m.verified === false ? ' (SHA256 MISMATCH)' : ''}${m.inUse ? ' (in use)' : ''} — ${m.license}`,
+        `${m.verified === true ? ' (sha256 ok)' : m.verified === false ? ' (SHA256 MISMATCH)' : ''}${m.inUse ? ' (in use)' : ''} — ${m.license}` +
+        (m.role === 'llm' && m.installed ? `\n    answer check: ${answerCheckLine(m.answerCheck ?? null)}` : ''),
     )
     .join('\n');
+}
+
+/** "passed 2026-12-01" (auto writes answers) / "failed 2026-12-01" / "not checked" (answers stay extractive). */
+function answerCheckLine(c: ModelStatus['answerCheck']): string {
+  if (!c) return 'not checked (answers stay extractive; run manualdesk models check --questions <file.jsonl>)';
+  const day = c.checkedAt.slice(0, 10);
+  return c.passed ? `passed ${day} (auto writes answers)` : `failed ${day} (answers stay extractive): ${c.summary}`;
 }
 
 /** Reads JSON lines {"id","query"}; writes one JSON object per line with the id. */

@@ -102,4 +102,9 @@ export interface ModelStatus {
   license: string;
   sizeBytes: number | null;
   inUse: boolean;
+  /**
+   * Language models only: the answer check recorded beside the model file (`manualdesk models
+   * check`); null: not checked (or checked as another file). Only a passed model answers in `auto`.
+   */
+  answerCheck?: { passed: boolean; checkedAt: string; summary: string } | null;
 }

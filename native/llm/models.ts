@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ModelRole, ModelStatus } from '../contract/answer.js';
 import { EngineError } from '../contract/errors.js';
+import { readAnswerCheck } from './answer-check.js';
 import { findModel, loadManifest, modelFolderName, type ModelEntry, type ModelManifest } from '../embed/models.js';
 
 export interface FoundModel {
@@ -137,6 +138,7 @@ export async function listModelStatus(opts: ListOptions): Promise<ModelStatus[]>
       license: entry.license,
       sizeBytes: found ? sizeOf(found) : null,
       inUse: inUse.has(entry.id),
+      ...(entry.role === 'llm' ? { answerCheck: found ? answerCheckOf(found) : null } : {}),
     });
   }
   const llm = (() => {
@@ -147,9 +149,14 @@ export async function listModelStatus(opts: ListOptions): Promise<ModelStatus[]>
     }
   })();
   if (llm && !llm.entry) {
-    out.push({ id: llm.id, role: 'llm', installed: true, path: llm.path, verified: null, license: 'unknown', sizeBytes: sizeOf(llm.path), inUse: inUse.has(llm.id) });
+    out.push({ id: llm.id, role: 'llm', installed: true, path: llm.path, verified: null, license: 'unknown', sizeBytes: sizeOf(llm.path), inUse: inUse.has(llm.id), answerCheck: answerCheckOf(llm.path) });
   }
   return out;
+}
+
+function answerCheckOf(modelPath: string): ModelStatus['answerCheck'] {
+  const r = readAnswerCheck(modelPath);
+  return r ? { passed: r.passed, checkedAt: r.checkedAt, summary: r.summary } : null;
 }
 
 export interface AddResult {
