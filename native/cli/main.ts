@@ -363,7 +363,7 @@ function formatModels(list: ModelStatus[]): string {
 function answerCheckLine(c: ModelStatus['answerCheck']): string {
   if (!c) return 'not checked (answers stay extractive; run manualdesk models check --questions <file.jsonl>)';
   const day = c.checkedAt.slice(0, 10);
-  return c.passed ? `passed ${day} (auto writes answers)` : `failed ${day} (answers stay extractive): ${c.summary}`;
+  return c.passed ? `passed ${day} (auto writes answers)` : `failed ${day} (answers stay extractive): ${c.summary.replace(/^failed: /, '')}`;
 }
 
 /** Reads JSON lines {"id","query"}; writes one JSON object per line with the id. */

@@ -107,7 +107,8 @@ export function registerModelsCheck(models: Command, ctx: ModelsCheckContext): v
 
 function progressLine(r: CheckRow, done: number, total: number, verbose: boolean): string {
   const ttft = r.firstTokenMs === null ? '' : `, first token ${Math.round(r.firstTokenMs)} ms`;
-  const line = `[${done}/${total}] ${r.id}: ${r.outcome}${ttft}`;
+  const outcome = r.outcome === 'not generated' ? 'not for the model (a code record answered, or too little in the manuals)' : r.outcome;
+  const line = `[${done}/${total}] ${r.id}: ${outcome}${ttft}`;
   return verbose && r.reason ? `${line}\n    ${r.reason}\n    draft: ${JSON.stringify(r.draft.slice(0, 300))}` : line;
 }
 
@@ -141,11 +142,8 @@ export function formatCheck(r: CheckReport): string {
       ? `Answer facts in the accepted answers: ${r.factsGenerated} of ${r.factsAsked} (the extractive answers to the same questions: ${r.factsExtractive}).`
       : 'Answer facts not compared: the questions have no "answer_facts", so the share of accepted answers alone decides.',
   );
-  lines.push(
-    r.passed
-      ? `Decision: passed — auto will generate (${r.summary}).`
-      : `Decision: failed — answers stay extractive (${r.summary}).`,
-  );
+  const why = r.summary.replace(/^(passed|failed): /, '');
+  lines.push(r.passed ? `Decision: passed — auto will generate: ${why}.` : `Decision: failed — answers stay extractive: ${why}.`);
   lines.push(
     r.recorded
       ? `Recorded in ${r.recorded}; manualdesk models list shows it.`
