@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ModelManifest } from '../../../native/embed/models.js';
 import { addModel, findLlm, listModelStatus } from '../../../native/llm/models.js';
+import { writeAnswerCheck } from '../../../native/llm/answer-check.js';
 
 let tmp: string;
 const bytes = Buffer.from('GGUF pretend weights');
@@ -34,10 +35,15 @@ describe('models', () => {
     expect(r).toEqual({ id: 'Acme/tiny-chat', role: 'llm', path: path.join(dest, 'tiny-chat.Q4.gguf'), verified: true, sha256: sha });
     const list = await listModelStatus({ dirs: [dest], manifest: manifest(sha), verify: true, inUse: ['Acme/tiny-chat'] });
     expect(list).toEqual([
-      { id: 'Acme/tiny-chat', role: 'llm', installed: true, path: path.join(dest, 'tiny-chat.Q4.gguf'), verified: true, license: 'MIT', sizeBytes: bytes.length, inUse: true },
+      { id: 'Acme/tiny-chat', role: 'llm', installed: true, path: path.join(dest, 'tiny-chat.Q4.gguf'), verified: true, license: 'MIT', sizeBytes: bytes.length, inUse: true, answerCheck: null },
       { id: 'Acme/tiny-rerank', role: 'rerank', installed: false, path: null, verified: null, license: 'MIT', sizeBytes: null, inUse: false },
     ]);
     expect(findLlm([dest], manifest(sha), {})?.id).toBe('Acme/tiny-chat');
+    // The answer check recorded beside the model shows in the list (only for a language model).
+    const rec = writeAnswerCheck(path.join(dest, 'tiny-chat.Q4.gguf'), { passed: true, summary: 'passed: 9 of 12 generated answers accepted', figures: {} });
+    const [llm, rerank] = await listModelStatus({ dirs: [dest], manifest: manifest(sha) });
+    expect(llm?.answerCheck).toEqual({ passed: true, checkedAt: rec.checkedAt, summary: 'passed: 9 of 12 generated answers accepted' });
+    expect(rerank).not.toHaveProperty('answerCheck');
   });
   it('a checksum mismatch copies nothing', async () => {
     const dest = path.join(tmp, 'models');
