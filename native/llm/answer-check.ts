@@ -1,7 +1,7 @@
 /**
  * The answer check's result, kept beside the model file (`<model>.gguf.answer-check.json`): a
  * language model writes answers by default (`prefer: auto`) only if it passed the check that
- * scripts/eval-generation.ts runs on a set of questions with known answers. The result names the
+ * `manualdesk models check` (and scripts/eval-generation.ts) runs: native/pipelines/answer-check.ts. The result names the
  * file's size, so a replaced model file counts as unchecked until it is checked again.
  */
 import fs from 'node:fs';
