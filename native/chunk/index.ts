@@ -11,9 +11,10 @@ export { LIMITS } from './limits.js';
  * Bump whenever the same document would chunk differently (sizes, rules, text format), or its fault
  * codes would read differently. 3: invisible format characters dropped everywhere; code-table action
  * lists read "Actions: Reset MMU, …". 4: code blocks fenced with ```, headings of every format read
- * as `#` × level + title (Markdown's own line kept).
+ * as `#` × level + title (Markdown's own line kept). 5: passages are embedded with their manual title
+ * and section path (native/embed/passage-text.ts), so every vector changes.
  */
-export const CHUNKER_VERSION = 4;
+export const CHUNKER_VERSION = 5;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */

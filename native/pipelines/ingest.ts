@@ -22,6 +22,7 @@ import type { CodeScheme } from '../fault-codes/schemes.js';
 import type { Embedder } from '../embed/types.js';
 import type { EmbeddingCache } from '../embed/cache.js';
 import { embedWithCache } from '../embed/cache.js';
+import { embeddingKey, embeddingText } from '../embed/passage-text.js';
 import type { FileUpdate, LibraryStore } from '../store/library-store.js';
 import { scanPaths, describeFsError } from './scan.js';
 import { libraryDiskError } from '../store/disk-errors.js';
@@ -317,7 +318,12 @@ class Batch {
     const last = items[items.length - 1]?.update.record.file;
     const vectors = this.deps.vectors;
     let embedded: Float32Array[] = [];
-    const texts = items.flatMap((p) => p.update.chunks.map((c) => ({ hash: c.contentHash, text: c.text })));
+    const texts = items.flatMap((p) =>
+      p.update.chunks.map((c) => {
+        const text = embeddingText(c);
+        return { hash: embeddingKey(text), text };
+      }),
+    );
     if (vectors && texts.length > 0) {
       this.progress({ phase: 'embed', ...(last ? { file: last } : {}), ...counts });
       embedded = await embedWithCache(vectors.embedder, vectors.cache, texts, this.signal);
