@@ -79,6 +79,14 @@ export interface FusionConfig {
    * their own channel (a multilingual model prefers its question's language). Used by hybrid.ts.
    */
   perLanguage: boolean;
+  /**
+   * Keyword's first `top` hits that the first `window` places do not hold are placed within the first
+   * `within` (0: off): a passage both channels rank mid-list outscores keyword's third by reciprocal
+   * rank when the vector channel never found it, and turning the model on must not drop from the list
+   * a passage that keyword search alone would show. Below the first window, so it never takes a place
+   * there from what both channels agree on.
+   */
+  keywordKeep: { top: number; within: number };
 }
 
 export const DEFAULT_FUSION: FusionConfig = {
@@ -91,6 +99,7 @@ export const DEFAULT_FUSION: FusionConfig = {
   strongKeyword: 1.5,
   otherLanguageTop: 5,
   perLanguage: false,
+  keywordKeep: { top: 5, within: 10 },
 };
 
 /**
@@ -149,7 +158,12 @@ export function fuseChannels(
   if (cfg.otherLanguageTop > 0 && queryLang) {
     for (const h of kw.slice(0, cfg.otherLanguageTop)) if (h.lang && h.lang !== queryLang && !guaranteed.includes(h.id)) guaranteed.push(h.id);
   }
-  return placeWithin(ranked, guaranteed, cfg.window).slice(0, n);
+  const placed = placeWithin(ranked, guaranteed, cfg.window);
+  const { top, within } = cfg.keywordKeep;
+  if (top <= 0 || within <= cfg.window) return placed.slice(0, n);
+  const head = placed.slice(0, cfg.window);
+  const keep = kw.slice(0, top).map((h) => h.id).filter((id) => !head.some((r) => r.id === id));
+  return [...head, ...placeWithin(placed.slice(cfg.window), keep, within - cfg.window)].slice(0, n);
 }
 
 /** The id that must come first by cfg.anchorAgree / cfg.strongKeyword (see FusionConfig), or null. */

@@ -89,6 +89,21 @@ describe('fusion never loses what the keyword channel found', () => {
     expect(kwv(keyword.map((h) => ({ ...h, lang: 'zh' })), vector, 'zh').slice(0, 5)).not.toContain('en-gold');
   });
 
+  it("keyword's top 5 stay in the first 10, though passages both channels rank mid-list outscore them", () => {
+    // 12 passages both channels hold at ranks 3.. (RRF ≈ 2/65 each) against keyword's #3–#5, which
+    // the vector channel never found (1/63): plain fusion drops them below the first 10.
+    const shared = list('s', 12);
+    const keyword = [{ id: 'k0', score: 40 }, { id: 'k1', score: 39 }, { id: 'k2', score: 38 }, { id: 'k3', score: 37 }, { id: 'k4', score: 36 }, ...shared.map((h, i) => ({ ...h, score: 30 - i }))];
+    const vector = [{ id: 'v0', score: 0.9 }, { id: 'v1', score: 0.89 }, ...shared];
+    const channels = [{ name: 'keyword' as const, hits: keyword }, { name: 'vector' as const, hits: vector }];
+    const off = fuseChannels(channels, 10, { ...DEFAULT_FUSION, keywordKeep: { top: 0, within: 10 } }).map((r) => r.id);
+    expect(off).not.toContain('k4');
+    const fused = fuseChannels(channels, 10).map((r) => r.id);
+    for (const id of ['k0', 'k1', 'k2', 'k3', 'k4']) expect(fused).toContain(id);
+    // The first five are what they were without the rule.
+    expect(fused.slice(0, 5)).toEqual(off.slice(0, 5));
+  });
+
   it('what only the vector channel found still reaches the top 5', () => {
     const keyword = list('k', 10, 30);
     const vector = [{ id: 'sem', score: 0.9 }, { id: 'sem2', score: 0.89 }, ...list('q', 5, 0.8)];
