@@ -146,9 +146,9 @@ export async function retrieve(
   const contextNames = await sourceNames(perSource, scopeNames);
   const definitions = codeDefinitions(query, codes);
   const plan = planQuery(query, { context: contextNames, definitions: definitions.byDetected });
-  const parts: RetrievedPart[] = [];
-  const partLists: SearchHit[][] = [];
-  for (const part of plan.parts) {
+  // The parts are searched concurrently: each is a query embedding, a full-text and a vector search,
+  // which the native libraries run on their own threads.
+  const searched = await Promise.all(plan.parts.map(async (part) => {
     const partSources: { pack: string | null; hits: SearchHit[] }[] = [];
     for (const { src, matches, scope, notCodeRow } of perSource) {
       const own = matches.filter((m) => part.codes.some((c) => definitions.matchesOf(c, m)));
@@ -163,10 +163,10 @@ export async function retrieve(
       partSources.push({ pack: src.pack, hits });
       signal?.throwIfAborted();
     }
-    const fused = fuseSourceHits(partSources, k);
-    partLists.push(fused);
-    parts.push({ clause: part.clause, query: part.query, reason: part.reason, hits: fused.slice(0, depth) });
-  }
+    return { part, fused: fuseSourceHits(partSources, k) };
+  }));
+  const partLists = searched.map((x) => x.fused);
+  const parts: RetrievedPart[] = searched.map(({ part, fused }) => ({ clause: part.clause, query: part.query, reason: part.reason, hits: fused.slice(0, depth) }));
   const passages = interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true });
 
   // A two-part question (two codes, or a code and a second question) keeps one code hit per code
