@@ -21,7 +21,7 @@
 import type { CodeLookupResponse, SearchHit } from '../contract/api.js';
 import { checkCodes } from '../fault-codes/check.js';
 import { detectCodes } from '../fault-codes/detect.js';
-import { quotedMessages } from '../search/query-plan.js';
+import { MIN_MESSAGE_TERMS, quotedMessages } from '../search/query-plan.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
 
 /** Question words that say what kind of answer is wanted, not what it is about (stemmed like the rest). */
@@ -87,12 +87,12 @@ export interface Evidence {
   namesOutsideCodes: string[];
   /**
    * Model designations the library never uses, named with a code it defines and without an unknown
-   * brand ("alarm 1451 on our CR5"): taken as the technician's own name for the machine, so they do
+   * brand ("alarm 412 on our PX7"): taken as the technician's own name for the machine, so they do
    * not veto the code; the answer says the manuals do not mention them.
    */
   ownModels: string[];
   /**
-   * A message the question quotes ("shows 'Driver 0 error: phase A may be disconnected'") that no
+   * A message the question quotes ("the panel shows 'Valve 2 error: coil B may be open'") that no
    * top passage holds most of the words of; null when it quotes none, or one the passages hold.
    */
   unmatchedMessage: string | null;
@@ -235,10 +235,10 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const count = (t: string): number | null => (input.vocabulary ? input.vocabulary(t) : null);
   // A name is unknown when the library's vocabulary lacks it; the top passages lacking it are not enough.
   const missingNames = names.filter((n) => !union.has(n) && (count(n) ?? 0) === 0);
-  // With a code the library defines, a bare model designation ("alarm 1451 on our CR5") that the
+  // With a code the library defines, a bare model designation ("alarm 412 on our PX7") that the
   // library never uses, with no unknown brand beside it, is the technician's own name for the
   // machine, not another vendor's product: it does not veto the code's record. An unknown brand
-  // ("Haas VF-2 alarm 108", "ABB IRB") or a model the library knows from other manuals still does,
+  // ("Norvex PX7 alarm 412", "KLM press") or a model the library knows from other manuals still does,
   // and without a code an unknown model still does (its passages are about some other machine).
   const unknownBrand = missingNames.some((n) => !isModelDesignation(n));
   const ownModels = unknownBrand || (input.codes?.matches.length ?? 0) === 0 ? [] : missingNames.filter(isModelDesignation);
@@ -286,28 +286,26 @@ export function collectEvidence(input: EvidenceInput): Evidence {
 
 /**
  * Words of a quoted message that must stand in one passage, as a share of its content terms (numbers
- * aside: "Driver 0" or "Driver 2" is the same message). All of up to four words, all but one of five.
+ * aside: "Valve 2" or "Valve 3" is the same message). All of up to four words, all but one of five.
  */
 export const MESSAGE_COVERAGE = 0.8;
-/** A quote with fewer content terms than this is a word or a code, not a message: other rules judge it. */
-export const MESSAGE_MIN_TERMS = 3;
 
 /**
  * The first quoted message no top passage holds: a display or log message is written in the manual
  * that explains it, so a message none of the best passages shows most of the words of belongs to
- * some other product ("Duet 3 board shows 'Driver 0 error: phase A may be disconnected'").
+ * some other product (a panel message quoted from another vendor's controller).
  */
 function unmatchedMessage(question: string, passages: Set<string>[]): string | null {
   for (const msg of quotedMessages(question)) {
     const terms = [...new Set(contentTerms(msg))].filter((t) => !/^\d+$/.test(t));
-    if (terms.length < MESSAGE_MIN_TERMS) continue;
+    if (terms.length < MIN_MESSAGE_TERMS) continue; // a word or a code, not a message: other rules judge it
     const best = Math.max(0, ...passages.map((set) => terms.filter((t) => set.has(t)).length / terms.length));
     if (best < MESSAGE_COVERAGE) return msg;
   }
   return null;
 }
 
-/** A name made of letters and digits ("cr5", "vf2", "mk4"), as analyze() writes it: a model, not a brand. */
+/** A name made of letters and digits ("px7", "hb200", "sl3"), as analyze() writes it: a model, not a brand. */
 function isModelDesignation(name: string): boolean {
   return /\p{L}/u.test(name) && /\p{N}/u.test(name);
 }

@@ -1,7 +1,7 @@
 /**
  * What an embedding model reads for a passage: the manual's title and the section path, then the
- * passage. A passage alone often does not say what it is about ("Release the E-stop and clear the
- * error", "Set it to 0 to disable"); its manual and heading do, and a small model cannot look them up.
+ * passage. A passage alone often does not say what it is about ("Release the button and clear the
+ * fault", "Set it to 0 to disable it"); its manual and heading do, and a small model cannot look them up.
  * Measured on the dev set (vector channel, re-ranking the top-25 vector ∪ keyword candidates of each
  * question): hit@5 zh 0.22 → 0.56 and symptom 0.09 → 0.18 on the new 80, procedure 0.63 → 1.00 on the
  * first 65. The keyword index and the passage shown are unchanged. Changing this text changes every

@@ -166,7 +166,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   return { ...out, safety: await withReferencedSafety((r) => deps.retrieve(r, hooks.signal), out.citations, req.filters), ms: round2(performance.now() - t0 - t.llmMs) };
 }
 
-/** Said first when the question names a model that no installed manual mentions ("our CR5"). */
+/** Said first when the question names a model that no installed manual mentions ("our PX7"). */
 function modelCaveat(ev: Evidence): string {
   const names = ev.ownModels.map((n) => `"${ev.words[n] ?? n}"`).join(', ');
   return `The installed manuals do not mention ${names}; check that the manual cited below is the one for your machine.`;

@@ -1,5 +1,5 @@
 /**
- * Query planning: a question with two parts ("what does alarm 8 mean and how do I fix it?",
+ * Query planning: a question with two parts ("what does alarm 4 mean and how do I fix it?",
  * "P0171 and P0174 together") becomes one sub-query per part, so that retrieval can look for each
  * part on its own and the fusion (interleave.ts) can give every part a place in the top results.
  * Pure: no store, no model; analysis by native/text/analyze.ts, codes by native/fault-codes/detect.ts.
@@ -62,7 +62,7 @@ export interface PlanOptions {
    * What each code means: key as detectCodes writes it → the record's title, cause and remedy (the
    * caller looks each detected code up in the code index, which resolves padding and prefixes). A
    * connective part that inherits a code also carries its meaning, because the part's own words
-   * often refer to it ("which setting do I raise" after "alarm 8", whose remedy names the pull-off setting).
+   * often refer to it ("which setting do I raise" after "alarm 4", whose remedy names the release-travel setting).
    */
   definitions?: Record<string, string>;
   minTopicTerms?: number;
@@ -91,7 +91,7 @@ const ZH_QUESTION = '怎么|怎样|如何|为什么|为何|哪|什么|是否|能
 const CUTS: RegExp[] = [
   // A sentence end followed by more text.
   /(?<=[?？;；。!！])\s*(?=\S)/gu,
-  // A spaced dash between clauses: "alarm 8 - which setting…".
+  // A spaced dash between clauses: "alarm 4 - which setting…".
   /\s+[-–—]+\s+/gu,
   // An English connective opening a new question: ", and what if", " and which", "; also how".
   new RegExp(`\\s*,?\\s+(?:and\\s+also|and|also|plus|then)\\s+(?=${QUESTION_WORD_EN})`, 'giu'),
@@ -142,8 +142,8 @@ export function splitClauses(query: string, opts: Pick<PlanOptions, 'minTopicTer
   spans.push({ start: pos, end: text.length });
   const pieces = spans.filter((s) => text.slice(s.start, s.end).trim() !== '');
   // Join pieces that are too thin to stand alone. A run of thin pieces that together keep enough
-  // topic terms is one question of its own ("…gives error 10, which other setting must be on and
-  // what number is it?": neither "which other setting must be on" nor "what number is it" stands
+  // topic terms is one question of its own ("…gives error 12, which other switch must be on and
+  // what number is it?": neither "which other switch must be on" nor "what number is it" stands
   // alone, together they do); otherwise a thin piece joins its neighbour (the previous one, or the next).
   const thin = (s: { start: number; end: number }) => topicTerms(text.slice(s.start, s.end)).length < min;
   const grouped: { start: number; end: number }[] = [];
@@ -174,7 +174,7 @@ const strongCodes = (text: string) => detectCodes(text).filter((c) => c.strength
 export function planQuery(query: string, opts: PlanOptions = {}): QueryPlan {
   const plan = planParts(query, opts);
   // A quoted message is also searched on its own: the passage that shows it is what the technician
-  // is asking about, whatever else the question says ("klipper says 'Move out of range' when homing").
+  // is asking about, whatever else the question says ("the panel says 'Ram stroke out of range' after a reference run").
   const messages = quotedMessages(plan.query)
     .filter((m) => topicTerms(m).length >= MIN_MESSAGE_TERMS)
     .filter((m) => !plan.parts.some((p) => p.clause === m))

@@ -266,7 +266,7 @@ function codeDefinitions(query: string, codes: CodeLookupResponse) {
   for (const [planKey, key] of lookupKeyOf) {
     const m = codes.matches.find((x) => x.key === key);
     // The description when the record has no cause or remedy of its own (a register list's
-    // "36 - motor not configured - the calibration has not been run").
+    // "17 - valve not set up - the valve teach-in has not been run").
     if (m) byDetected[planKey] = [m.title, ...(m.cause || m.remedy ? [m.cause, m.remedy] : [m.description])].filter(Boolean).join(' ');
   }
   return {
@@ -336,8 +336,8 @@ function toCodeHits(matches: CodeMatch[], lang: Lang): SearchHit[] {
 
 /**
  * The documentation set of the codes a question names: the top folder of each defining file (the
- * machine's or vendor's manuals), or the file itself when it sits at the library's top. "error 10,
- * which other setting must be on" names no machine, but the code's record does.
+ * machine's or vendor's manuals), or the file itself when it sits at the library's top. "error 12,
+ * which other switch must be on" names no machine, but the code's record does.
  */
 function codeScope(matches: CodeMatch[]): NameScope | null {
   if (matches.length === 0) return null;

@@ -361,8 +361,8 @@ export class LibraryStore {
 
   /**
    * Passages that contain a text as written (case and the punctuation or spaces between its words
-   * aside), in library order: a quoted display message, which BM25 over common words ("Move out of
-   * range") ranks below passages that merely share them. A scan of the text column, so callers use it
+   * aside), in library order: a quoted display message, which BM25 over common words ("Ram stroke out
+   * of range") ranks below passages that merely share them. A scan of the text column, so callers use it
    * for a short quoted message, not for every query.
    */
   async findText(text: string, limit: number, filters?: SearchFilters): Promise<ScoredChunk[]> {
