@@ -6,24 +6,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../native/cli/main.js';
+import { runCliCaptured } from '../cli/run-cli.js';
 import type { AskResponse } from '../../../native/contract/answer.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/manuals', import.meta.url));
 
-async function cli(argv: string[], stdinLines: string[] = []): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await runCli(argv, { stdout, stderr, stdin: Readable.from(stdinLines.map((l) => `${l}\n`)) });
-  return { code, out, err };
-}
+const cli = runCliCaptured;
 
 let tmp: string;
 let lib: string;

@@ -5,10 +5,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../native/cli/main.js';
+import { runCliCaptured } from './run-cli.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/manuals', import.meta.url));
 
@@ -21,14 +20,7 @@ interface Run {
 }
 
 async function cli(argv: string[], stdinLines: string[] = []): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const stdin = Readable.from(stdinLines.map((l) => `${l}\n`));
-  const code = await runCli(argv, { stdout, stderr, stdin });
+  const { code, out, err } = await runCliCaptured(argv, stdinLines);
   const lines = out
     .split('\n')
     .filter((l) => /^[[{]/.test(l.trim()))

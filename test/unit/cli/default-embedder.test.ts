@@ -8,9 +8,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../native/cli/main.js';
+import { runCliCaptured } from './run-cli.js';
 import { createEngine } from '../../../native/engine.js';
 import { folderMatchesId, installedEmbedder, specForRecorded } from '../../../native/model-discovery.js';
 import { writeTinyBertModel } from '../../../scripts/make-tiny-onnx.js';
@@ -21,16 +20,7 @@ let models: string;
 let manuals: string;
 const savedEnv = process.env.MANUALDESK_MODELS;
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await runCli(argv, { stdout, stderr, stdin: Readable.from([]) });
-  return { code, out, err };
-}
+const cli = runCliCaptured;
 
 const infoOf = async (lib: string) => JSON.parse((await cli(['info', '--library', lib, '--json'])).out) as { embedder: { id: string } | null };
 

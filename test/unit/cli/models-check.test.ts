@@ -7,26 +7,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../native/cli/main.js';
+import { runCliCaptured } from './run-cli.js';
 import { answerCheckPath, readAnswerCheck, writeAnswerCheck } from '../../../native/llm/answer-check.js';
 import { AnswerModels } from '../../../native/llm/holder.js';
 import { makeGgufFixture } from '../../../scripts/make-gguf-fixture.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/manuals', import.meta.url));
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await runCli(argv, { stdout, stderr, stdin: Readable.from([]) });
-  return { code, out, err };
-}
+const cli = runCliCaptured;
 
 const saved = { models: process.env.MANUALDESK_MODELS, llm: process.env.MANUALDESK_LLM };
 let tmp: string;
