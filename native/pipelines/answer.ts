@@ -209,12 +209,14 @@ function termsBeyondCodes(question: string, matches: CodeMatch[]): string[] {
 }
 
 /**
- * Passages about the question and the record's remedy, from the code's documentation set (the top
- * folder of its file: the machine's or vendor's manuals) unless the technician chose a folder.
+ * Passages about what the question asks beyond the code (`asked`: its words the record does not
+ * answer) and the record's remedy, from the code's documentation set (the top folder of its file: the
+ * machine's or vendor's manuals) unless the technician chose a folder. The whole question would be
+ * planned into parts again and bring back passages about the code's meaning, which the record gives.
  */
-async function relatedPassages(deps: AnswerDeps, question: string, m: CodeMatch, filters?: SearchFilters, signal?: AbortSignal): Promise<SearchHit[]> {
+async function relatedPassages(deps: AnswerDeps, asked: string, m: CodeMatch, filters?: SearchFilters, signal?: AbortSignal): Promise<SearchHit[]> {
   const pathPrefix = filters?.pathPrefix ?? (m.file.includes('/') ? `${m.file.split('/')[0]}/` : undefined);
-  const res = await deps.retrieve({ query: `${question} ${m.remedy || m.description || m.title}`, k: 5, filters: { ...filters, pathPrefix } }, signal);
+  const res = await deps.retrieve({ query: `${asked} ${m.remedy || m.description || m.title}`, k: 5, filters: { ...filters, pathPrefix } }, signal);
   return res.hits;
 }
 
