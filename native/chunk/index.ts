@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Block, Chunk, ChunkKind, ParsedDocument } from '../contract/document.js';
 import { detectLang } from '../text/lang.js';
-import { fenceCode, headingLine, tableRowText } from './normalize.js';
+import { fenceCode, headingLine, tableRowTexts } from './normalize.js';
 import { packRun, type Piece } from './pack.js';
 import { buildRun, type Run } from './units.js';
 
@@ -12,9 +12,10 @@ export { LIMITS } from './limits.js';
  * codes would read differently. 3: invisible format characters dropped everywhere; code-table action
  * lists read "Actions: Reset MMU, …". 4: code blocks fenced with ```, headings of every format read
  * as `#` × level + title (Markdown's own line kept). 5: passages are embedded with their manual title
- * and section path (native/embed/passage-text.ts), so every vector changes.
+ * and section path (native/embed/passage-text.ts), so every vector changes. 6: a table row that holds
+ * its translations side by side (`en.description`, `zh_CN.description`) is one passage per language.
  */
-export const CHUNKER_VERSION = 5;
+export const CHUNKER_VERSION = 6;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */
@@ -56,8 +57,8 @@ export function chunkDocument(doc: ParsedDocument, ctx: ChunkContext): Chunk[] {
         continue;
       }
       flush();
-      const text = tableRowText(block);
-      if (text) drafts.push({ text, kind: 'table-row', headingPath: [...block.headingPath], page: block.page });
+      // An entry with its translations side by side gives one passage per language.
+      for (const { text } of tableRowTexts(block)) drafts.push({ text, kind: 'table-row', headingPath: [...block.headingPath], page: block.page });
     }
     flush();
   }

@@ -1,5 +1,5 @@
 import type { Block } from '../contract/document.js';
-import { isHanCode } from '../text/lang.js';
+import { columnLanguage, columnWithoutLanguage, isHanCode, productLanguage } from '../text/lang.js';
 
 /**
  * How each block reads inside a chunk. Wording is the manual's; only whitespace changes,
@@ -74,6 +74,50 @@ export function tableRowText(block: Block): string {
     parts.push(col ? `${col}: ${cell}` : cell);
   });
   return parts.join(' | ');
+}
+
+/** How one language of a row reads: its language tag (`en`, `zh_cn`; null for an ordinary row) and text. */
+export interface RowText {
+  tag: string | null;
+  text: string;
+}
+
+/**
+ * The texts a table row is searched and shown as. An entry that holds its translations side by side
+ * (`id | en.description | zh_CN.description | es.description …`, from `{"id": …, "en": {…},
+ * "zh_CN": {…}}`) reads once per language the product speaks (English, Chinese): the columns that
+ * carry no language, then that language's columns without their prefix (`id: 16 | description: … |
+ * solution: …`). A passage in one language is what keyword search and the embedding model match
+ * well; six languages run together match neither. Any other row reads as tableRowText says.
+ */
+export function tableRowTexts(block: Block): RowText[] {
+  const whole = (): RowText[] => {
+    const text = tableRowText(block);
+    return text ? [{ tag: null, text }] : [];
+  };
+  const columns = block.columns ?? [];
+  const cells = block.cells ?? [];
+  // A per-language table: its columns carry two languages or more (a row may fill only one).
+  if (new Set(columns.map(columnLanguage).filter((t) => t !== null)).size < 2) return whole();
+  const present = [...new Set(columns.map((c, i) => (normalizeInline(cells[i] ?? '') ? columnLanguage(c) : null)).filter((t): t is string => t !== null))];
+  // One tag per product language (zh_CN before a later zh_TW), in the row's order.
+  const chosen: string[] = [];
+  for (const tag of present) {
+    const lang = productLanguage(tag);
+    if (lang && !chosen.some((t) => productLanguage(t) === lang)) chosen.push(tag);
+  }
+  if (chosen.length === 0) return whole();
+  return chosen.map((tag) => {
+    const parts: string[] = [];
+    columns.forEach((col, i) => {
+      const t = columnLanguage(col);
+      const cell = normalizeInline(cells[i] ?? '');
+      if (!cell || (t !== null && t !== tag)) return;
+      const name = normalizeInline(t === null ? col : columnWithoutLanguage(col));
+      parts.push(name ? `${name}: ${cell}` : cell);
+    });
+    return { tag, text: parts.join(' | ') };
+  });
 }
 
 /**

@@ -27,6 +27,8 @@
  * printer lists) gives several records with different scope.
  */
 import type { Block, CodeRecord, Lang, ParsedDocument } from '../contract/document.js';
+import { tableRowTexts } from '../chunk/normalize.js';
+import { columnLanguage, productLanguage } from '../text/lang.js';
 import { detectCodes } from './detect.js';
 import { normalizeCode, type NormalizedCode } from './normalize.js';
 import {
@@ -378,14 +380,6 @@ function extractTables(blocks: Block[], sink: RecordSink, consumed: Set<number>)
   }
 }
 
-/** `en.description`, `zh_CN.solution`: a column of one language of a per-language entry. */
-const LANG_COLUMN = /^(en|zh|ja|jp|kr|ko|de|fr|es|it|pt|ru|vi|pl|tr|nl|cs|th|id|ar)(?:[_-][a-z]{2,4})?[.]/i;
-
-function langOfColumn(c: string): string | null {
-  const m = LANG_COLUMN.exec(c);
-  return m ? (m[0].slice(0, -1).toLowerCase()) : null;
-}
-
 /**
  * The language whose columns give a row's fields when one entry holds several translations
  * (`{"id": 16, "en": {…}, "zh_CN": {…}}`): English where it has text, else the first that has.
@@ -395,7 +389,7 @@ function rowLanguage(row: Row, layout: TableLayout): string | null {
   const langs: string[] = [];
   for (const cols of layout.roles.values()) {
     for (const c of cols) {
-      const l = langOfColumn(c);
+      const l = columnLanguage(c);
       if (l && cleanCell(row.get(c) ?? '') !== '' && !langs.includes(l)) langs.push(l);
     }
   }
@@ -435,7 +429,7 @@ function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink):
   }
   const lang = rowLanguage(row, layout);
   const columnsOf = (role: ColumnRole): string[] =>
-    (layout.roles.get(role) ?? []).filter((c) => lang === null || (langOfColumn(c) ?? lang) === lang);
+    (layout.roles.get(role) ?? []).filter((c) => lang === null || (columnLanguage(c) ?? lang) === lang);
   const get = (role: ColumnRole): string =>
     columnsOf(role)
       .map((c) => cleanCell(row.get(c) ?? ''))
@@ -451,6 +445,8 @@ function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink):
     remedy: remedyCell ? (isActionList(remedyCell, columnsOf('remedy')) ? actionList(remedyCell) : remedyCell) : '',
   });
   const translations = otherLanguages(row, layout, lang);
+  // A per-language entry's record quotes the row in its own language, as its passage reads.
+  const text = (lang !== null ? tableRowTexts(b).find((t) => t.tag === lang)?.text : undefined) ?? rowText(b);
   const scopeCell = get('scope');
   const scope = scopeCell ? splitList(scopeCell) : [];
   const severity = get('severity') || null;
@@ -460,7 +456,7 @@ function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink):
   for (const { raw, n } of codes) {
     const aliases = alias && alias.key !== n.key ? [alias.key] : [];
     if (type && n.family === 'symbol') aliases.push(...type.prefixes.map((p) => `${p}_${n.key}`).filter((k) => k !== n.key));
-    sink.add(raw, n, f, b, rowText(b), { scope: scope.length > 0 ? scope : type?.scope ? sink.defaultScope(type.scope) : [], severity, aliases, ...(translations ? { translations } : {}) });
+    sink.add(raw, n, f, b, text, { scope: scope.length > 0 ? scope : type?.scope ? sink.defaultScope(type.scope) : [], severity, aliases, ...(translations ? { translations } : {}) });
   }
 }
 
@@ -468,14 +464,13 @@ function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink):
 function otherLanguages(row: Row, layout: TableLayout, chosen: string | null): CodeRecord['translations'] | undefined {
   if (chosen === null) return undefined;
   const out: NonNullable<CodeRecord['translations']> = {};
-  const asLang = (l: string): Lang | null => (l.startsWith('zh') ? 'zh' : l.startsWith('en') ? 'en' : null);
   const langs = new Set<string>();
-  for (const cols of layout.roles.values()) for (const c of cols) { const l = langOfColumn(c); if (l && l !== chosen) langs.add(l); }
+  for (const cols of layout.roles.values()) for (const c of cols) { const l = columnLanguage(c); if (l && l !== chosen) langs.add(l); }
   for (const l of langs) {
-    const lang = asLang(l);
-    if (!lang || lang === asLang(chosen) || out[lang]) continue;
+    const lang = productLanguage(l);
+    if (!lang || lang === productLanguage(chosen) || out[lang]) continue;
     const get = (role: ColumnRole): string =>
-      (layout.roles.get(role) ?? []).filter((c) => langOfColumn(c) === l).map((c) => cleanCell(row.get(c) ?? '')).filter(Boolean).join('\n');
+      (layout.roles.get(role) ?? []).filter((c) => columnLanguage(c) === l).map((c) => cleanCell(row.get(c) ?? '')).filter(Boolean).join('\n');
     const f = fields({ title: get('title') || undefined, description: get('description'), cause: get('cause'), remedy: get('remedy') });
     if (f.title || f.description || f.cause || f.remedy) out[lang] = f;
   }

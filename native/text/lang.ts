@@ -52,3 +52,23 @@ export function detectLang(text: string): Lang {
   if (han === 0) return 'en';
   return han / (han + latinWords) >= ZH_SHARE ? 'zh' : 'en';
 }
+
+/** `en.description`, `zh_CN.solution`: a column of one language of a per-language entry. */
+const LANG_COLUMN = /^(en|zh|ja|jp|kr|ko|de|fr|es|it|pt|ru|vi|pl|tr|nl|cs|th|id|ar)(?:[_-][a-z]{2,4})?[.]/i;
+
+/** The language tag a per-language column starts with (`zh_cn` for `zh_CN.solution`), else null. */
+export function columnLanguage(column: string): string | null {
+  const m = LANG_COLUMN.exec(column);
+  return m ? m[0].slice(0, -1).toLowerCase() : null;
+}
+
+/** The product language of a language tag (`zh_cn` → zh, `en-us` → en); null for the others. */
+export function productLanguage(tag: string): Lang | null {
+  return tag.startsWith('zh') ? 'zh' : tag.startsWith('en') ? 'en' : null;
+}
+
+/** The column's name without its language prefix (`zh_CN.solution` → `solution`). */
+export function columnWithoutLanguage(column: string): string {
+  const m = LANG_COLUMN.exec(column);
+  return m ? column.slice(m[0].length) : column;
+}

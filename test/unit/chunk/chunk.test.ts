@@ -227,6 +227,27 @@ describe('chunkDocument: tables', () => {
       'P0301=Cylinder 1 Misfire',
     ]);
   });
+  it('gives an entry with its translations side by side one passage per product language, each in that language', () => {
+    const cols = ['id', 'level', 'en.description', 'en.solution', 'zh_CN.description', 'zh_CN.solution', 'es.description', 'zh_TW.description'];
+    const chunks = chunk([
+      row(cols, ['77', '2', 'Gripper cannot hold the part', 'Check the air supply', '夹爪无法夹持工件', '检查气源', 'La pinza no sujeta', '夾爪無法夾持'], [], null),
+      // English empty: only the Chinese passage.
+      row(cols, ['78', '1', '', '', '急停', '松开急停', '', ''], [], null),
+      // One language only: an ordinary row, read as it is.
+      row(['id', 'en.description'], ['79', 'Door open'], [], null),
+    ]);
+    expect(chunks.map((c) => [c.kind, c.lang, c.text])).toEqual([
+      ['table-row', 'en', 'id: 77 | level: 2 | description: Gripper cannot hold the part | solution: Check the air supply'],
+      ['table-row', 'zh', 'id: 77 | level: 2 | description: 夹爪无法夹持工件 | solution: 检查气源'],
+      ['table-row', 'zh', 'id: 78 | level: 1 | description: 急停 | solution: 松开急停'],
+      ['table-row', 'en', 'id: 79 | en.description: Door open'],
+    ]);
+  });
+
+  it('keeps a per-language row whole when none of its languages is English or Chinese', () => {
+    const chunks = chunk([row(['id', 'de.text', 'fr.text'], ['5', 'Tür offen', 'Porte ouverte'], [], null)]);
+    expect(chunks.map((c) => c.text)).toEqual(['id: 5 | de.text: Tür offen | fr.text: Porte ouverte']);
+  });
 });
 
 describe('chunkDocument: structure and metadata', () => {
@@ -284,7 +305,7 @@ describe('chunkDocument: structure and metadata', () => {
       ['passage', 9, 'zh', '维护'],
     ]);
     expect(chunks[0]!.headingPath).toEqual(P);
-    expect(CHUNKER_VERSION).toBe(5);
+    expect(CHUNKER_VERSION).toBe(6);
   });
 
   it('is deterministic, and ids depend on the file', () => {

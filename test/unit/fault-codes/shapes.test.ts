@@ -106,7 +106,9 @@ describe('structured enumerations', () => {
     const recs = await recordsOf('alarmController.json', json);
     expect(recs.map((r) => r.key)).toEqual(['1201', '1202', '1203']);
     expect(recs[0]).toMatchObject({ description: 'Joint 3 brake fault', cause: 'Brake wire loose', remedy: 'Check the brake cable', lang: 'en', severity: '2' });
-    expect(recs[0]?.text).toContain('关节3抱闸故障');
+    // The record quotes its row in its own language, as the row's English passage reads.
+    expect(recs[0]?.text).toBe('id: 1201 | level: 2 | description: Joint 3 brake fault | cause: Brake wire loose | solution: Check the brake cable');
+    expect(recs[1]?.text).toBe('id: 1202 | level: 1 | description: 急停按钮被按下 | solution: 松开急停按钮并清错');
     // English empty: the entry's Chinese text gives its fields.
     expect(recs[1]).toMatchObject({ description: '急停按钮被按下', remedy: '松开急停按钮并清错', lang: 'zh' });
   });
