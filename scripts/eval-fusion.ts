@@ -57,7 +57,7 @@ const questions = await loadQuestions(values.questions as string);
 const dumps = await loadOrDump(questions);
 
 /** The fusion before keyword anchoring (RRF, each channel's top 2 in the first 5): the variants below start from it. */
-const RRF_TOP2: FusionConfig = { ...DEFAULT_FUSION, anchorAgree: 0, strongKeyword: 0, otherLanguageTop: 0 };
+const RRF_TOP2: FusionConfig = { ...DEFAULT_FUSION, anchorAgree: 0, strongKeyword: 0, otherLanguageTop: 0, otherLanguageMargin: 0 };
 
 const variants: [string, (d: Dump) => Entry[]][] = [
   ['keyword only', (d) => [...d.codes, ...d.keyword]],
@@ -85,6 +85,11 @@ const variants: [string, (d: Dump) => Entry[]][] = [
   ['anchor + clear 2.0 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 2, otherLanguageTop: 5 })],
   ['anchor + clear 1.5 + other-language kw top-3', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, otherLanguageTop: 3 })],
   ['RRF + top-2 (shipped before)', (d) => fused(d, RRF_TOP2)],
+  ['shipped default + per-language vectors', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0, perLanguage: true })],
+  ['shipped default + per-language vectors, no guaranteed place', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0, perLanguage: true, guaranteeTop: 0 })],
+  ['shipped default, no other-language margin (before)', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0 })],
+  ['other-language vector top placed within margin 0.02', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0.02 })],
+  ['other-language vector top placed within margin 0.05', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0.05 })],
   ['shipped default', (d) => fused(d, DEFAULT_FUSION)],
 ];
 
@@ -133,8 +138,7 @@ function fused(d: Dump, cfg: FusionConfig): Entry[] {
     { name: 'keyword', hits: d.keyword },
     { name: 'vector', hits: d.vector },
   ];
-  const perLang = cfg.perLanguage ? { en: d.vectorEn, zh: d.vectorZh } : undefined;
-  const out = fuseChannels(channels, 50, cfg, perLang, d.qlang);
+  const out = fuseChannels(channels, 50, cfg, { en: d.vectorEn, zh: d.vectorZh }, d.qlang);
   return [...d.codes, ...out.map((r) => byId.get(r.id) as Entry)];
 }
 

@@ -159,6 +159,8 @@ export interface FileRecord {
   /** Identity of the manual across revisions (sidecar id, else normalised title). */
   manualKey: string;
   chunks: number;
+  /** Languages of its passages (absent in libraries from before it was recorded: any language may be there). */
+  langs?: Lang[];
   codes: number;
   pagesWithoutText: number[];
   /** PDF pages read by OCR (with confidence); low-confidence ones are flagged in the library view. */

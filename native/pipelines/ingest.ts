@@ -254,6 +254,7 @@ async function prepareFile(
     meta,
     manualKey,
     chunks: chunks.length,
+    langs: [...new Set(chunks.map((c) => c.lang))].sort(),
     codes: codes.length,
     pagesWithoutText: doc.pagesWithoutText ?? [],
     ...(doc.ocrPages?.length ? { ocrPages: doc.ocrPages } : {}),

@@ -4,7 +4,7 @@
  * says so in `mode`. Each retriever's own ranking is returned too (the evidence gate reads both).
  */
 import type { SearchFilters, SearchHit, SearchMode, SearchRequest, SearchResponse } from '../contract/api.js';
-import type { Chunk } from '../contract/document.js';
+import type { Chunk, Lang } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
 import type { LibraryStore } from '../store/library-store.js';
 import type { ScoredChunk } from '../store/types.js';
@@ -17,9 +17,13 @@ import { DEFAULT_KEYWORD_CONFIG, type KeywordConfig } from './settings.js';
 export const DEFAULT_K = 10;
 /** Candidates each retriever contributes to fusion: max(3k, this). */
 export const MIN_CANDIDATES = 50;
+/** The language whose best passages fusion weighs against the question's own (rrf.ts, otherLanguageMargin). */
+const OTHER_LANGUAGE: Record<Lang, Lang> = { en: 'zh', zh: 'en' };
+/** Passages of the other language searched for that (only its best one can be placed). */
+const OTHER_LANGUAGE_DEPTH = 3;
 
 /** The part of LibraryStore that search uses (so tests and callers can pass a narrower object). */
-export type SearchableStore = Pick<LibraryStore, 'fullTextSearch' | 'vectorSearch' | 'hasVectors'>;
+export type SearchableStore = Pick<LibraryStore, 'fullTextSearch' | 'vectorSearch' | 'hasVectors' | 'hasPassagesIn'>;
 
 /** What search needs from an embedder: the query's vector (cancellable). */
 export interface QueryEmbedder {
@@ -42,6 +46,12 @@ export interface SearchOptions {
   keyword?: KeywordConfig;
   /** How the two rankings are merged (default: rrf.ts's DEFAULT_FUSION). */
   fusion?: FusionConfig;
+  /**
+   * Also search the other language's vectors (fusion.otherLanguageMargin; default true). A search
+   * that repeats part of the question (a clause of it, the same question inside one manual set)
+   * leaves it to the whole question's search: it costs a vector search.
+   */
+  otherLanguage?: boolean;
 }
 
 export async function hybridSearch(
@@ -59,6 +69,7 @@ export async function hybridSearch(
   const cfg = opts.keyword ?? DEFAULT_KEYWORD_CONFIG;
   const kwSearch = (n: number) => keywordSearch(store, query, n, req.filters, opts.related, cfg);
   const vecSearch = (n: number, filters?: SearchFilters) => embedQuery(embedder, query, opts.signal).then((v) => store.vectorSearch(v, n, filters));
+  const qlang = detectLang(query);
 
   let ranked: ScoredChunk[];
   let rankings: SingleSearch['rankings'];
@@ -72,16 +83,26 @@ export async function hybridSearch(
     rankings = { keyword: hits, vector: hits };
   } else {
     const n = Math.max(3 * k, MIN_CANDIDATES);
-    const [kw, vec] = await Promise.all([kwSearch(n), vecSearch(n, req.filters)]);
+    const fusion = opts.fusion ?? DEFAULT_FUSION;
+    // The best passages in the other language, which a multilingual model ranks below its question's own.
+    const wanted = fusion.otherLanguageMargin > 0 && opts.otherLanguage !== false && !req.filters?.lang?.length ? OTHER_LANGUAGE[qlang] : undefined;
+    const other = wanted && store.hasPassagesIn(wanted) ? wanted : undefined;
+    const vector = embedQuery(embedder, query, opts.signal);
+    const [kw, vec, otherVec] = await Promise.all([
+      kwSearch(n),
+      vector.then((v) => store.vectorSearch(v, n, req.filters)),
+      other ? vector.then((v) => store.vectorSearch(v, OTHER_LANGUAGE_DEPTH, { ...req.filters, lang: [other] })) : Promise.resolve([]),
+    ]);
     const chunks = new Map<string, Chunk>();
-    for (const h of [...kw, ...vec]) if (!chunks.has(h.chunk.id)) chunks.set(h.chunk.id, h.chunk);
+    for (const h of [...kw, ...vec, ...otherVec]) if (!chunks.has(h.chunk.id)) chunks.set(h.chunk.id, h.chunk);
     const toRanked = (hs: ScoredChunk[]) => hs.map((h) => ({ id: h.chunk.id, score: h.score, lang: h.chunk.lang }));
     // Each channel's own top entries keep a place in the first results (never lost to fusion).
     const channels = [
       { name: 'keyword' as const, hits: toRanked(kw) },
       { name: 'vector' as const, hits: toRanked(vec) },
     ];
-    ranked = fuseChannels(channels, k, opts.fusion ?? DEFAULT_FUSION, undefined, detectLang(query)).map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
+    const perLanguage = other ? { [other]: toRanked(otherVec) } : undefined;
+    ranked = fuseChannels(channels, k, fusion, perLanguage, qlang).map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
     rankings = { keyword: kw.map(toHit), vector: vec.map(toHit) };
   }
   return { query: req.query, hits: ranked.map(toHit), ms: performance.now() - t0, mode, rankings };

@@ -154,7 +154,7 @@ export async function retrieve(
       const own = matches.filter((m) => part.codes.some((c) => definitions.matchesOf(c, m)));
       const rel = own.length > 0 ? own : part.reason === 'connective' ? matches : [];
       const related = rel.length > 0 ? { text: relatedText(rel), boost: settings.relatedBoost } : undefined;
-      const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k }, { signal, related, keyword: settings.keyword });
+      const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k }, { signal, related, keyword: settings.keyword, otherLanguage: false });
       // A quoted message: the passages that show it as written come first.
       const shown = part.reason === 'message' ? sameLanguageFirst((await src.store.findText(part.query, k, req.filters)).map(toHit), lang) : [];
       let hits = appendMissing(shown, scope ? withKeywordTop(res, k, notCodeRow) : res.hits, (h) => h.chunkId).filter(notCodeRow);
@@ -215,7 +215,7 @@ async function scoped(
   let cands = hits;
   if (SCOPED_SEARCH && !req.filters?.pathPrefix) {
     for (const p of scope.prefixes.slice(0, MAX_SCOPED_PREFIXES)) {
-      const res = await hybridSearch(src.store, src.embedder, { ...req, filters: { ...req.filters, pathPrefix: `${p}/` } }, { signal, related, keyword: settings.keyword });
+      const res = await hybridSearch(src.store, src.embedder, { ...req, filters: { ...req.filters, pathPrefix: `${p}/` } }, { signal, related, keyword: settings.keyword, otherLanguage: false });
       cands = appendMissing(cands, res.hits, (h) => h.chunkId);
     }
   }

@@ -80,6 +80,15 @@ export interface FusionConfig {
    */
   perLanguage: boolean;
   /**
+   * The best passage of the vector search restricted to the other language (English for a Chinese
+   * question, Chinese for an English one) is placed within the window when its similarity is at
+   * least the best same-language passage's minus this margin (0: off). A multilingual model scores a
+   * passage in another language about 0.1 lower than one in the question's language (e5-small,
+   * measured with scripts/eval-fusion.ts), so one that comes this close matches the question better
+   * than anything in its own language: the manual that answers may exist only in translation.
+   */
+  otherLanguageMargin: number;
+  /**
    * Keyword's first `top` hits that the first `window` places do not hold are placed within the first
    * `within` (0: off): a passage both channels rank mid-list outscores keyword's third by reciprocal
    * rank when the vector channel never found it, and turning the model on must not drop from the list
@@ -99,13 +108,15 @@ export const DEFAULT_FUSION: FusionConfig = {
   strongKeyword: 1.5,
   otherLanguageTop: 5,
   perLanguage: false,
+  otherLanguageMargin: 0.035,
   keywordKeep: { top: 5, within: 10 },
 };
 
 /**
  * Fuses the channels' rankings by `cfg`. `otherLanguage`: vector rankings restricted to each passage
  * language, keyed by language; with cfg.perLanguage the lists of languages other than `queryLang`
- * join as vector channels (their top entry guaranteed like the others'). Pure.
+ * join as vector channels (their top entry guaranteed like the others'); with cfg.otherLanguageMargin
+ * their top entry is placed when it comes close to the best in the question's language. Pure.
  */
 export function fuseChannels(
   channels: Channel[],
@@ -155,6 +166,15 @@ export function fuseChannels(
     ranked = [...ranked.filter((r) => r.id === first), ...ranked.filter((r) => r.id !== first)];
   }
   for (const ch of all) for (const h of ch.hits.slice(0, ch.guarantee)) if (!guaranteed.includes(h.id)) guaranteed.push(h.id);
+  if (cfg.otherLanguageMargin > 0 && otherLanguage && queryLang) {
+    const sameTop = vec.find((h) => h.lang === queryLang)?.score ?? otherLanguage[queryLang]?.[0]?.score;
+    for (const [lang, hits] of Object.entries(otherLanguage)) {
+      const top = hits[0];
+      if (lang === queryLang || !top || sameTop === undefined || top.score < sameTop - cfg.otherLanguageMargin) continue;
+      if (!ranked.some((r) => r.id === top.id)) ranked.push({ id: top.id, score: 0 });
+      if (!guaranteed.includes(top.id)) guaranteed.push(top.id);
+    }
+  }
   if (cfg.otherLanguageTop > 0 && queryLang) {
     for (const h of kw.slice(0, cfg.otherLanguageTop)) if (h.lang && h.lang !== queryLang && !guaranteed.includes(h.id)) guaranteed.push(h.id);
   }

@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { SearchFilters } from '../contract/api.js';
-import type { Chunk, CodeRecord, FileRecord } from '../contract/document.js';
+import type { Chunk, CodeRecord, FileRecord, Lang } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
 import { closedError, NEW_LIBRARY_HINT } from '../contract/messages.js';
 import { ANALYZER_VERSION, MAX_TOKEN_LENGTH } from '../text/analyze.js';
@@ -188,6 +188,12 @@ export class LibraryStore {
 
   get hasVectors(): boolean {
     return this.meta.embedder !== null;
+  }
+
+  /** True when some file has passages in this language (or, recorded before languages were, may have). */
+  hasPassagesIn(lang: Lang): boolean {
+    for (const f of this.files.values()) if (f.chunks > 0 && (f.langs === undefined || f.langs.includes(lang))) return true;
+    return false;
   }
 
   getFiles(): FileRecord[] {

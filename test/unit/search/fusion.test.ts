@@ -43,6 +43,20 @@ describe('fusion keeps each channel\'s top entries', () => {
     const fused = fuseChannels([{ name: 'keyword', hits: kw }, { name: 'vector', hits: vec }], 10, { ...DEFAULT_FUSION, perLanguage: true }, { en: vec, zh: [{ id: 'zh-right', score: 0.5 }] }, 'en');
     expect(fused.slice(0, 5).map((r) => r.id)).toContain('zh-right');
   });
+
+  it("the other language's best passage is placed in the top 5 only when its similarity comes within the margin of the question language's best", () => {
+    const kw = list('k', 10);
+    const vec = list('v', 10, 0.8).map((h) => ({ ...h, lang: 'en' }));
+    const channels = [{ name: 'keyword' as const, hits: kw }, { name: 'vector' as const, hits: vec }];
+    const top5 = (zhScore: number) => fuseChannels(channels, 10, DEFAULT_FUSION, { zh: [{ id: 'zh', score: zhScore }] }, 'en').slice(0, 5).map((r) => r.id);
+    // A translation that matches nearly as well as the best English passage (e5 scores another language ~0.1 lower).
+    expect(top5(0.8 - DEFAULT_FUSION.otherLanguageMargin + 0.005)).toContain('zh');
+    // The usual cross-language distance: no place (and not in the list at all: no channel ranked it).
+    expect(top5(0.7)).not.toContain('zh');
+    expect(fuseChannels(channels, 10, { ...DEFAULT_FUSION, otherLanguageMargin: 0 }, { zh: [{ id: 'zh', score: 0.9 }] }, 'en').map((r) => r.id)).not.toContain('zh');
+    // Keyword's #1 keeps first place.
+    expect(top5(0.85)[0]).toBe('k0');
+  });
 });
 
 describe('fusion never loses what the keyword channel found', () => {

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SearchFilters } from '../../../native/contract/api.js';
 import { hybridSearch } from '../../../native/search/hybrid.js';
 import { LibraryStore } from '../../../native/store/library-store.js';
 import { chunk, fakeEmbedder, record, tempDir } from '../store/fixtures.js';
@@ -76,5 +77,35 @@ describe('hybridSearch', () => {
     const s = await build(true);
     const res = await hybridSearch(s, emb, { query: 'spindle', filters: { pathPrefix: 'other/' } });
     expect(res.hits).toEqual([]);
+  });
+
+  it("also searches the other language's vectors (English ↔ Chinese) and places a close match in the top 5", async () => {
+    store = await LibraryStore.open(dir, { embedder: { id: emb.id, dims: emb.dims }, create: true });
+    const zhText = '编码器 断线：检查 encoder 电缆';
+    const chunks = [...TEXTS.map((t, i) => chunk('guide.pdf', i, t)), chunk('zh.md', 0, zhText, { lang: 'zh' })];
+    await store.replaceFile(record('guide.pdf', { langs: ['en'] }), chunks.slice(0, 4), await emb.embedDocuments(TEXTS), []);
+    const s = store;
+    const calls: (string[] | undefined)[] = [];
+    const spy = {
+      hasVectors: true,
+      hasPassagesIn: s.hasPassagesIn.bind(s),
+      fullTextSearch: s.fullTextSearch.bind(s),
+      vectorSearch: (v: Float32Array, n: number, f?: SearchFilters) => (calls.push(f?.lang), s.vectorSearch(v, n, f)),
+    };
+    // An English library: no Chinese passages to look for.
+    await hybridSearch(spy, emb, { query: 'encoder cable', k: 5 });
+    expect(calls).toEqual([undefined]);
+    calls.length = 0;
+    await store.replaceFile(record('zh.md', { lang: 'zh', langs: ['zh'] }), chunks.slice(4), await emb.embedDocuments([zhText]), []);
+    const res = await hybridSearch(spy, emb, { query: 'encoder cable', k: 5 });
+    expect(calls).toEqual([undefined, ['zh']]);
+    expect(res.hits.map((h) => h.file)).toContain('zh.md');
+    calls.length = 0;
+    await hybridSearch(spy, emb, { query: '编码器', k: 5 });
+    expect(calls).toEqual([undefined, ['en']]);
+    // A search the technician limited to one language searches only that one.
+    calls.length = 0;
+    await hybridSearch(spy, emb, { query: 'encoder cable', k: 5, filters: { lang: ['en'] } });
+    expect(calls).toEqual([['en']]);
   });
 });
