@@ -128,6 +128,10 @@ describe('a library of the fixture manuals', () => {
     expect(res.hits[0]?.lang).toBe('zh');
     expect(res.hits[0]?.section).toContain('更换液压油');
     expect(res.hits[0]?.text).toContain('放油螺塞');
+    // Each file records its passages' languages (hybrid search reads them to know whether to look across languages).
+    const files = (JSON.parse(fs.readFileSync(path.join(lib, 'files.json'), 'utf8')) as { files: { file: string; langs?: string[] }[] }).files;
+    expect(files.find((f) => f.file === 'zh/hpb-200-zh.md')?.langs).toEqual(['zh']);
+    expect(files.filter((f) => f.langs?.includes('en')).length).toBeGreaterThan(0);
   });
 
   it('looks up a code in every written form the normaliser treats as equal', async () => {

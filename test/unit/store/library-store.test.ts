@@ -52,6 +52,23 @@ const SPINDLE = 'Spindle overheating: check the coolant pump and clean the cooli
 const HOMING = 'Homing fails when the limit switch wiring is broken. Check the endstop cable.';
 const ZH = '主轴过热时，请检查冷却泵并清洁散热片。';
 
+describe('LibraryStore.hasPassagesIn', () => {
+  it('knows the languages of its passages from the file records, and assumes any where a record predates them', async () => {
+    const s = await openStore();
+    expect(s.hasPassagesIn('en')).toBe(false);
+    await s.replaceFile(record('a.md', { langs: ['en'] }), [chunk('a.md', 0, SPINDLE)], null, []);
+    expect(s.hasPassagesIn('en')).toBe(true);
+    expect(s.hasPassagesIn('zh')).toBe(false);
+    await s.replaceFile(record('b.md', { langs: ['zh'] }), [chunk('b.md', 0, ZH, { lang: 'zh' })], null, []);
+    expect(s.hasPassagesIn('zh')).toBe(true);
+    await s.removeFiles(['b.md']);
+    expect(s.hasPassagesIn('zh')).toBe(false);
+    // Written before languages were recorded: may hold any.
+    await s.replaceFile(record('c.md'), [chunk('c.md', 0, HOMING)], null, []);
+    expect(s.hasPassagesIn('zh')).toBe(true);
+  });
+});
+
 describe('LibraryStore.findText (a quoted message as written)', () => {
   it('finds the passages that hold the words in order with only punctuation or spaces between, any case', async () => {
     const s = await openStore();
