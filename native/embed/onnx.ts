@@ -20,6 +20,7 @@ import {
   type PreTrainedTokenizer,
   type Tensor,
 } from '@huggingface/transformers';
+import { LRUCache } from 'lru-cache';
 import { EngineError } from '../contract/errors.js';
 import { limitForEmbedding } from './limit-text.js';
 import type { Embedder } from './types.js';
@@ -70,6 +71,9 @@ export const DEFAULT_BATCH_SIZE = 64;
  * memory arena off saved little RSS (1058 vs 1128 MB peak) and cost speed, so it stays on.
  */
 export const DEFAULT_SESSION = { memArena: true, spinning: false };
+
+/** Query vectors remembered (384 floats each for e5-small: 1.5 KB). */
+const QUERY_MEMO = 256;
 
 const WEIGHT_FILES: Record<OnnxDtype, string> = { fp32: 'model.onnx', q8: 'model_quantized.onnx' };
 
@@ -146,6 +150,7 @@ export class OnnxEmbedder implements Embedder {
   readonly dtype: OnnxDtype;
   readonly pooling: Pooling;
   private disposed = false;
+  private readonly queries = new LRUCache<string, Float32Array>({ max: QUERY_MEMO });
 
   private constructor(
     id: string,
@@ -253,9 +258,18 @@ export class OnnxEmbedder implements Embedder {
     );
   }
 
+  /**
+   * The query's vector, remembered for the last QUERY_MEMO queries: one question is embedded once
+   * although its retrieval searches it more than once (the whole library, then inside the manuals it
+   * names), and a technician refining a search repeats most of it. Only finished vectors are kept, so
+   * a cancelled search never hands its cancellation to another.
+   */
   async embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array> {
+    const known = this.queries.get(text);
+    if (known) return known;
     const [v] = await this.embedBatched([(this.opts.queryPrefix ?? '') + text], signal);
     if (!v) throw new EngineError('INTERNAL', 'The embedding model returned no vector for the query.');
+    this.queries.set(text, v);
     return v;
   }
 

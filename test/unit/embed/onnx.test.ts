@@ -95,6 +95,27 @@ describe('OnnxEmbedder on a generated tiny BERT model', () => {
     }
   });
 
+  it('embeds a repeated query once; a cancelled query is not remembered', async () => {
+    const e = await OnnxEmbedder.load({ dir: modelDir, cacheDir: join(root, 'cache') });
+    try {
+      const runs = vi.spyOn(e as unknown as { embedBatched: (t: string[]) => Promise<Float32Array[]> }, 'embedBatched');
+      const a = await e.embedQuery('spindle alarm after warm-up');
+      const b = await e.embedQuery('spindle alarm after warm-up');
+      const c = await e.embedQuery('spindle alarm after warm-up');
+      expect(runs).toHaveBeenCalledTimes(1);
+      expect(Array.from(b)).toEqual(Array.from(a));
+      expect(Array.from(c)).toEqual(Array.from(a));
+      await e.embedQuery('coolant pump');
+      expect(runs).toHaveBeenCalledTimes(2);
+      const ctl = new AbortController();
+      ctl.abort();
+      await expect(e.embedQuery('door interlock', ctl.signal)).rejects.toMatchObject({ name: 'AbortError' });
+      expect((await e.embedQuery('door interlock')).length).toBe(e.dims);
+    } finally {
+      await e.dispose();
+    }
+  });
+
   it('stops between batches when aborted', async () => {
     const ctl = new AbortController();
     ctl.abort();
