@@ -60,9 +60,11 @@ export interface OnnxEmbedderOptions {
 /**
  * Tokens per forward pass (rows × longest row). Measured with scripts/bench-embed.ts (e5 q8, two
  * shared cores): 2048, 4096 and 8192 embed at the same passages per CPU-second, but peak RSS was
- * 933 / 1128 / 1410 MB, so the smallest that keeps batches full wins.
+ * 933 / 1128 / 1410 MB. Again on 611 real passages of the dev library (title + section + text, as
+ * ingest embeds them): 1024 and 2048 embed 18.0 and 17.5 passages per CPU-second at 919 and 1178 MB
+ * peak RSS; 512 (one 512-token passage per pass) is slower. The smallest that keeps batches full wins.
  */
-export const DEFAULT_TOKEN_BUDGET = 2048;
+export const DEFAULT_TOKEN_BUDGET = 1024;
 export const DEFAULT_BATCH_SIZE = 64;
 /**
  * ONNX Runtime session defaults, measured with scripts/bench-embed.ts: without spinning, idle
