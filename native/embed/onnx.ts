@@ -261,10 +261,9 @@ export class OnnxEmbedder implements Embedder {
   }
 
   /**
-   * The query's vector, remembered for the last QUERY_MEMO queries: one question is embedded once
-   * although its retrieval searches it more than once (the whole library, then inside the manuals it
-   * names), and a technician refining a search repeats most of it. Only finished vectors are kept, so
-   * a cancelled search never hands its cancellation to another.
+   * The query's vector, remembered for the last QUERY_MEMO queries: the app searches a question as
+   * it is typed and then asks it, and a technician goes back to an earlier search; each is embedded
+   * once. Only finished vectors are kept, so a cancelled search never hands its cancellation to another.
    */
   async embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array> {
     const known = this.queries.get(text);

@@ -122,7 +122,9 @@ export async function retrieve(
     // A question that names a code is about what the code means: its definition's words find the
     // passages that explain it further (the setting to change, the part to check).
     const related = matches.length > 0 ? { text: relatedText(matches), boost: settings.relatedBoost } : undefined;
-    const res = await hybridSearch(src.store, src.embedder, { ...req, query, k }, { signal, related, keyword: settings.keyword });
+    // A scope re-ranks the candidates: give it SCOPE_DEPTH × k of them, so a named product's passage
+    // that other manuals' passages outscore just below the cut can still be lifted.
+    const res = await hybridSearch(src.store, src.embedder, { ...req, query, k: scope ? SCOPE_DEPTH * k : k }, { signal, related, keyword: settings.keyword });
     // A code's table row is also a passage: show it once, as the code.
     // (A list item's record quotes its bullet; the passage's text has none.)
     const rowTexts = mine.map((c) => ({ file: c.file, text: c.text.replace(/^[*+-]\s+/, '') }));
@@ -196,6 +198,8 @@ export async function retrieve(
  * only re-ranks what the question found; on the dev set the extra search added refusals and time).
  */
 const SCOPED_SEARCH = false;
+/** Candidates (× k) the scope re-rank sees for a question that names a product or a code. */
+const SCOPE_DEPTH = 3;
 /** Folder prefixes searched on their own at most, for a question that names a product. */
 const MAX_SCOPED_PREFIXES = 2;
 

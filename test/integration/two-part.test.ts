@@ -47,6 +47,18 @@ beforeAll(async () => {
     path.join(docs, 'orvik', 'setup.md'),
     `# Orvik setup\n\n## Release travel setting\n\nThe release travel setting of the Orvik gripper is raised in the setup menu when the part sensor stays on after release.\n`,
   );
+  // Another maker's pages that say "accumulator precharge pressure" more often than the named product's own page.
+  fs.mkdirSync(path.join(docs, 'brakta'), { recursive: true });
+  for (let i = 1; i <= 12; i++) {
+    fs.writeFileSync(
+      path.join(docs, 'brakta', `hydraulic-${i}.md`),
+      `# Brakta press ${i}\n\n## Accumulator precharge pressure\n\nCheck the accumulator precharge pressure monthly: the accumulator precharge pressure of press ${i} is ${60 + i} bar.\n`,
+    );
+  }
+  fs.writeFileSync(
+    path.join(docs, 'zentra', 'hydraulics.md'),
+    `# Zentra hydraulics\n\n## Hydraulic unit service\n\nDrain the hydraulic tank, replace the return filter and refill with ISO VG 46 oil. The accumulator is filled with nitrogen; its precharge is 45 bar, measured with the unit depressurised. Bleed the lines after refilling and check every fitting for leaks at full pressure.\n`,
+  );
   engine = await createEngine({ libraryDir: path.join(root, 'lib'), create: true });
   value(await engine.ingest({ paths: [docs] }));
 }, 60_000);
@@ -111,5 +123,13 @@ describe('a question that names a product prefers its manuals', () => {
     expect(r.hits[0]?.file).toBe('orvik/pump.md');
     const z = value(await engine.retrieve({ query: 'zentra pump priming', k: 5 }));
     expect(z.hits[0]?.file.startsWith('zentra/')).toBe(true);
+  });
+
+  it("lifts the named product's page that other makers' pages outscore below the first k", async () => {
+    const kw = value(await engine.search({ query: 'accumulator precharge pressure', k: 10 }));
+    expect(kw.hits.map((h) => h.file)).not.toContain('zentra/hydraulics.md');
+    const r = value(await engine.retrieve({ query: 'zentra accumulator precharge pressure', k: 5 }));
+    expect(r.scope).toContain('zentra');
+    expect(r.hits.slice(0, 5).map((h) => h.file)).toContain('zentra/hydraulics.md');
   });
 });
