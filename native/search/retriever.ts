@@ -106,13 +106,17 @@ export async function retrieve(
   const depth = req.rankingDepth ?? DEFAULT_RANKING_DEPTH;
   const lang = detectLang(query);
   const codeHits: SearchHit[] = [];
-  const lists: { pack: string | null; hits: SearchHit[] }[] = [];
-  const kwLists: { pack: string | null; hits: SearchHit[] }[] = [];
-  const vecLists: { pack: string | null; hits: SearchHit[] }[] = [];
   const codeParts: { pack: string | null; res: CodeLookupResponse }[] = [];
-  const perSource: { src: RetrievalSource; matches: CodeMatch[]; scope: NameScope | null; notCodeRow: (h: SearchHit) => boolean }[] = [];
-  let mode: SearchMode | null = null;
+  const perSource: {
+    src: RetrievalSource;
+    matches: CodeMatch[];
+    scope: NameScope | null;
+    related: { text: string; boost: number } | undefined;
+    notCodeRow: (h: SearchHit) => boolean;
+    codeFiles: Set<string>;
+  }[] = [];
   // The local library and every selected pack are searched alike; their lists are fused by rank.
+  // First what needs no search: each source's code lookup and the product the question names.
   for (const { src, res: found } of perSourceCodes(sources, query, req.filters)) {
     if (found) codeParts.push({ pack: src.pack, res: found });
     const matches = found?.matches ?? [];
@@ -122,35 +126,38 @@ export async function retrieve(
     // A question that names a code is about what the code means: its definition's words find the
     // passages that explain it further (the setting to change, the part to check).
     const related = matches.length > 0 ? { text: relatedText(matches), boost: settings.relatedBoost } : undefined;
-    // A scope re-ranks the candidates: give it SCOPE_DEPTH × k of them, so a named product's passage
-    // that other manuals' passages outscore just below the cut can still be lifted.
-    const res = await hybridSearch(src.store, src.embedder, { ...req, query, k: scope ? SCOPE_DEPTH * k : k }, { signal, related, keyword: settings.keyword });
     // A code's table row is also a passage: show it once, as the code.
     // (A list item's record quotes its bullet; the passage's text has none.)
     const rowTexts = mine.map((c) => ({ file: c.file, text: c.text.replace(/^[*+-]\s+/, '') }));
     const notCodeRow = (h: SearchHit) => !rowTexts.some((c) => c.file === h.file && h.text.includes(c.text));
-    const codeFiles = new Set(matches.map((m) => m.file));
     codeHits.push(...mine);
-    let passages = res.hits.filter(notCodeRow);
-    if (scope) passages = await scoped(src, { ...req, query, k }, scope, withKeywordTop(res, k, notCodeRow), related, settings, signal);
-    lists.push({ pack: src.pack, hits: demoteSiblingRows(passages.filter(notCodeRow), codeFiles).slice(0, k) });
-    kwLists.push({ pack: src.pack, hits: demoteSiblingRows(res.rankings.keyword.filter(notCodeRow), codeFiles).slice(0, depth) });
-    vecLists.push({ pack: src.pack, hits: demoteSiblingRows(res.rankings.vector.filter(notCodeRow), codeFiles).slice(0, depth) });
-    perSource.push({ src, matches, scope, notCodeRow });
-    if (mode === null || mode === 'keyword') mode = res.mode;
-    signal?.throwIfAborted();
+    perSource.push({ src, matches, scope, related, notCodeRow, codeFiles: new Set(matches.map((m) => m.file)) });
   }
   const codes = mergeCodeLookups(query, codeParts, 0);
-  const whole = fuseSourceHits(lists, k);
 
   // Two-part questions: one retrieval per part (at most MAX_PARTS), interleaved with the whole list.
   const scopeNames = [...new Set(perSource.flatMap((p) => p.scope?.names ?? []))];
   const contextNames = await sourceNames(perSource, scopeNames);
   const definitions = codeDefinitions(query, codes);
   const plan = planQuery(query, { context: contextNames, definitions: definitions.byDetected });
-  // The parts are searched concurrently: each is a query embedding, a full-text and a vector search,
-  // which the native libraries run on their own threads.
-  const searched = await Promise.all(plan.parts.map(async (part) => {
+
+  // The whole question and its parts are searched concurrently: each is a query embedding, a
+  // full-text and a vector search, which the native libraries run on their own threads.
+  const wholeSearches = Promise.all(perSource.map(async ({ src, scope, related, notCodeRow, codeFiles }) => {
+    // A scope re-ranks the candidates: give it SCOPE_DEPTH × k of them, so a named product's passage
+    // that other manuals' passages outscore just below the cut can still be lifted.
+    const res = await hybridSearch(src.store, src.embedder, { ...req, query, k: scope ? SCOPE_DEPTH * k : k }, { signal, related, keyword: settings.keyword });
+    let passages = res.hits.filter(notCodeRow);
+    if (scope) passages = await scoped(src, { ...req, query, k }, scope, withKeywordTop(res, k, notCodeRow), related, settings, signal);
+    signal?.throwIfAborted();
+    return {
+      mode: res.mode,
+      hits: { pack: src.pack, hits: demoteSiblingRows(passages.filter(notCodeRow), codeFiles).slice(0, k) },
+      keyword: { pack: src.pack, hits: demoteSiblingRows(res.rankings.keyword.filter(notCodeRow), codeFiles).slice(0, depth) },
+      vector: { pack: src.pack, hits: demoteSiblingRows(res.rankings.vector.filter(notCodeRow), codeFiles).slice(0, depth) },
+    };
+  }));
+  const partSearches = Promise.all(plan.parts.map(async (part) => {
     const partSources: { pack: string | null; hits: SearchHit[] }[] = [];
     for (const { src, matches, scope, notCodeRow } of perSource) {
       const own = matches.filter((m) => part.codes.some((c) => definitions.matchesOf(c, m)));
@@ -167,6 +174,12 @@ export async function retrieve(
     }
     return { part, fused: fuseSourceHits(partSources, k) };
   }));
+  const [wholes, searched] = await Promise.all([wholeSearches, partSearches]);
+  // Hybrid when any source searched vectors.
+  const mode: SearchMode | null = wholes.reduce<SearchMode | null>((m, w) => (m === null || m === 'keyword' ? w.mode : m), null);
+  const whole = fuseSourceHits(wholes.map((w) => w.hits), k);
+  const kwLists = wholes.map((w) => w.keyword);
+  const vecLists = wholes.map((w) => w.vector);
   const partLists = searched.map((x) => x.fused);
   const parts: RetrievedPart[] = searched.map(({ part, fused }) => ({ clause: part.clause, query: part.query, reason: part.reason, hits: fused.slice(0, depth) }));
   const passages = interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true });
