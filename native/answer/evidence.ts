@@ -37,6 +37,12 @@ const GENERIC_WORDS = [
   'anyone', 'myself', 'itself', 'ourselves', 'yourself', 'usual', 'usually', 'ever', 'yet', 'already', 'though',
   'lot', 'bit', 'kind', 'sort', 'stuff', 'whatever', 'anyway', 'maybe', 'guess', 'think',
   '什么', '意思', '怎么办', '处理', '为什么', '问题', '如何', '可以', '能', '不', '还', '多少', '以内',
+  // the same kinds of words as the English ones above, as Chinese questions say them
+  '含义', '应该', '需要', '要', '想', '使用', '用', '获取', '得到', '让', '说', '告诉', '知道', '方法', '办法',
+  '东西', '解决', '修复', '帮助', '请', '可能', '正确', '对', '最好', '好', '保持', '一直', '原因', '解释', '说明',
+  '找到', '查找', '检查', '设', '之后', '以后', '之前', '以前', '时候', '再', '又', '仍然', '还是', '总是', '每次',
+  '有时', '随机', '所有', '任何', '其他', '首先', '先', '没有', '没', '不是', '发生', '出现', '正常', '是否', '怎样',
+  '已经', '一下', '一些',
 ];
 let generic: Set<string> | null = null;
 function isGeneric(term: string): boolean {

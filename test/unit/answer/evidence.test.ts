@@ -126,6 +126,12 @@ describe('gate on Chinese questions', () => {
     const ev = collectEvidence({ question: '液压油多久更换一次？', hits: ZH, codes: noCodes, vocabulary: library });
     expect(gate(ev, ZH.length)).toMatchObject({ answer: true, rule: 'covered' });
   });
+  it("does not let a Chinese question's fillers (应该, 需要, 之后 …) veto the topic words the manual covers", () => {
+    for (const q of ['液压油应该需要多久更换一次？', '每天启动油泵之前，是否需要先检查油位？', '液压油每次更换之后还是应该使用什么油？']) {
+      const ev = collectEvidence({ question: q, hits: ZH, codes: noCodes, vocabulary: library });
+      expect(gate(ev, ZH.length), q).toMatchObject({ answer: true });
+    }
+  });
   it('refuses a Chinese question about what the manuals lack, naming the missing words one by one', () => {
     const q = '冷却液浓度用折射仪怎么测量和调整';
     const ev = collectEvidence({ question: q, hits: ZH, codes: noCodes, vocabulary: library });
