@@ -88,8 +88,7 @@ const variants: [string, (d: Dump) => Entry[]][] = [
   ['shipped default + per-language vectors', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0, perLanguage: true })],
   ['shipped default + per-language vectors, no guaranteed place', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0, perLanguage: true, guaranteeTop: 0 })],
   ['shipped default, no other-language margin (before)', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0 })],
-  ['other-language vector top placed within margin 0.02', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0.02 })],
-  ['other-language vector top placed within margin 0.05', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0.05 })],
+  ...[0.01, 0.015, 0.02, 0.035].map((m): [string, (d: Dump) => Entry[]] => [`other-language vector top placed within margin ${m}`, (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: m })]),
   ['shipped default', (d) => fused(d, DEFAULT_FUSION)],
 ];
 

@@ -196,6 +196,29 @@ describe('LibraryStore keyword search', () => {
 });
 
 describe('LibraryStore vectors', () => {
+  it('searches one language of few passages in memory, exactly as LanceDB does, and sees writes', async () => {
+    const emb = fakeEmbedder();
+    const s = await openStore({ embedder: { id: emb.id, dims: emb.dims }, create: true });
+    const zh = ['主轴过热时，请检查冷却泵。', '更换液压油前先关闭电源。', '限位开关 触发 回零 失败', '润滑 导轨 每月一次'];
+    const en = [SPINDLE, HOMING];
+    await s.replaceFile(record('en.md', { langs: ['en'] }), en.map((t, i) => chunk('en.md', i, t)), await emb.embedDocuments(en), []);
+    await s.replaceFile(record('zh.md', { langs: ['zh'] }), zh.map((t, i) => chunk('zh.md', i, t, { lang: 'zh' })), await emb.embedDocuments(zh), []);
+    const lance = await openStore({ embedder: { id: emb.id, dims: emb.dims }, readOnly: true, inMemoryLanguageRows: 0 });
+    const qv = await emb.embedQuery('回零 限位开关');
+    const held = await s.vectorSearch(qv, 3, { lang: ['zh'] });
+    const byLance = await lance.vectorSearch(qv, 3, { lang: ['zh'] });
+    expect(held.map((h) => h.chunk.id)).toEqual(byLance.map((h) => h.chunk.id));
+    held.forEach((h, i) => expect(h.score).toBeCloseTo(byLance[i]!.score, 5));
+    expect(held[0]?.chunk).toEqual(byLance[0]?.chunk);
+    expect(held.every((h) => h.chunk.lang === 'zh')).toBe(true);
+    // Other filters apply as in LanceDB.
+    expect(await s.vectorSearch(qv, 3, { lang: ['zh'], pathPrefix: 'en' })).toEqual([]);
+    // A new passage is found at once; a replaced file's old passages are gone.
+    await s.replaceFile(record('zh.md', { langs: ['zh'] }), [chunk('zh.md', 0, '回零 限位开关 说明', { lang: 'zh' })], await emb.embedDocuments(['回零 限位开关 说明']), []);
+    const after = await s.vectorSearch(qv, 3, { lang: ['zh'] });
+    expect(after.map((h) => h.chunk.text)).toEqual(['回零 限位开关 说明']);
+  });
+
   it('finds the nearest chunk and refuses another embedder', async () => {
     const emb = fakeEmbedder();
     const s = await openStore({ embedder: { id: emb.id, dims: emb.dims }, create: true });
