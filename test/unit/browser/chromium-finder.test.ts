@@ -17,6 +17,8 @@ const found = findChromium();
 const browser = await chromium.launch({ executablePath: found.executablePath, env: found.env, args: CHROMIUM_ARGS, timeout: 60000 });
 const page = await browser.newPage();
 await page.setContent('<input id="q" autofocus><p id="out"></p><script>q.addEventListener("keydown", (e) => (out.textContent += e.key));</script>');
+// autofocus is applied at the next rendering update, which may come after the first keys: focus it first.
+await page.focus('#q');
 await page.keyboard.type('E-107');
 await page.keyboard.press('ArrowDown');
 const text = await page.textContent('#out');
