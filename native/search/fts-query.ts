@@ -35,7 +35,11 @@ export function buildFtsPlan(query: string, cfg: KeywordConfig, related?: Relate
     const text = terms.join(' ');
     plan.push(cfg.headingBoost > 0 ? { terms: text, columns: ['fts', 'fts_head'], columnBoosts: [1, cfg.headingBoost] } : { terms: text, columns: ['fts'] });
   }
-  for (const g of equivalents) plan.push({ terms: g.join(' '), columns: ['fts'], boost: EQUIVALENT_BOOST, allTerms: true });
+  // One-token equivalents (an identifier typed as two words, an abbreviation) share one clause: a
+  // clause per token scores the same and costs the index a query each.
+  const oneToken = equivalents.filter((g) => g.length === 1).map((g) => g[0] as string);
+  if (oneToken.length > 0) plan.push({ terms: oneToken.join(' '), columns: ['fts'], boost: EQUIVALENT_BOOST });
+  for (const g of equivalents) if (g.length > 1) plan.push({ terms: g.join(' '), columns: ['fts'], boost: EQUIVALENT_BOOST, allTerms: true });
   const boost = cfg.expansionBoost;
   const singles = expansions.filter((g) => g.length === 1).map((g) => g[0] as string);
   if (singles.length > 0) plan.push({ terms: singles.join(' '), columns: ['fts'], boost });

@@ -67,7 +67,8 @@ export async function hybridSearch(
   const mode: SearchMode = req.mode === 'keyword' || !canVector ? 'keyword' : (req.mode ?? 'hybrid');
   if (!query) return { query: req.query, hits: [], ms: performance.now() - t0, mode, rankings: { keyword: [], vector: [] } };
   const cfg = opts.keyword ?? DEFAULT_KEYWORD_CONFIG;
-  const kwSearch = (n: number) => keywordSearch(store, query, n, req.filters, opts.related, cfg);
+  // Fusion's extra candidates (n > k) need not be complete past the first k.
+  const kwSearch = (n: number) => keywordSearch(store, query, n, req.filters, opts.related, cfg, k);
   const vecSearch = (n: number, filters?: SearchFilters) => embedQuery(embedder, query, opts.signal).then((v) => store.vectorSearch(v, n, filters));
   const qlang = detectLang(query);
 

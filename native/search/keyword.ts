@@ -34,6 +34,11 @@ export function rankHits(hits: ScoredChunk[]): ScoredChunk[] {
     .sort((a, b) => b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
 }
 
+/**
+ * The question's best `k` passages by BM25. `complete` (default k): how many of them must be there
+ * whatever ties the index cut; fusion asks for more candidates than it shows, and a tie past the
+ * shown ones may shorten its list instead of costing a second, wider fetch.
+ */
 export async function keywordSearch(
   store: FullTextStore,
   query: string,
@@ -41,15 +46,20 @@ export async function keywordSearch(
   filters?: SearchFilters,
   related?: RelatedText,
   cfg: KeywordConfig = DEFAULT_KEYWORD_CONFIG,
+  complete = k,
 ): Promise<ScoredChunk[]> {
   if (k <= 0) return [];
   const plan = buildFtsPlan(query, cfg, related);
   if (!plan) return [];
   // The same question must give the same list every time (and in a pack of this library). When a
-  // tie runs past the rows fetched, fetch more (rarely needed) so every tied row is ordered.
+  // tie runs past the rows fetched, which of the tied rows came back is the index's choice: drop the
+  // tied run when enough rows score above it, else fetch more so every tied row is ordered.
   let limit = k + 10;
   let res = await store.fullTextSearch(plan, limit, filters);
   if (res.scores.length === limit && tieRunsPast(res.scores, k)) {
+    const tail = Math.min(...res.scores);
+    const above = res.hits.filter((h) => h.score > tail);
+    if (above.length >= Math.min(complete, k)) return rankHits(above).slice(0, k);
     limit = Math.min(TIE_FETCH_FACTOR * limit, MAX_TIE_FETCH);
     res = await store.fullTextSearch(plan, limit, filters);
   }

@@ -141,8 +141,8 @@ export async function retrieve(
   const definitions = codeDefinitions(query, codes);
   const plan = planQuery(query, { context: contextNames, definitions: definitions.byDetected });
 
-  // The whole question and its parts are searched concurrently: each is a query embedding, a
-  // full-text and a vector search, which the native libraries run on their own threads.
+  // The whole question and its parts are searched concurrently (the whole: a query embedding, a
+  // full-text and a vector search; each part: a full-text search), on the native libraries' threads.
   const wholeSearches = Promise.all(perSource.map(async ({ src, scope, related, notCodeRow, codeFiles }) => {
     // A scope re-ranks the candidates: give it SCOPE_DEPTH × k of them, so a named product's passage
     // that other manuals' passages outscore just below the cut can still be lifted.
@@ -163,7 +163,10 @@ export async function retrieve(
       const own = matches.filter((m) => part.codes.some((c) => definitions.matchesOf(c, m)));
       const rel = own.length > 0 ? own : part.reason === 'connective' ? matches : [];
       const related = rel.length > 0 ? { text: relatedText(rel), boost: settings.relatedBoost } : undefined;
-      const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k }, { signal, related, keyword: settings.keyword, otherLanguage: false });
+      // A part is searched by its words (and its codes' meanings): the whole question's search carries
+      // the vectors. A vector search per part cost two-part questions a third of their time on two
+      // cores, and without it no part's passage was lost on the dev set (e5).
+      const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k, mode: 'keyword' }, { signal, related, keyword: settings.keyword });
       // A quoted message: the passages that show it as written come first.
       const shown = part.reason === 'message' ? sameLanguageFirst((await src.store.findText(part.query, k, req.filters)).map(toHit), lang) : [];
       let hits = appendMissing(shown, scope ? withKeywordTop(res, k, notCodeRow) : res.hits, (h) => h.chunkId).filter(notCodeRow);

@@ -32,9 +32,22 @@ describe('buildFtsPlan (no database)', () => {
     const plan = buildFtsPlan(q, cfg) ?? [];
     const expansions = plan.filter((c) => c.boost === cfg.expansionBoost);
     expect(expansions.length > 0 || a.expansions.length === 0).toBe(true);
-    for (const c of plan.filter((c) => c.boost === EQUIVALENT_BOOST)) expect(c.allTerms).toBe(true);
+    const eq = plan.filter((c) => c.boost === EQUIVALENT_BOOST);
+    // Multi-token equivalents need all their tokens; one-token ones share one clause.
+    expect(eq.filter((c) => !c.allTerms).length).toBeLessThanOrEqual(1);
+    for (const c of eq) if (c.allTerms) expect(c.terms).toContain(' ');
     expect(plan.filter((c) => c.allTerms && c.boost === cfg.expansionBoost)).toHaveLength(a.expansions.filter((g) => g.length > 1).length);
     expect(buildFtsPlan(q, { ...cfg, expand: false })?.some((c) => c.boost === cfg.expansionBoost)).toBe(false);
+  });
+
+  it('puts every one-token equivalent (words typed for an identifier) in one clause, scored as separate ones would be', () => {
+    const q = 'max z velocity on the stepper driver';
+    const a = analyzeQuery(q, { expand: true });
+    const single = a.equivalents.filter((g) => g.length === 1).map((g) => g[0]);
+    expect(single.length).toBeGreaterThan(2);
+    const plan = buildFtsPlan(q, cfg) ?? [];
+    const shared = plan.filter((c) => c.boost === EQUIVALENT_BOOST && !c.allTerms);
+    expect(shared).toEqual([{ terms: single.join(' '), columns: ['fts'], boost: EQUIVALENT_BOOST }]);
   });
 
   it('is null when nothing can be searched', () => {
@@ -80,5 +93,30 @@ describe('keyword ranking (no database)', () => {
     const hits = await keywordSearch(store, 'belt', 3);
     expect(limits).toEqual([13, 52]);
     expect(hits.map((h) => h.chunk.id)).toEqual(['id00', 'id01', 'id02']);
+  });
+
+  it('drops a tie past the rows that must be complete instead of fetching wider (fusion candidates)', async () => {
+    const limits: number[] = [];
+    // Five rows score above a tied run longer than any fetch.
+    const rows = [
+      ...Array.from({ length: 5 }, (_, i) => ({ chunk: chunk(`top${i}`), score: 10 - i })),
+      ...Array.from({ length: 100 }, (_, i) => ({ chunk: chunk(`tie${String(99 - i).padStart(2, '0')}`), score: 1 })),
+    ];
+    const store: FullTextStore = {
+      async fullTextSearch(_plan, limit) {
+        limits.push(limit);
+        const hits = rows.slice(0, limit);
+        return { hits, scores: hits.map((h) => h.score) };
+      },
+    };
+    // 20 candidates of which the first 3 must be complete: the five above the tie, one fetch.
+    const hits = await keywordSearch(store, 'belt', 20, undefined, undefined, cfg, 3);
+    expect(limits).toEqual([30]);
+    expect(hits.map((h) => h.chunk.id)).toEqual(['top0', 'top1', 'top2', 'top3', 'top4']);
+    // Seven must be complete: only five rows beat the tie, so the wider fetch orders the tied ones.
+    limits.length = 0;
+    const wide = await keywordSearch(store, 'belt', 20, undefined, undefined, cfg, 7);
+    expect(limits).toEqual([30, 120]);
+    expect(wide.map((h) => h.chunk.id).slice(5, 7)).toEqual(['tie00', 'tie01']);
   });
 });

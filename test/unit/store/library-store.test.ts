@@ -105,6 +105,23 @@ describe('LibraryStore keyword search', () => {
     expect(await keywordSearch(s, '   ', 5)).toEqual([]);
   });
 
+  it('scores one-token clauses alike whether each is its own clause or they share one (fts-query merges them)', async () => {
+    const s = await openStore();
+    await s.replaceFiles([
+      { record: record('a.md'), chunks: [chunk('a.md', 0, 'Set max_z_velocity and has_bit for the driver.'), chunk('a.md', 1, HOMING), chunk('a.md', 2, 'The has_bit pin of the watchdog.')], vectors: null, codes: [] },
+    ]);
+    await s.compact();
+    const terms = ['maxzvelocity', 'hasbit', 'endstop'];
+    const apart = await s.fullTextSearch(terms.map((t) => ({ terms: t, columns: ['fts'] as const, boost: 0.7, allTerms: true })), 10);
+    const shared = await s.fullTextSearch([{ terms: terms.join(' '), columns: ['fts'] as const, boost: 0.7 }], 10);
+    const byId = (r: typeof apart) => new Map(r.hits.map((h) => [h.chunk.id, h.score]));
+    const a = byId(apart);
+    const b = byId(shared);
+    expect(a.size).toBe(3);
+    expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
+    for (const [id, score] of a) expect(b.get(id)).toBeCloseTo(score, 4);
+  });
+
   it('weights related text (a named code\'s definition) below the question but lets it decide ties', async () => {
     const s = await openStore();
     const PULLOFF = 'Homing pull-off distance: increase it when the switch does not clear.';
