@@ -31,9 +31,12 @@ const GENERIC_WORDS = [
   'possible', 'correct', 'right', 'best', 'good', 'keep', 'go', 'one', 'cause', 'reason', 'explain',
   'find', 'check', 'set', 'after', 'before', 'when', 'while', 'again', 'still', 'always', 'never', 'every',
   'time', 'sometimes', 'random', 'all', 'any', 'some', 'other', 'first', 'not', 'no',
+  // forms of the words above that the stemmer does not bring back to them
+  'goes', 'went', 'gone', 'got', 'gotten', 'made', 'says', 'said', 'told', 'shown', 'knew', 'known', 'kept', 'found',
   "can't", "won't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "cannot",
   // fillers: they say how the technician talks, not what about
   'just', 'since', 'there', 'here', 'onto', 'once', 'really', 'even', 'like', 'somewhere', 'somehow', 'someone',
+  'everything', 'nothing', 'everyone', 'everybody', 'somebody', 'anybody', 'everywhere', 'anywhere',
   'anyone', 'myself', 'itself', 'ourselves', 'yourself', 'usual', 'usually', 'ever', 'yet', 'already', 'though',
   'lot', 'bit', 'kind', 'sort', 'stuff', 'whatever', 'anyway', 'maybe', 'guess', 'think',
   '什么', '意思', '怎么办', '处理', '为什么', '问题', '如何', '可以', '能', '不', '还', '多少', '以内',

@@ -4,7 +4,9 @@
  * whitespace (no stemming or stop words of its own).
  *
  * Scheme, applied to NFKC-normalised, lower-cased text (full-width forms become ASCII):
- * - Apostrophes inside words are dropped: "won't" → "wont", "driver's" → "drivers" → "driver".
+ * - Apostrophes inside words are dropped: "won't" → "wont", "driver's" → "drivers" → "driver"; a stop
+ *   word with a clitic is that stop word ("there's", "they're", "I'm" yield nothing). (Dropping more
+ *   tokens keeps older indexes valid: their extra tokens are never asked for.)
  * - Chinese (and other CJK) runs are segmented with jieba in search mode (long words also yield their
  *   dictionary sub-words: 限位开关 → 限位, 开关, 限位开关), with the thesaurus' Chinese terms added to the
  *   dictionary; a few function words (的, 了, 怎么…) are dropped.
@@ -55,6 +57,8 @@ const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Sc
 const WORD_CLASS = '\\p{Script=Latin}\\p{Script=Greek}\\p{Script=Cyrillic}\\p{Nd}\\p{M}';
 const RUN = new RegExp(`([${CJK_CLASS}]+)|([$#]?[${WORD_CLASS}]+(?:[_:\\-./][${WORD_CLASS}]+)*)`, 'gu');
 const APOSTROPHE = /(\p{L})['’](?=\p{L})/gu;
+/** A stop word with a clitic ("there's", "they're", "I'm", "we've"): the stop word, dropped like it. */
+const STOP_CONTRACTION = /(?<!\p{L})(\p{L}+)['’](?:s|re|ll|ve|d|m)(?!\p{L})/gu;
 const CONNECTOR = /[_:\-./]/;
 const LATIN_WORD = /^[a-z]+$/;
 const DOTTED_NUMBER = /^\d+(?:\.\d+)+$/;
@@ -147,7 +151,11 @@ function pushCjk(run: string, out: string[]): void {
 export function analyze(text: string): string[] {
   const out: string[] = [];
   if (!text) return out;
-  const norm = text.normalize('NFKC').toLowerCase().replace(APOSTROPHE, '$1');
+  const norm = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(STOP_CONTRACTION, (m, base: string) => (EN_STOP.has(base) ? base : m))
+    .replace(APOSTROPHE, '$1');
   for (const m of norm.matchAll(RUN)) {
     if (m[1]) pushCjk(m[1], out);
     else if (m[2]) pushRaw(m[2], out);

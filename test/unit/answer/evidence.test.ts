@@ -37,6 +37,9 @@ describe('content terms and names', () => {
   it('drops stop words and generic question words, stems the rest', () => {
     expect(contentTerms('What does it mean when the hydraulic oil is changed?')).toEqual(['hydraul', 'oil', 'chang']);
   });
+  it("drops the forms of generic verbs the stemmer keeps apart, indefinite pronouns and stop-word contractions", () => {
+    expect(contentTerms("there's a leak, it goes everywhere and everything got wet once I found the pump")).toEqual(['leak', 'wet', 'pump']);
+  });
   it('finds capitalised names, acronyms and model numbers, not codes', () => {
     expect(questionNames('Haas VF-2 alarm 108 servo overload on the ABB robot')).toEqual(['haa', 'vf2', 'abb']);
   });

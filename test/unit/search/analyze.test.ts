@@ -9,6 +9,12 @@ describe('analyze', () => {
     expect(analyze("The printer won't start")).toEqual(['printer', 'wont', 'start']);
   });
 
+  it("drops a stop word with a clitic (there's, they're, I'm) like the stop word, and keeps a noun's possessive", () => {
+    expect(analyze("there's a spark when it's plugged in, they're sure I'm right, we've tried")).toEqual(['spark', 'plug', 'sure', 'right', 'tri']);
+    expect(analyze("What's the driver's limit? That'll do")).toEqual(['driver', 'limit']);
+    expect(analyze("won't don't")).toEqual(['wont', 'dont']);
+  });
+
   it('segments Chinese with jieba so a query meets a passage', () => {
     const passage = analyze('主轴过热时，请检查冷却泵并清洁散热片。');
     expect(passage).toEqual(expect.arrayContaining(['主轴', '过热', '检查', '冷却']));
