@@ -28,13 +28,14 @@ import { hybridSearch, toHit, type QueryEmbedder, type SearchableStore } from '.
 import { appendMissing, boostScope, demoteSiblingRows, interleave } from './interleave.js';
 import { inScope, matchNames, type NameIndex, type NameScope } from './name-index.js';
 import { planQuery, type PlanPart } from './query-plan.js';
+import { fuseRrf } from './rrf.js';
 import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from './settings.js';
 
 /** One library to search, with the embedder its vectors can be searched with (null: keyword only). */
 export interface RetrievalSource {
   /** Pack id; null for the local library. */
   pack: string | null;
-  store: SearchableStore & Pick<LibraryStore, 'getFiles' | 'termCounts' | 'findText'>;
+  store: SearchableStore & Pick<LibraryStore, 'getFiles' | 'termCounts' | 'findText' | 'languageCounts'>;
   codes: Pick<CodeIndex, 'lookup'> | null;
   embedder: QueryEmbedder | null;
   /** The library's known names (built once, kept by the Library); absent: no scoping. */
@@ -148,7 +149,7 @@ export async function retrieve(
     // that other manuals' passages outscore just below the cut can still be lifted.
     const res = await hybridSearch(src.store, src.embedder, { ...req, query, k: scope ? SCOPE_DEPTH * k : k }, { signal, related, keyword: settings.keyword });
     let passages = res.hits.filter(notCodeRow);
-    if (scope) passages = await scoped(src, { ...req, query, k }, scope, withKeywordTop(res, k, notCodeRow), related, settings, signal);
+    if (scope) passages = await scoped(src, { ...req, query, k }, lang, scope, withKeywordTop(res, k, notCodeRow), related, settings, signal);
     signal?.throwIfAborted();
     return {
       mode: res.mode,
@@ -220,12 +221,23 @@ const SCOPE_DEPTH = 3;
 const MAX_SCOPED_PREFIXES = 2;
 
 /**
- * Passages of a question that names a library name: the list plus a search inside the named
- * folders (unless the technician chose a folder), re-ranked to prefer the scope (nothing dropped).
+ * Below this share of the named folders' passages in the question's language, the product is
+ * documented in another language: its passages are searched on their own and come first.
+ */
+const FOREIGN_SCOPE_SHARE = 1 / 3;
+
+/**
+ * Passages of a question that names a library name, re-ranked to prefer the scope (nothing dropped).
+ * When the named product's manuals are (nearly) all in another language than the question, the
+ * library-wide vector list cannot rank them: a multilingual model scores any passage in the
+ * question's own language higher. Then the question is also searched inside the named folders,
+ * and those passages lead. (A search inside the folders for every scoped question, SCOPED_SEARCH,
+ * measured worse on the dev set.)
  */
 async function scoped(
   src: RetrievalSource,
   req: RetrieveRequest & { query: string; k: number },
+  lang: Lang,
   scope: NameScope,
   hits: SearchHit[],
   related: { text: string; boost: number } | undefined,
@@ -233,13 +245,37 @@ async function scoped(
   signal?: AbortSignal,
 ): Promise<SearchHit[]> {
   let cands = hits;
-  if (SCOPED_SEARCH && !req.filters?.pathPrefix) {
-    for (const p of scope.prefixes.slice(0, MAX_SCOPED_PREFIXES)) {
+  const prefixes = req.filters?.pathPrefix ? [] : scope.prefixes.slice(0, MAX_SCOPED_PREFIXES);
+  const foreign = src.embedder !== null && src.store.hasVectors && (await foreignLanguage(src.store, prefixes, req.filters, lang));
+  if (SCOPED_SEARCH || foreign) {
+    let inside: SearchHit[] = [];
+    for (const p of prefixes) {
       const res = await hybridSearch(src.store, src.embedder, { ...req, filters: { ...req.filters, pathPrefix: `${p}/` } }, { signal, related, keyword: settings.keyword, otherLanguage: false });
-      cands = appendMissing(cands, res.hits, (h) => h.chunkId);
+      inside = appendMissing(inside, res.hits, (h) => h.chunkId);
     }
+    if (foreign) {
+      // Fused by rank with the whole list: a passage both rank high leads.
+      const byId = new Map([...cands, ...inside].map((h) => [h.chunkId, h] as const));
+      const rank = (hs: SearchHit[]) => hs.map((h, i) => ({ id: h.chunkId, score: 1 / (i + 1) }));
+      cands = fuseRrf([rank(cands), rank(inside)]).map((r) => ({ ...(byId.get(r.id) as SearchHit), score: r.score }));
+    } else cands = appendMissing(cands, inside, (h) => h.chunkId);
   }
   return boostScope(cands, (h) => inScope(scope, h.file));
+}
+
+/** Whether the named folders' passages are (nearly) all in a language other than the question's. */
+async function foreignLanguage(store: RetrievalSource['store'], prefixes: string[], filters: SearchFilters | undefined, lang: Lang): Promise<boolean> {
+  if (prefixes.length === 0) return false;
+  let total = 0;
+  let own = 0;
+  for (const p of prefixes) {
+    const counts = await store.languageCounts({ ...filters, lang: undefined, pathPrefix: `${p}/` });
+    for (const [l, n] of Object.entries(counts)) {
+      total += n;
+      if (l === lang) own += n;
+    }
+  }
+  return total > 0 && own < FOREIGN_SCOPE_SHARE * total;
 }
 
 /**

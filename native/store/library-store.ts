@@ -128,6 +128,8 @@ export class LibraryStore {
   private readonly usedGenerations = new Map<string, number>();
   private vectorIndexed = false;
   private readonly heldLanguages = new Map<string, Promise<HeldPassages | null>>();
+  /** Passages per language of the files a filter selects (languageCounts), until the next write. */
+  private readonly languageTally = new Map<string, Promise<Record<string, number>>>();
 
   private constructor(
     readonly dir: string,
@@ -218,6 +220,37 @@ export class LibraryStore {
   hasPassagesIn(lang: Lang): boolean {
     for (const f of this.files.values()) if (f.chunks > 0 && (f.langs === undefined || f.langs.includes(lang))) return true;
     return false;
+  }
+
+  /**
+   * How many committed passages of the files these filters select are in each language: whether a
+   * product's manuals are written in the question's language at all. Cached until the next write.
+   */
+  languageCounts(filters: SearchFilters): Promise<Record<string, number>> {
+    this.ensureOpen();
+    const key = JSON.stringify(filters);
+    let tally = this.languageTally.get(key);
+    if (!tally) {
+      tally = this.countLanguages(filters);
+      this.languageTally.set(key, tally);
+      tally.catch(() => this.languageTally.get(key) === tally && this.languageTally.delete(key));
+    }
+    return tally;
+  }
+
+  private async countLanguages(filters: SearchFilters): Promise<Record<string, number>> {
+    const tbl = this.chunksTable;
+    const where = this.searchWhere(filters);
+    if (!tbl || where === null) return {};
+    let q = tbl.query().select(['lang', 'file', 'generation']);
+    if (where) q = q.where(where);
+    const out: Record<string, number> = {};
+    for (const r of (await q.toArray()) as Record<string, unknown>[]) {
+      if (!this.isCommitted(r)) continue;
+      const lang = String(r.lang);
+      out[lang] = (out[lang] ?? 0) + 1;
+    }
+    return out;
   }
 
   getFiles(): FileRecord[] {
@@ -702,6 +735,7 @@ export class LibraryStore {
     this.files = next;
     // Passages held in memory may be gone or joined by new ones.
     this.heldLanguages.clear();
+    this.languageTally.clear();
   }
 
   private async hasVectorIndex(): Promise<boolean> {

@@ -69,6 +69,19 @@ describe('LibraryStore.hasPassagesIn', () => {
   });
 });
 
+describe('LibraryStore.languageCounts', () => {
+  it('counts the passages of the selected files per language, and sees a write', async () => {
+    const s = await openStore();
+    await s.replaceFile(record('a/one.md', { langs: ['en', 'zh'] }), [chunk('a/one.md', 0, SPINDLE), chunk('a/one.md', 1, ZH, { lang: 'zh' })], null, []);
+    await s.replaceFile(record('b/two.md', { langs: ['zh'] }), [chunk('b/two.md', 0, ZH, { lang: 'zh' })], null, []);
+    expect(await s.languageCounts({ pathPrefix: 'a/' })).toEqual({ en: 1, zh: 1 });
+    expect(await s.languageCounts({ pathPrefix: 'b/' })).toEqual({ zh: 1 });
+    expect(await s.languageCounts({ pathPrefix: 'c/' })).toEqual({});
+    await s.replaceFile(record('b/three.md', { langs: ['en'] }), [chunk('b/three.md', 0, HOMING)], null, []);
+    expect(await s.languageCounts({ pathPrefix: 'b/' })).toEqual({ zh: 1, en: 1 });
+  });
+});
+
 describe('LibraryStore.findText (a quoted message as written)', () => {
   it('finds the passages that hold the words in order with only punctuation or spaces between, any case', async () => {
     const s = await openStore();
