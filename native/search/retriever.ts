@@ -147,9 +147,12 @@ export async function retrieve(
   const wholeSearches = Promise.all(perSource.map(async ({ src, scope, related, notCodeRow, codeFiles }) => {
     // A scope re-ranks the candidates: give it SCOPE_DEPTH × k of them, so a named product's passage
     // that other manuals' passages outscore just below the cut can still be lifted.
-    const res = await hybridSearch(src.store, src.embedder, { ...req, query, k: scope ? SCOPE_DEPTH * k : k }, { signal, related, keyword: settings.keyword });
+    const [res, inside] = await Promise.all([
+      hybridSearch(src.store, src.embedder, { ...req, query, k: scope ? SCOPE_DEPTH * k : k }, { signal, related, keyword: settings.keyword }),
+      scope ? foreignScopeSearch(src, { ...req, query, k }, lang, scope, related, settings, signal) : null,
+    ]);
     let passages = res.hits.filter(notCodeRow);
-    if (scope) passages = await scoped(src, { ...req, query, k }, lang, scope, withKeywordTop(res, k, notCodeRow), related, settings, signal);
+    if (scope) passages = scoped(scope, withKeywordTop(res, k, notCodeRow), inside?.filter(notCodeRow) ?? null);
     signal?.throwIfAborted();
     return {
       mode: res.mode,
@@ -210,55 +213,52 @@ export async function retrieve(
   };
 }
 
-/**
- * Whether a named product's folders are also searched on their own for candidates (off: the scope
- * only re-ranks what the question found; on the dev set the extra search added refusals and time).
- */
-const SCOPED_SEARCH = false;
 /** Candidates (× k) the scope re-rank sees for a question that names a product or a code. */
 const SCOPE_DEPTH = 3;
 /** Folder prefixes searched on their own at most, for a question that names a product. */
 const MAX_SCOPED_PREFIXES = 2;
-
 /**
  * Below this share of the named folders' passages in the question's language, the product is
- * documented in another language: its passages are searched on their own and come first.
+ * documented in another language, and its folders are searched on their own.
  */
 const FOREIGN_SCOPE_SHARE = 1 / 3;
 
 /**
- * Passages of a question that names a library name, re-ranked to prefer the scope (nothing dropped).
- * When the named product's manuals are (nearly) all in another language than the question, the
- * library-wide vector list cannot rank them: a multilingual model scores any passage in the
- * question's own language higher. Then the question is also searched inside the named folders,
- * and those passages lead. (A search inside the folders for every scoped question, SCOPED_SEARCH,
- * measured worse on the dev set.)
+ * The named folders' own search, when the named product's manuals are (nearly) all in another
+ * language than the question: the library-wide vector list cannot rank them, as a multilingual
+ * model scores any passage in the question's own language higher. Null otherwise (a search inside
+ * the folders for every scoped question measured worse on the dev set: more refusals and time),
+ * without vectors, or when the technician chose a folder.
  */
-async function scoped(
+async function foreignScopeSearch(
   src: RetrievalSource,
   req: RetrieveRequest & { query: string; k: number },
   lang: Lang,
   scope: NameScope,
-  hits: SearchHit[],
   related: { text: string; boost: number } | undefined,
   settings: RetrievalSettings,
   signal?: AbortSignal,
-): Promise<SearchHit[]> {
+): Promise<SearchHit[] | null> {
+  if (src.embedder === null || !src.store.hasVectors || req.filters?.pathPrefix) return null;
+  const prefixes = scope.prefixes.slice(0, MAX_SCOPED_PREFIXES);
+  if (!(await foreignLanguage(src.store, prefixes, req.filters, lang))) return null;
+  const lists = await Promise.all(
+    prefixes.map((p) => hybridSearch(src.store, src.embedder, { ...req, filters: { ...req.filters, pathPrefix: `${p}/` } }, { signal, related, keyword: settings.keyword, otherLanguage: false })),
+  );
+  return lists.reduce<SearchHit[]>((all, r) => appendMissing(all, r.hits, (h) => h.chunkId), []);
+}
+
+/**
+ * Passages of a question that names a library name, re-ranked to prefer the scope (nothing dropped).
+ * With the named folders' own search (foreignScopeSearch), the two lists are first fused by rank:
+ * a passage both rank high leads.
+ */
+function scoped(scope: NameScope, hits: SearchHit[], inside: SearchHit[] | null): SearchHit[] {
   let cands = hits;
-  const prefixes = req.filters?.pathPrefix ? [] : scope.prefixes.slice(0, MAX_SCOPED_PREFIXES);
-  const foreign = src.embedder !== null && src.store.hasVectors && (await foreignLanguage(src.store, prefixes, req.filters, lang));
-  if (SCOPED_SEARCH || foreign) {
-    let inside: SearchHit[] = [];
-    for (const p of prefixes) {
-      const res = await hybridSearch(src.store, src.embedder, { ...req, filters: { ...req.filters, pathPrefix: `${p}/` } }, { signal, related, keyword: settings.keyword, otherLanguage: false });
-      inside = appendMissing(inside, res.hits, (h) => h.chunkId);
-    }
-    if (foreign) {
-      // Fused by rank with the whole list: a passage both rank high leads.
-      const byId = new Map([...cands, ...inside].map((h) => [h.chunkId, h] as const));
-      const rank = (hs: SearchHit[]) => hs.map((h, i) => ({ id: h.chunkId, score: 1 / (i + 1) }));
-      cands = fuseRrf([rank(cands), rank(inside)]).map((r) => ({ ...(byId.get(r.id) as SearchHit), score: r.score }));
-    } else cands = appendMissing(cands, inside, (h) => h.chunkId);
+  if (inside) {
+    const byId = new Map([...hits, ...inside].map((h) => [h.chunkId, h] as const));
+    const ranks = (hs: SearchHit[]) => hs.map((h, i) => ({ id: h.chunkId, score: 1 / (i + 1) }));
+    cands = fuseRrf([ranks(hits), ranks(inside)]).map((r) => ({ ...(byId.get(r.id) as SearchHit), score: r.score }));
   }
   return boostScope(cands, (h) => inScope(scope, h.file));
 }

@@ -50,7 +50,7 @@ export function allowedFiles(files: ReadonlyMap<string, FileRecord>, filters: Se
   const newest = newestOnly ? newestRevisions(files.values()) : null;
   const manuals = filters.manuals?.length ? new Set(filters.manuals.map(lower)) : null;
   const equipment = filters.equipment?.length ? new Set(filters.equipment.map(lower)) : null;
-  const prefix = filters.pathPrefix ? filters.pathPrefix.replace(/\\/g, '/').replace(/^\.\//, '') : null;
+  const prefix = normalPrefix(filters.pathPrefix);
   const revision = filters.revision ? lower(filters.revision) : null;
   if (!manuals && !equipment && !prefix && !revision && (!newest || newest.size === files.size)) return null;
   const out = new Set<string>();
@@ -65,6 +65,10 @@ export function allowedFiles(files: ReadonlyMap<string, FileRecord>, filters: Se
   return out;
 }
 
+function normalPrefix(p: string | undefined): string | null {
+  return p ? p.replace(/\\/g, '/').replace(/^\.\//, '') : null;
+}
+
 /**
  * The where clause for the filters; '' when nothing needs filtering; null when nothing can match.
  */
@@ -73,7 +77,12 @@ export function whereClause(files: ReadonlyMap<string, FileRecord>, filters: Sea
   const allowed = allowedFiles(files, filters);
   if (allowed) {
     if (allowed.size === 0) return null;
-    parts.push(sqlIn('file', allowed));
+    // A folder and nothing else narrowed it: one prefix test, not a list of every file in the folder
+    // (a list of hundreds made a filtered full-text search half as fast again).
+    const prefix = normalPrefix(filters.pathPrefix);
+    let under = 0;
+    if (prefix) for (const f of files.keys()) if (f.startsWith(prefix)) under++;
+    parts.push(prefix && under === allowed.size ? `starts_with(file, ${sqlString(prefix)})` : sqlIn('file', allowed));
   }
   if (filters.lang?.length) parts.push(sqlIn('lang', filters.lang));
   return parts.join(' AND ');

@@ -26,7 +26,19 @@ describe('search filters', () => {
     expect(allowedFiles(files, {})).toBeNull();
     expect(whereClause(files, {})).toBe('');
     expect(whereClause(files, { equipment: ['mk4'] })).toBe("file IN ('y/b.md')");
-    expect(whereClause(files, { lang: ['zh'], pathPrefix: 'x/' })).toBe("file IN ('x/a.md') AND lang IN ('zh')");
+    // A folder and nothing else: one prefix test (quotes escaped), not the list of its files.
+    expect(whereClause(files, { lang: ['zh'], pathPrefix: 'x/' })).toBe("starts_with(file, 'x/') AND lang IN ('zh')");
+    expect(whereClause(map([record("o'k/a.md")]), { pathPrefix: "o'k/" })).toBe("starts_with(file, 'o''k/')");
     expect(whereClause(files, { manuals: ['nope'] })).toBeNull();
+  });
+
+  it('lists the files when something else narrows the folder (an older revision, a manual)', () => {
+    const files = map([
+      record('x/a.md', { title: 'A', revision: '1' }),
+      record('x/a2.md', { title: 'A', revision: '2' }),
+      record('x/c.md', { title: 'C' }),
+    ]);
+    expect(whereClause(files, { pathPrefix: 'x/' })).toBe("file IN ('x/a2.md', 'x/c.md')");
+    expect(whereClause(files, { pathPrefix: 'x/', manuals: ['C'] })).toBe("file IN ('x/c.md')");
   });
 });
