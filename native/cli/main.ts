@@ -10,6 +10,7 @@ import type { EngineApi, IngestProgress, SearchRequest } from '../contract/api.j
 import { ok, toErrorData, type Result } from '../contract/errors.js';
 import type { AskResponse, ConversationTurn, ModelStatus } from '../contract/answer.js';
 import { addModel, listModelStatus, type AddResult } from '../llm/models.js';
+import { answerCheckLine } from '../contract/messages.js';
 import { installedEmbedder, modelSearchDirs } from '../model-discovery.js';
 import { defaultLibraryDir } from '../config.js';
 import type { EmbedderSpec } from '../embed/models.js';
@@ -357,13 +358,6 @@ function formatModels(list: ModelStatus[]): string {
         (m.role === 'llm' && m.installed ? `\n    answer check: ${answerCheckLine(m.answerCheck ?? null)}` : ''),
     )
     .join('\n');
-}
-
-/** "passed 2026-12-01" (auto writes answers) / "failed 2026-12-01" / "not checked" (answers stay extractive). */
-function answerCheckLine(c: ModelStatus['answerCheck']): string {
-  if (!c) return 'not checked (answers stay extractive; run manualdesk models check --questions <file.jsonl>)';
-  const day = c.checkedAt.slice(0, 10);
-  return c.passed ? `passed ${day} (auto writes answers)` : `failed ${day} (answers stay extractive): ${c.summary.replace(/^failed: /, '')}`;
 }
 
 /** Reads JSON lines {"id","query"}; writes one JSON object per line with the id. */

@@ -5,3 +5,4 @@ export type * from './answer.js';
 export type * from './packs.js';
 export type * from './events.js';
 export * from './methods.js';
+export { answerCheckLine } from './messages.js';

@@ -15,3 +15,14 @@ export const READ_ONLY_ENGINE =
 export function embedderRequired(recordedId: string): string {
   return `This library stores vectors of "${recordedId}"; files can only be added with that model loaded. Install it, or ${NEW_LIBRARY_HINT}.`;
 }
+
+/**
+ * A language model's answer check (`manualdesk models check`) in a few words, for the CLI's model
+ * list and the app's Settings: "passed 2026-12-01 (auto writes answers)" / "failed 2026-12-01 (answers
+ * stay extractive): …" / "not checked (answers stay extractive; …)".
+ */
+export function answerCheckLine(c: { passed: boolean; checkedAt: string; summary: string } | null): string {
+  if (!c) return 'not checked (answers stay extractive; run manualdesk models check --questions <file.jsonl>)';
+  const day = c.checkedAt.slice(0, 10);
+  return c.passed ? `passed ${day} (auto writes answers)` : `failed ${day} (answers stay extractive): ${c.summary.replace(/^failed: /, '')}`;
+}

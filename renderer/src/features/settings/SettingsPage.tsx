@@ -1,6 +1,6 @@
 /** Settings: installed models and their status, theme and text size; how to limit the engine's threads. */
 import { useEffect, useState } from 'react';
-import type { LibraryInfo, ModelRole, ModelStatus, Result } from '../../../../native/contract/index.js';
+import { answerCheckLine, type LibraryInfo, type ModelRole, type ModelStatus, type Result } from '../../../../native/contract/index.js';
 import type { UiEngine } from '../../engine/types.js';
 import type { Settings, TextSize, Theme } from '../../local/settings.js';
 import { Busy, ErrorNote } from '../../ui/notices.js';
@@ -99,6 +99,7 @@ export function SettingsPage({
                       {m.inUse ? ', in use' : ''}
                     </span>
                   )}
+                  {m.role === 'llm' && m.installed && <span className="manual-meta">Answer check: {answerCheckLine(m.answerCheck ?? null)}</span>}
                 </td>
                 <td className="num">{m.sizeBytes !== null ? `${(m.sizeBytes / 1048576).toFixed(0)} MB` : '—'}</td>
                 <td>{m.license}</td>
