@@ -196,21 +196,26 @@ export function analyzeQuery(text: string, opts: { expand?: boolean } = {}): Ana
 const QUERY_WORD = /[\p{L}\p{Nd}]+/gu;
 
 /**
- * Technicians type identifiers as words ("has bit" for `has_bit`, "max z velocity"): each pair of
- * adjacent Latin words also searches as the one token an identifier `a_b` / `a-b` indexes to.
+ * Technicians type identifiers as words ("has bit" for `has_bit`, "max z velocity", "enable the
+ * robot" for `EnableRobot`): each pair of adjacent Latin words, and each pair of adjacent words once
+ * stop words are left out, also searches as the one token an identifier `a_b` / `a-b` / `aB` indexes to.
  */
 function joinedPairs(text: string, own: string[]): string[][] {
   const words = [...text.normalize('NFKC').toLowerCase().matchAll(QUERY_WORD)].map((m) => m[0]);
   const have = new Set(own);
   const out: string[][] = [];
-  for (let i = 0; i + 1 < words.length; i++) {
-    const a = words[i] as string;
-    const b = words[i + 1] as string;
-    if (!/^[a-z][a-z0-9]*$/.test(a) || !/^[a-z0-9]+$/.test(b)) continue;
-    const joined = `${a}${b}`;
-    if (joined.length > MAX_TOKEN_LENGTH || have.has(joined)) continue;
-    have.add(joined);
-    out.push([joined]);
-  }
+  const pairs = (ws: string[]) => {
+    for (let i = 0; i + 1 < ws.length; i++) {
+      const a = ws[i] as string;
+      const b = ws[i + 1] as string;
+      if (!/^[a-z][a-z0-9]*$/.test(a) || !/^[a-z0-9]+$/.test(b)) continue;
+      const joined = `${a}${b}`;
+      if (joined.length > MAX_TOKEN_LENGTH || have.has(joined)) continue;
+      have.add(joined);
+      out.push([joined]);
+    }
+  };
+  pairs(words);
+  pairs(words.filter((w) => !EN_STOP.has(w)));
   return out;
 }

@@ -51,6 +51,32 @@ export function makePdf(pages: PdfLine[][], title?: string): Buffer {
   }
   objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R >>`;
   objects[pagesObj - 1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
+  return serialise(objects, catalog, info);
+}
+
+/**
+ * A PDF whose text is Chinese in a non-embedded CID font with a predefined CMap (STSong-Light,
+ * UniGB-UCS2-H), as many Chinese manuals are made: its text decodes only with the CMap files the
+ * parser ships (pdfjs-dist/cmaps). One page; lines at the given positions.
+ */
+export function makeCjkPdf(lines: PdfLine[]): Buffer {
+  const hex = (t: string) => `<${[...t].map((ch) => (ch.codePointAt(0) ?? 0).toString(16).padStart(4, '0')).join('')}>`;
+  const objects: string[] = [];
+  const add = (body: string): number => objects.push(body);
+  const catalog = add('');
+  const pagesObj = add('');
+  const descriptor = add('<< /Type /FontDescriptor /FontName /STSong-Light /Flags 6 /FontBBox [-25 -254 1000 880] /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 880 /StemV 93 >>');
+  const cid = add(`<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light /CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 4 >> /FontDescriptor ${descriptor} 0 R /DW 1000 >>`);
+  const font = add(`<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light-UniGB-UCS2-H /Encoding /UniGB-UCS2-H /DescendantFonts [${cid} 0 R] >>`);
+  const stream = lines.map((l) => `BT /F1 ${l.size ?? 11} Tf ${l.x} ${l.y} Td ${hex(l.text)} Tj ET`).join('\n');
+  const content = add(`<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`);
+  const page = add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${content} 0 R >>`);
+  objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R >>`;
+  objects[pagesObj - 1] = `<< /Type /Pages /Kids [${page} 0 R] /Count 1 >>`;
+  return serialise(objects, catalog);
+}
+
+function serialise(objects: string[], catalog: number, info?: number): Buffer {
   let out = '%PDF-1.4\n';
   const offsets: number[] = [];
   objects.forEach((body, i) => {
@@ -60,7 +86,7 @@ export function makePdf(pages: PdfLine[][], title?: string): Buffer {
   const xref = Buffer.byteLength(out, 'latin1');
   out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
   for (const off of offsets) out += `${String(off).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R /Info ${info} 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R${info ? ` /Info ${info} 0 R` : ''} >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }
 

@@ -71,6 +71,12 @@ describe('analyzeQuery and the thesaurus', () => {
     expect(analyzeQuery('has_bit').equivalents).not.toContainEqual(['hasbit']); // already the query's own token
   });
 
+  it('also joins the words on either side of stop words, as a command name writes them (EnableRobot)', () => {
+    expect(analyze('EnableRobot(load)')).toContain('enablerobot');
+    expect(analyzeQuery('how do I enable the robot').equivalents).toContainEqual(['enablerobot']);
+    expect(analyzeQuery('clear the error on the arm').equivalents).toEqual(expect.arrayContaining([['clearerror'], ['errorarm']]));
+  });
+
   it('keeps multi-word terms together as one group', () => {
     const q = analyzeQuery('endstop');
     expect(q.expansions).toContainEqual(['limit', 'switch']);
