@@ -22,7 +22,7 @@ import { EngineError, toErrorData } from '../contract/errors.js';
 import type { PackHooks } from '../contract/api.js';
 import { writeJsonAtomic } from '../store/atomic-json.js';
 import { LIBRARY_FORMAT_VERSION } from '../store/library-store.js';
-import { ANALYZER_VERSION } from '../text/analyze.js';
+import { ANALYZER_VERSION, MIN_SEARCHABLE_ANALYZER } from '../text/analyze.js';
 import { loadManifest } from '../embed/models.js';
 import { catalogEntry, checkAgainstCatalog } from './catalog.js';
 import { compareVersions, declaredBytes, MANIFEST_FILE, modelFileName, modelIsSingleFile, SIGNATURE_FILE, SIGNER_FILE, type PackManifest } from './format.js';
@@ -193,10 +193,10 @@ export function checkAgainstSite(
   let adoptEmbedder: { id: string; dims: number } | null = null;
   if (m.kind === 'manuals' && m.library) {
     const lib = m.library;
-    if (lib.formatVersion > LIBRARY_FORMAT_VERSION || lib.analyzerVersion !== ANALYZER_VERSION) {
+    if (lib.formatVersion > LIBRARY_FORMAT_VERSION || lib.analyzerVersion > ANALYZER_VERSION || lib.analyzerVersion < MIN_SEARCHABLE_ANALYZER) {
       throw new EngineError(
         'PACK_FORMAT',
-        `Pack "${m.id}" holds a library in format ${lib.formatVersion} / analyzer ${lib.analyzerVersion}; this ManualDesk reads format ${LIBRARY_FORMAT_VERSION} / analyzer ${ANALYZER_VERSION}. Update ManualDesk, or ask the publisher to rebuild the pack with this version.`,
+        `Pack "${m.id}" holds a library in format ${lib.formatVersion} / analyzer ${lib.analyzerVersion}; this ManualDesk reads format ${LIBRARY_FORMAT_VERSION} / analyzer ${MIN_SEARCHABLE_ANALYZER}–${ANALYZER_VERSION}. Update ManualDesk, or ask the publisher to rebuild the pack with this version.`,
       );
     }
     const e = lib.embedder;

@@ -3,7 +3,8 @@
  * vendors' manuals often are), through the real engine: its text decodes, its error-code table
  * becomes code records (negative codes included), a code typed in either language finds its row
  * and the answer cites it, and an English question that names a command the way the manual writes
- * it (EnableRobot) finds that command's section.
+ * it (EnableRobot) finds that command's section, and English trade words (collision detection, brake)
+ * find the Chinese passages that say them.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,6 +34,10 @@ function manual(): Buffer {
   lines.push({ text: '使能机器人。执行队列指令前必须先使能机器人。', x: 72, y: 495 });
   lines.push({ text: '2.2 ClearError', x: 72, y: 460, size: 14 });
   lines.push({ text: '清除机器人报警。清除报警后，可根据 RobotMode 判断机器人是否仍处于报警状态。', x: 72, y: 435 });
+  lines.push({ text: '2.3 SetCollisionLevel', x: 72, y: 400, size: 14 });
+  lines.push({ text: '设置碰撞检测等级。等级越高，碰撞检测越灵敏；0 表示关闭碰撞检测。', x: 72, y: 375 });
+  lines.push({ text: '3.1 关节抱闸', x: 72, y: 340, size: 14 });
+  lines.push({ text: '关节抱闸无法打开时，检查抱闸电源和接线，再用示教器手动松开抱闸。', x: 72, y: 315 });
   return makeCjkPdf(lines);
 }
 
@@ -66,6 +71,13 @@ describe('a Chinese protocol manual in PDF', () => {
     expect(a.refused).toBe(false);
     expect(a.answer).toContain('机器人处于报警状态');
     expect(a.citations[0]?.file).toBe('arm-protocol/tcp-protocol.pdf');
+  });
+
+  it('answers an English question from the Chinese text through the trade vocabulary (no model)', async () => {
+    const collision = value(await engine.search({ query: 'how sensitive is the collision detection', k: 3 }));
+    expect(collision.hits[0]?.text).toContain('碰撞检测');
+    const brake = value(await engine.search({ query: 'joint brake will not release, what to check', k: 3 }));
+    expect(brake.hits[0]?.text).toContain('抱闸');
   });
 
   it('finds a command by the words of its name (EnableRobot, ClearError)', async () => {

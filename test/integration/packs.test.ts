@@ -13,6 +13,7 @@ import { buildPack } from '../../native/packs/build.js';
 import { generateKeys, trustKey } from '../../native/packs/keys.js';
 import { packFailpoints } from '../../native/packs/failpoints.js';
 import { resolveParts } from '../../native/packs/parts.js';
+import { ANALYZER_VERSION, MIN_SEARCHABLE_ANALYZER } from '../../native/text/analyze.js';
 import { runCli } from '../../native/cli/main.js';
 import { cleanupTemp, flipByteOf, newKey, readEntries, remake, sha256, tempDir, treeHash, writeEntries, writeManuals, type RawEntry } from './packs-helpers.js';
 
@@ -353,6 +354,15 @@ describe('hostile and broken packs change nothing', () => {
     expect(err.message).toContain('format 2');
   });
 
+  it('a library indexed by a newer analyzer than this one reads', async () => {
+    const { k, pub } = trustedKey();
+    await trustKey(pub, lib);
+    const out = path.join(tempDir('h'), 'p.mdpack');
+    await remake(packV2, out, (m) => void ((m.library as Record<string, unknown>).analyzerVersion = ANALYZER_VERSION + 1), k);
+    const err = await refused(out, 'PACK_FORMAT');
+    expect(err.message).toContain(`analyzer ${ANALYZER_VERSION + 1}`);
+  });
+
   it('an embedding model that does not match the library', async () => {
     const { k, pub } = trustedKey();
     await trustKey(pub, lib);
@@ -471,6 +481,20 @@ describe('the source viewer opens pack documents', () => {
     const local = own.citations.find((c) => c.file === 'site-notes.md');
     expect(local).toBeDefined();
     expect(local).not.toHaveProperty('pack');
+  });
+
+  it('a pack indexed by an older analyzer that this one still searches is installed and searched', async () => {
+    const k = newKey();
+    const pub = path.join(tempDir('k'), 'public.pem');
+    fs.writeFileSync(pub, k.publicPem);
+    const lib = await siteWithPack();
+    await trustKey(pub, lib);
+    const out = path.join(tempDir('h'), 'p.mdpack');
+    await remake(packV2, out, (m) => void ((m.library as Record<string, unknown>).analyzerVersion = MIN_SEARCHABLE_ANALYZER), k);
+    const eng = await engineFor(lib);
+    value(await eng.updatePack({ file: out }));
+    expect(value(await eng.listPacks())[0]).toMatchObject({ active: '1.1' });
+    expect(value(await eng.search({ query: 'compressor', k: 3 })).hits.length).toBeGreaterThan(0);
   });
 
   it('a PDF from a pack comes back byte for byte', async () => {
