@@ -1,6 +1,6 @@
 /**
  * Calibrates the evidence gate (native/answer/evidence.ts) on a question set: for each question it
- * gathers the evidence exactly as `ask` does (codes, passages, the two retrievers' lists, the
+ * gathers the evidence exactly as `ask` does (one retrieval: codes, passages, the two retrievers' lists, the
  * library's vocabulary), then replays the pure gate while one threshold moves, and prints for each
  * value the refusal rate of out-of-scope questions against the false-refusal rate of answerable
  * ones, per type and per source (the expected file's top folder), so the chosen point is visible.
@@ -108,17 +108,19 @@ async function evidenceOf(question: string): Promise<{ evidence: Evidence; hits:
     if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
     return r.value;
   };
-  const codes = unwrap(await engine.lookupCode({ text: question }));
-  const res = unwrap(await engine.search({ query: question, k: ASK_K }));
-  const passages: SearchHit[] = res.hits.filter((h) => h.kind !== 'code');
+  // One retrieval, as ask makes it; in hybrid mode the gate judges the keyword channel's own top
+  // passages (with the two channels' agreement), as ask does.
+  const res = unwrap(await engine.retrieve({ query: question, k: ASK_K, rankingDepth: 10 }));
+  const codes = res.codes;
+  const fused: SearchHit[] = res.hits.filter((h) => h.kind !== 'code');
   let keywordTop: string[] | undefined;
   let vectorTop: string[] | undefined;
   if (res.mode === 'hybrid') {
-    const kw = unwrap(await engine.search({ query: question, k: 5, mode: 'keyword' }));
-    const vec = unwrap(await engine.search({ query: question, k: 5, mode: 'vector' }));
-    keywordTop = kw.hits.filter((h) => h.kind !== 'code').map((h) => h.chunkId);
-    vectorTop = vec.hits.filter((h) => h.kind !== 'code').map((h) => h.chunkId);
+    keywordTop = res.rankings.keyword.filter((h) => h.kind !== 'code').slice(0, 5).map((h) => h.chunkId);
+    vectorTop = res.rankings.vector.filter((h) => h.kind !== 'code').slice(0, 5).map((h) => h.chunkId);
   }
+  const keywordPassages = res.mode === 'hybrid' ? res.rankings.keyword.filter((h) => h.kind !== 'code') : [];
+  const passages = keywordPassages.length > 0 ? keywordPassages : fused;
   const counts = unwrap(await engine.termCounts(vocabularyTerms(question, passages)));
   const evidence = collectEvidence({ question, hits: passages, codes, keywordTop, vectorTop, vocabulary: (t) => counts[t] ?? 1 });
   const sets = passages.slice(0, 10).map(passageTokens);
@@ -126,7 +128,7 @@ async function evidenceOf(question: string): Promise<{ evidence: Evidence; hits:
   for (const [t, alts] of termAlternatives(question)) {
     cover[t] = sets.flatMap((set, i) => (set.has(t) || alts.some((g) => g.length > 0 && g.every((x) => set.has(x))) ? [i] : []));
   }
-  return { evidence, hits: passages.length, cover, files: passages.slice(0, 10).map((h) => h.file) };
+  return { evidence, hits: fused.length, cover, files: passages.slice(0, 10).map((h) => h.file) };
 }
 
 /** Where a question's answer lives: the top folder of its (first) expected file. */
