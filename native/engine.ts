@@ -52,7 +52,7 @@ export interface Engine extends EngineApi, PackMethods {
   /** The one retrieval behind search and ask: code lookup, passages and each retriever's ranking. */
   retrieve(req: RetrieveRequest, signal?: AbortSignal): Promise<Result<Retrieval>>;
   /** The library's vocabulary for the evidence gate (not part of the contract; see termCounts below). */
-  termCounts(terms: string[], packs?: string[]): Promise<Result<Record<string, number>>>;
+  termCounts(terms: string[], packs?: string[], pathPrefix?: string): Promise<Result<Record<string, number>>>;
 }
 
 /** Opens (or, with config.create, creates on first ingest) the library and returns the engine. */
@@ -233,7 +233,7 @@ class LocalEngine implements Engine {
       ask(
         {
           retrieve: (r, signal) => this.retrieveWith(local, sources, r, signal),
-          vocabulary: async (terms, filters) => new Map(Object.entries(await this.termCountsWith(local, sources, terms, filters?.packs))),
+          vocabulary: async (terms, filters) => new Map(Object.entries(await this.termCountsWith(local, sources, terms, filters?.packs, filters?.pathPrefix))),
           generator: () => this.answerModels.llm(),
           generatorChecked: () => this.answerModels.llmChecked(),
           reranker: () => this.answerModels.reranker(),
@@ -248,14 +248,15 @@ class LocalEngine implements Engine {
    * The library's vocabulary (gate): in how many passages of the selected sources each analyzed term
    * occurs, summed and capped (store/vocabulary.ts). Not part of the contract; ask and scripts use it.
    */
-  termCounts(terms: string[], packs?: string[]): Promise<Result<Record<string, number>>> {
-    return this.read((local, sources) => this.termCountsWith(local, sources, terms, packs));
+  termCounts(terms: string[], packs?: string[], pathPrefix?: string): Promise<Result<Record<string, number>>> {
+    return this.read((local, sources) => this.termCountsWith(local, sources, terms, packs, pathPrefix));
   }
 
-  private async termCountsWith(local: Library, sources: Sources, terms: string[], packs?: string[]): Promise<Record<string, number>> {
+  /** `pathPrefix`: one folder's vocabulary (a named product's manuals) instead of the whole library's. */
+  private async termCountsWith(local: Library, sources: Sources, terms: string[], packs?: string[], pathPrefix?: string): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
     for (const src of sources.select(local, packs)) {
-      for (const [t, n] of await src.store.termCounts(terms)) out[t] = Math.min(VOCABULARY_COUNT_CAP, (out[t] ?? 0) + n);
+      for (const [t, n] of await src.store.termCounts(terms, { pathPrefix })) out[t] = Math.min(VOCABULARY_COUNT_CAP, (out[t] ?? 0) + n);
     }
     return out;
   }

@@ -15,8 +15,9 @@
  */
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import type { SearchHit } from '../native/contract/api.js';
+import type { SearchFilters, SearchHit } from '../native/contract/api.js';
 import { createEngine } from '../native/engine.js';
+import { scopeVocabulary } from '../native/pipelines/answer.js';
 import { collectEvidence, gate, GATE, passageTokens, termAlternatives, vocabularyTerms, weightedCoverage, type Evidence, type GateThresholds } from '../native/answer/evidence.js';
 import { commandLine, loadQuestions, questionSets, ratio, type Question } from './eval-lib.js';
 
@@ -122,7 +123,9 @@ async function evidenceOf(question: string): Promise<{ evidence: Evidence; hits:
   const keywordPassages = res.mode === 'hybrid' ? res.rankings.keyword.filter((h) => h.kind !== 'code') : [];
   const passages = keywordPassages.length > 0 ? keywordPassages : fused;
   const counts = unwrap(await engine.termCounts(vocabularyTerms(question, passages)));
-  const evidence = collectEvidence({ question, hits: passages, codes, keywordTop, vectorTop, vocabulary: (t) => counts[t] ?? 1 });
+  const folderVocabulary = async (terms: string[], filters?: SearchFilters) => new Map(Object.entries(unwrap(await engine.termCounts(terms, filters?.packs, filters?.pathPrefix))));
+  const scope = res.scope && res.scopeFolders ? await scopeVocabulary(folderVocabulary, question, res.scope, res.scopeFolders, codes) : undefined;
+  const evidence = collectEvidence({ question, hits: passages, codes, keywordTop, vectorTop, vocabulary: (t) => counts[t] ?? 1, scope });
   const sets = passages.slice(0, 10).map(passageTokens);
   const cover: Record<string, number[]> = {};
   for (const [t, alts] of termAlternatives(question)) {

@@ -67,6 +67,11 @@ export interface EvidenceInput {
    * top passages hold may answer any count ≥ 1). Absent: unknown, and the top passages stand in for it.
    */
   vocabulary?: (term: string) => number;
+  /**
+   * The product names the question scoped to (Retrieval.scope) and, for the names of
+   * {@link scopeCandidates}, in how many passages of those products' manuals each occurs.
+   */
+  scope?: { names: string[]; vocabulary: (term: string) => number };
 }
 
 export interface Evidence {
@@ -94,6 +99,14 @@ export interface Evidence {
   missingNames: string[];
   /** Names that neither the matched code records nor the passages mention. */
   namesOutsideCodes: string[];
+  /**
+   * Names the library knows from other manuals that the manuals of the product the question names
+   * never use ("<product> over <fieldbus> from a <vendor> PLC"): the question is about a combination
+   * those manuals do not cover. Empty without a named product.
+   */
+  namesOutsideScope: string[];
+  /** The product names the question scoped to (as the name index writes them). */
+  scopeNames: string[];
   /**
    * Model designations the library never uses, named with a code it defines and without an unknown
    * brand ("alarm 412 on our PX7"): taken as the technician's own name for the machine, so they do
@@ -258,6 +271,11 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
   // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit.)
   const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n) && !ownModels.includes(n));
+  // A name the library knows (from some manual) that the named product's manuals never use.
+  const scope = input.scope;
+  const namesOutsideScope = scope
+    ? scopeCandidates(input.question, scope.names, input.codes).filter((n) => (union.has(n) || (count(n) ?? 0) > 0) && scope.vocabulary(n) === 0)
+    : [];
   // One code path: the fault-code module says which named codes the lookup answered, as typed.
   const check = checkCodes(input.question, input.codes);
   const definedCodes = check.defined;
@@ -284,6 +302,8 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     names,
     missingNames,
     namesOutsideCodes,
+    namesOutsideScope,
+    scopeNames: scope?.names ?? [],
     ownModels,
     unmatchedMessage: unmatchedMessage(input.question, tokenSets),
     definedCodes,
@@ -312,6 +332,26 @@ function unmatchedMessage(question: string, passages: Set<string>[]): string | n
     if (best < MESSAGE_COVERAGE) return msg;
   }
   return null;
+}
+
+/**
+ * The names to look up in the named product's manuals: the question's names other than the
+ * product's own, its codes, and a capitalised first word (a sentence's first word is capitalised
+ * whatever it is); acronyms and model numbers count wherever they stand.
+ */
+export function scopeCandidates(question: string, scopeNames: string[], codes: CodeLookupResponse | null): string[] {
+  const own = new Set(scopeNames.flatMap((n) => [...analyze(n), nameKeyOf(n)]));
+  const words = new Map<string, string>();
+  const first = /^[\s"'“(]*([\p{L}\p{N}][\p{L}\p{N}_-]*)/u.exec(question)?.[1];
+  return questionNames(question, words).filter((n) => {
+    if (own.has(n) || isCodeToken(n, codes?.detected ?? [])) return false;
+    const raw = words.get(n) ?? n;
+    return !(raw === first && /^\p{Lu}\p{Ll}+$/u.test(raw));
+  });
+}
+
+function nameKeyOf(name: string): string {
+  return name.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 /** A name made of letters and digits ("px7", "hb200", "sl3"), as analyze() writes it: a model, not a brand. */
@@ -373,7 +413,7 @@ export interface GateDecision {
   /** Why, in the technician's words (used in the refusal). */
   reason: string;
   /** Short machine-readable cause, for evaluation and logs. */
-  rule: 'code-defined' | 'code-other-scope' | 'code-undefined' | 'no-passages' | 'unknown-message' | 'unknown-name' | 'unknown-terms' | 'low-coverage' | 'covered';
+  rule: 'code-defined' | 'code-other-scope' | 'code-undefined' | 'no-passages' | 'unknown-message' | 'unknown-name' | 'name-other-scope' | 'unknown-terms' | 'low-coverage' | 'covered';
 }
 
 export type GateThresholds = typeof GATE;
@@ -419,6 +459,13 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
   }
   if (ev.missingNames.length > 0) {
     return { answer: false, reason: `The installed manuals do not mention ${quoteList(ev.missingNames, ev.words)}.`, rule: 'unknown-name' };
+  }
+  if (ev.namesOutsideScope.length > 0) {
+    return {
+      answer: false,
+      reason: `The manuals of ${quoteList(ev.scopeNames, ev.words)} do not mention ${quoteList(ev.namesOutsideScope, ev.words)} (other manuals do).`,
+      rule: 'name-other-scope',
+    };
   }
   // Words the library never uses (colloquial ones: "floppy", "sags") do not veto covered topic words.
   // Counted in the question's words: "VF-2" (vf2, vf, 2) or a Chinese word and its sub-words is one word.

@@ -11,7 +11,7 @@ import { EngineError } from '../contract/errors.js';
 import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
 import { checkCitations } from '../answer/citations.js';
-import { collectEvidence, contentTerms, gate, vocabularyTerms, type Evidence } from '../answer/evidence.js';
+import { collectEvidence, contentTerms, gate, scopeCandidates, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
 import { budgetPrompt, REFUSAL_SENTENCE } from '../answer/prompt.js';
@@ -125,9 +125,10 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   // neighbour always exists.
   const keywordPassages = res.mode === 'hybrid' ? res.rankings.keyword.filter((h) => h.kind !== 'code') : [];
   const gateHits = keywordPassages.length > 0 ? keywordPassages : passages;
-  const vocab = deps.vocabulary ? await deps.vocabulary(vocabularyTerms(standaloneQuery, gateHits), req.filters) : null;
+  const vocab = deps.vocabulary ? await deps.vocabulary(vocabularyTerms(standaloneQuery, gateHits), { packs: req.filters?.packs }) : null;
   const vocabulary = vocab ? (t: string) => vocab.get(t) ?? 1 : undefined; // not looked up: a top passage holds it
-  const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary });
+  const scope = deps.vocabulary && res.scope && res.scopeFolders ? await scopeVocabulary(deps.vocabulary, standaloneQuery, res.scope, res.scopeFolders, codes, req.filters) : undefined;
+  const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope });
   const decision = gate(evidence, passages.length);
   const base = { question, standaloneQuery, safety: [], citations: [] };
   if (!decision.answer) {
@@ -454,4 +455,26 @@ function refusal(reason: string, searched: string, hits: SearchHit[], codes: Cod
 
 function round2(x: number): number {
   return Math.round(x * 100) / 100;
+}
+
+/**
+ * The named products' vocabulary for the gate: in how many passages of their folders each of the
+ * question's other names occurs (summed over the folders). Only those names are looked up.
+ */
+export async function scopeVocabulary(
+  vocabulary: NonNullable<AnswerDeps['vocabulary']>,
+  question: string,
+  names: string[],
+  folders: string[],
+  codes: CodeLookupResponse | null,
+  filters?: SearchFilters,
+): Promise<EvidenceInput['scope']> {
+  const terms = scopeCandidates(question, names, codes);
+  const counts = new Map<string, number>();
+  if (terms.length > 0) {
+    for (const folder of folders) {
+      for (const [t, n] of await vocabulary(terms, { packs: filters?.packs, pathPrefix: `${folder}/` })) counts.set(t, (counts.get(t) ?? 0) + n);
+    }
+  }
+  return { names, vocabulary: (t) => counts.get(t) ?? 0 };
 }

@@ -67,6 +67,8 @@ export interface Retrieval {
   parts?: RetrievedPart[];
   /** The library names the question mentions (the manuals it was scoped to); absent when none. */
   scope?: string[];
+  /** The folders of the named products (`moteus`, no slash); absent when the question names none. */
+  scopeFolders?: string[];
   ms: number;
 }
 
@@ -138,6 +140,7 @@ export async function retrieve(
 
   // Two-part questions: one retrieval per part (at most MAX_PARTS), interleaved with the whole list.
   const scopeNames = [...new Set(perSource.flatMap((p) => p.scope?.names ?? []))];
+  const scopeFolders = [...new Set(perSource.flatMap((p) => (p.scope?.names.length ? p.scope.prefixes : [])))];
   const contextNames = await sourceNames(perSource, scopeNames);
   const definitions = codeDefinitions(query, codes);
   const plan = planQuery(query, { context: contextNames, definitions: definitions.byDetected });
@@ -209,6 +212,7 @@ export async function retrieve(
     rankings,
     ...(parts.length > 0 ? { parts } : {}),
     ...(scopeNames.length > 0 ? { scope: scopeNames } : {}),
+    ...(scopeFolders.length > 0 ? { scopeFolders } : {}),
     ms,
   };
 }

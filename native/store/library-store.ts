@@ -417,9 +417,15 @@ export class LibraryStore {
   }
 
   /** Passages (capped) that hold each analyzed term anywhere in the library: its vocabulary (see vocabulary.ts). */
-  async termCounts(terms: string[]): Promise<Map<string, number>> {
+  async termCounts(terms: string[], filters?: Pick<SearchFilters, 'pathPrefix'>): Promise<Map<string, number>> {
     this.ensureOpen();
-    return countTerms(this.chunksTable, this.files.values(), terms, (r) => this.isCommitted(r));
+    if (!filters?.pathPrefix) return countTerms(this.chunksTable, this.files.values(), terms, (r) => this.isCommitted(r));
+    // One folder's vocabulary (a named product's manuals).
+    const where = this.searchWhere(filters);
+    const allowed = allowedFiles(this.files, filters);
+    if (where === null || allowed?.size === 0) return new Map(terms.map((t) => [t, 0]));
+    const files = [...this.files.values()].filter((f) => allowed === null || allowed.has(f.file));
+    return countTerms(this.chunksTable, files, terms, (r) => this.isCommitted(r), where);
   }
 
   /**

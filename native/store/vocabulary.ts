@@ -31,6 +31,8 @@ export async function countTerms(
   files: Iterable<FileRecord>,
   terms: string[],
   isCommitted: (row: Record<string, unknown>) => boolean,
+  /** Only the passages of these rows (a where clause over file; '' or absent: all). */
+  where?: string,
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   const wanted = [...new Set(terms.filter((t) => t.length > 0 && !/\s/.test(t)))];
@@ -38,9 +40,9 @@ export async function countTerms(
   const labels = labelTokens(files);
   const inIndex = async (term: string): Promise<number> => {
     if (!table) return 0;
-    const rows = await table
-      .query()
-      .fullTextSearch(new lancedb.MultiMatchQuery(term, ['fts', 'fts_head']))
+    let q = table.query().fullTextSearch(new lancedb.MultiMatchQuery(term, ['fts', 'fts_head']));
+    if (where) q = q.where(where);
+    const rows = await q
       .select(['file', 'generation', '_score'])
       .limit(VOCABULARY_COUNT_CAP)
       .toArray();

@@ -228,3 +228,39 @@ describe('gate on colloquial phrasing', () => {
     expect(gate(ev, scattered.length).answer).toBe(false);
   });
 });
+
+describe('gate on names the named product does not use', () => {
+  // A servo drive maker's pages, and another product's pages that mention a fieldbus vendor.
+  const DRIVE = [
+    hit('The Velox drive talks CAN-FD at 1 Mbit/s; set the node ID with the conf tool.', { section: 'Interfaces > CAN-FD', file: 'velox/interfaces.md', manual: 'Velox drive' }),
+    hit('Velox drive supply: 10–44 V. Use the CAN-FD port for commands.', { section: 'Electrical', file: 'velox/electrical.md', manual: 'Velox drive' }),
+  ];
+  const veloxText = [...DRIVE.map((h) => h.text), 'Velox drive firmware update over CAN-FD with the flash tool.'];
+  const otherText = ['The EtherCAT master talks to the Kestrel PLC over the fieldbus.', 'Kestrel PLC wiring for the mill.'];
+  const library = vocabularyOf([...veloxText, ...otherText]);
+  const scope = { names: ['velox'], vocabulary: vocabularyOf(veloxText) };
+
+  it('refuses a question about the product with a name only other manuals use, and says which', () => {
+    const q = 'can a Velox drive be run over the fieldbus from a Kestrel PLC';
+    const ev = collectEvidence({ question: q, hits: DRIVE, codes: noCodes, vocabulary: library, scope });
+    expect(ev.namesOutsideScope).toEqual(['kestrel', 'plc']);
+    const d = gate(ev, DRIVE.length);
+    expect(d).toMatchObject({ answer: false, rule: 'name-other-scope' });
+    expect(d.reason).toBe('The manuals of "Velox" do not mention "Kestrel", "PLC" (other manuals do).');
+  });
+
+  it('answers when the product’s own manuals use the other names, or when no product is named', () => {
+    const own = collectEvidence({ question: 'Velox drive over CAN-FD: which node ID and supply voltage', hits: DRIVE, codes: noCodes, vocabulary: library, scope });
+    expect(own.namesOutsideScope).toEqual([]);
+    const unscoped = collectEvidence({ question: 'can a Velox drive be run over the fieldbus from a Kestrel PLC', hits: DRIVE, codes: noCodes, vocabulary: library });
+    expect(unscoped.namesOutsideScope).toEqual([]);
+  });
+
+  it('does not take a capitalised first word for a name, nor a name no manual uses (that is the unknown-name rule)', () => {
+    const first = collectEvidence({ question: 'Fieldbus wiring for the Velox drive CAN-FD port', hits: DRIVE, codes: noCodes, vocabulary: library, scope });
+    expect(first.namesOutsideScope).toEqual([]);
+    const unknown = collectEvidence({ question: 'Velox drive on a Zorblat controller', hits: DRIVE, codes: noCodes, vocabulary: library, scope });
+    expect(unknown.namesOutsideScope).toEqual([]);
+    expect(gate(unknown, DRIVE.length).rule).toBe('unknown-name');
+  });
+});
