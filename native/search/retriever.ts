@@ -140,7 +140,9 @@ export async function retrieve(
 
   // Two-part questions: one retrieval per part (at most MAX_PARTS), interleaved with the whole list.
   const scopeNames = [...new Set(perSource.flatMap((p) => p.scope?.names ?? []))];
-  const scopeFolders = [...new Set(perSource.flatMap((p) => (p.scope?.names.length ? p.scope.prefixes : [])))];
+  // Folders only when the named scope is whole folders (a name from a title or heading scopes files).
+  const named = perSource.flatMap((p) => (p.scope?.names.length ? [p.scope] : []));
+  const scopeFolders = named.every((s) => s.files.length === 0) ? [...new Set(named.flatMap((s) => s.prefixes))] : [];
   const contextNames = await sourceNames(perSource, scopeNames);
   const definitions = codeDefinitions(query, codes);
   const plan = planQuery(query, { context: contextNames, definitions: definitions.byDetected });
