@@ -96,6 +96,18 @@ interface HeldPassages {
   norms: number[];
 }
 
+/** The cached promise for a key, made on first use; a failed one is dropped so the next call retries. */
+function memoised<T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let p = cache.get(key);
+  if (!p) {
+    const made = make();
+    cache.set(key, made);
+    made.catch(() => cache.get(key) === made && cache.delete(key));
+    p = made;
+  }
+  return p;
+}
+
 function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
@@ -228,14 +240,7 @@ export class LibraryStore {
    */
   languageCounts(filters: SearchFilters): Promise<Record<string, number>> {
     this.ensureOpen();
-    const key = JSON.stringify(filters);
-    let tally = this.languageTally.get(key);
-    if (!tally) {
-      tally = this.countLanguages(filters);
-      this.languageTally.set(key, tally);
-      tally.catch(() => this.languageTally.get(key) === tally && this.languageTally.delete(key));
-    }
-    return tally;
+    return memoised(this.languageTally, JSON.stringify(filters), () => this.countLanguages(filters));
   }
 
   private async countLanguages(filters: SearchFilters): Promise<Record<string, number>> {
@@ -484,13 +489,7 @@ export class LibraryStore {
 
   /** The passages of one language with their vectors, when there are few enough to hold (else null). */
   private languagePassages(lang: string): Promise<HeldPassages | null> {
-    let held = this.heldLanguages.get(lang);
-    if (!held) {
-      held = this.loadLanguage(lang);
-      this.heldLanguages.set(lang, held);
-      held.catch(() => this.heldLanguages.get(lang) === held && this.heldLanguages.delete(lang));
-    }
-    return held;
+    return memoised(this.heldLanguages, lang, () => this.loadLanguage(lang));
   }
 
   private async loadLanguage(lang: string): Promise<HeldPassages | null> {
