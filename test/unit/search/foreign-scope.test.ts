@@ -3,29 +3,19 @@
  * ranks any passage in the question's language above the product's own (as a multilingual model
  * does), so the product's folder is also searched on its own and its passages lead.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { retrieve, type RetrievalSource } from '../../../native/search/retriever.js';
 import { buildNameIndex } from '../../../native/search/name-index.js';
-import { LibraryStore } from '../../../native/store/library-store.js';
-import { chunk, fakeEmbedder, record, tempDir } from '../store/fixtures.js';
+import { chunk, fakeEmbedder, record, storePerTest } from '../store/fixtures.js';
 
-let dir: string;
-let cleanup: () => void;
-let store: LibraryStore | null = null;
-
-beforeEach(() => ({ dir, cleanup } = tempDir()));
-afterEach(async () => {
-  await store?.close();
-  store = null;
-  cleanup();
-});
+const stores = storePerTest();
 
 // To the fake model, the Chinese words mean the English ones (a multilingual model, coarsely).
 const emb = fakeEmbedder({ 插紧: 'reseat', 排线: 'ribbon' });
 const ZH = '重新插紧排线：断电后把排线压到底，听到咔哒声。';
 
 async function build(): Promise<RetrievalSource> {
-  store = await LibraryStore.open(dir, { embedder: { id: emb.id, dims: emb.dims }, create: true });
+  const store = await stores.open({ embedder: { id: emb.id, dims: emb.dims }, create: true });
   // Another product's English pages that say the question's words (more candidates than fusion takes).
   const texts = Array.from({ length: 120 }, (_, i) => `Reseat the ribbon of panel ${i}.`);
   const other = texts.map((t, i) => chunk('orvik/panels.md', i, t, { headingPath: ['Panels', `Panel ${i}`], manual: 'Orvik panels' }));

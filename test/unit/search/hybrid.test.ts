@@ -1,19 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SearchFilters } from '../../../native/contract/api.js';
 import { hybridSearch } from '../../../native/search/hybrid.js';
 import { LibraryStore } from '../../../native/store/library-store.js';
-import { chunk, fakeEmbedder, record, tempDir } from '../store/fixtures.js';
+import { chunk, fakeEmbedder, record, storePerTest } from '../store/fixtures.js';
 
-let dir: string;
-let cleanup: () => void;
-let store: LibraryStore | null = null;
-
-beforeEach(() => ({ dir, cleanup } = tempDir()));
-afterEach(async () => {
-  await store?.close();
-  store = null;
-  cleanup();
-});
+const stores = storePerTest();
 
 const TEXTS = [
   'Spindle overheating: check the coolant pump and clean the cooling fins.',
@@ -26,7 +17,7 @@ const TEXTS = [
 const emb = fakeEmbedder({ gizmo: 'widget' });
 
 async function build(withVectors: boolean): Promise<LibraryStore> {
-  store = await LibraryStore.open(dir, { embedder: withVectors ? { id: emb.id, dims: emb.dims } : null, create: true });
+  const store = await stores.open({ embedder: withVectors ? { id: emb.id, dims: emb.dims } : null, create: true });
   const chunks = TEXTS.map((t, i) => chunk('guide.pdf', i, t, { page: i + 1, headingPath: ['Service', `Part ${i}`], manual: 'Guide' }));
   await store.replaceFile(record('guide.pdf', { title: 'Guide' }), chunks, withVectors ? await emb.embedDocuments(TEXTS) : null, []);
   await store.compact();
@@ -80,7 +71,7 @@ describe('hybridSearch', () => {
   });
 
   it("also searches the other language's vectors (English ↔ Chinese) and places a close match in the top 5", async () => {
-    store = await LibraryStore.open(dir, { embedder: { id: emb.id, dims: emb.dims }, create: true });
+    const store = await stores.open({ embedder: { id: emb.id, dims: emb.dims }, create: true });
     const zhText = '编码器 断线：检查 encoder 电缆';
     const chunks = [...TEXTS.map((t, i) => chunk('guide.pdf', i, t)), chunk('zh.md', 0, zhText, { lang: 'zh' })];
     await store.replaceFile(record('guide.pdf', { langs: ['en'] }), chunks.slice(0, 4), await emb.embedDocuments(TEXTS), []);

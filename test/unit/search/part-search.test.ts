@@ -3,21 +3,11 @@
  * vectors (one query embedding per question, however many parts), and each part's passage still
  * reaches the top five.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { retrieve } from '../../../native/search/retriever.js';
-import { LibraryStore } from '../../../native/store/library-store.js';
-import { chunk, fakeEmbedder, record, tempDir } from '../store/fixtures.js';
+import { chunk, fakeEmbedder, record, storePerTest } from '../store/fixtures.js';
 
-let dir: string;
-let cleanup: () => void;
-let store: LibraryStore | null = null;
-
-beforeEach(() => ({ dir, cleanup } = tempDir()));
-afterEach(async () => {
-  await store?.close();
-  store = null;
-  cleanup();
-});
+const stores = storePerTest();
 
 const TEXTS = [
   'To prime the coolant pump, open the bleed screw and run the pump until bubble-free coolant flows.',
@@ -29,7 +19,7 @@ const TEXTS = [
 describe('two-part question, hybrid library', () => {
   it('embeds the whole question once and finds both parts by their words', async () => {
     const emb = fakeEmbedder({});
-    store = await LibraryStore.open(dir, { embedder: { id: emb.id, dims: emb.dims }, create: true });
+    const store = await stores.open({ embedder: { id: emb.id, dims: emb.dims }, create: true });
     const chunks = TEXTS.map((t, i) => chunk('service.md', i, t, { headingPath: ['Service', `Task ${i}`], manual: 'Service' }));
     await store.replaceFile(record('service.md', { title: 'Service' }), chunks, await emb.embedDocuments(TEXTS), []);
     await store.compact();

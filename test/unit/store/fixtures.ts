@@ -3,12 +3,31 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import type { Chunk, CodeRecord, FileRecord, Lang } from '../../../native/contract/document.js';
+import { LibraryStore } from '../../../native/store/library-store.js';
 import { analyze } from '../../../native/text/analyze.js';
 
 export function tempDir(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'md-store-'));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A temp library folder for each test of the file that calls this (at its top level), and the store
+ * opened in it, closed and removed after each test.
+ */
+export function storePerTest(): { open: (opts: Parameters<typeof LibraryStore.open>[1]) => Promise<LibraryStore> } {
+  let dir = '';
+  let cleanup = () => {};
+  let store: LibraryStore | null = null;
+  beforeEach(() => ({ dir, cleanup } = tempDir()));
+  afterEach(async () => {
+    await store?.close();
+    store = null;
+    cleanup();
+  });
+  return { open: async (opts) => (store = await LibraryStore.open(dir, opts)) };
 }
 
 export function sha(text: string): string {
