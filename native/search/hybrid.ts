@@ -48,8 +48,8 @@ export interface SearchOptions {
   fusion?: FusionConfig;
   /**
    * Also search the other language's vectors (fusion.otherLanguageMargin; default true). A search
-   * that repeats part of the question (a clause of it, the same question inside one manual set)
-   * leaves it to the whole question's search: it costs a vector search.
+   * that repeats the question inside one manual set (retriever.ts, a named product's folders) leaves
+   * it to the whole question's search: it costs a vector search.
    */
   otherLanguage?: boolean;
 }

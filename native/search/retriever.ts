@@ -178,7 +178,7 @@ export async function retrieve(
       const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k, mode: 'keyword' }, { signal, related, keyword: settings.keyword });
       // A quoted message: the passages that show it as written come first.
       const shown = part.reason === 'message' ? sameLanguageFirst((await src.store.findText(part.query, k, req.filters)).map(toHit), lang) : [];
-      let hits = appendMissing(shown, scope ? withKeywordTop(res, k, notCodeRow) : res.hits, (h) => h.chunkId).filter(notCodeRow);
+      let hits = appendMissing(shown, res.hits, (h) => h.chunkId).filter(notCodeRow);
       if (scope) hits = boostScope(hits, (h) => inScope(scope, h.file));
       hits = demoteSiblingRows(hits, new Set(matches.map((m) => m.file)));
       partSources.push({ pack: src.pack, hits });
