@@ -1,13 +1,14 @@
 import type { ParsedDocument } from '../../contract/index.js';
 import { DocBuilder, normalizeInline, oneLine } from '../builder.js';
 import { admonitionKind, admonitionText, matchAdmonition } from '../text-utils.js';
+import { parse as parseCsv } from 'csv-parse/sync';
 import type { TextAdapterInput } from './types.js';
 
 /*
  * A deliberately small reStructuredText reader (no library covers RST in Node): section titles
  * (underlined or over- and underlined), paragraphs, bullet and enumerated lists, definition and
- * field lists, literal blocks, admonition directives, code directives and list-tables. Grid and
- * simple tables are skipped with a warning.
+ * field lists, literal blocks, admonition directives, code directives and tables (grid, simple,
+ * list-table and csv-table with its own content), one row block per body row.
  */
 
 const ADORN = '=-`:\'"~^_*+#<>.';
@@ -19,7 +20,7 @@ const FIELD_RE = /^:([^:\s][^:]*):(?:\s+(.*))?$/;
 const CODE_DIRECTIVES = new Set(['code', 'code-block', 'sourcecode', 'parsed-literal']);
 const SKIP_DIRECTIVES = new Set([
   'image', 'figure', 'toctree', 'contents', 'include', 'literalinclude', 'raw', 'only', 'index', 'meta',
-  'highlight', 'sectnum', 'role', 'default-role', 'csv-table', 'table', 'math', 'autosummary', 'graphviz',
+  'highlight', 'sectnum', 'role', 'default-role', 'math', 'autosummary', 'graphviz',
   'youtube', 'video', 'tabularcolumns', 'glossary', 'rubric',
 ]);
 
@@ -28,6 +29,8 @@ interface Ctx {
   styles: string[];
   fileStem: string;
   meta: ParsedDocument['meta'];
+  /** The title of the `.. table::` directive being read. */
+  caption?: string;
 }
 
 export function parseRst({ text, fileStem }: TextAdapterInput): ParsedDocument {
@@ -103,17 +106,24 @@ function blocks(lines: string[], ctx: Ctx): void {
       continue;
     }
 
-    // Grid tables and simple tables.
-    if (/^\+[-=+]+\+$/.test(line)) {
-      while (i < lines.length && !isBlank(lines[i])) i++;
-      b.warn('A grid table was skipped (RST grid tables are not read); convert it to a list-table to make it searchable.');
+    // Grid tables and simple tables: one row block per body row, under the header row's names.
+    if (GRID_BORDER.test(line)) {
+      const start = i;
+      while (i < lines.length && !isBlank(lines[i]) && /^[+|]/.test(lines[i] ?? '')) i++;
+      emitTable(ctx, gridTable(lines.slice(start, i)));
       continue;
     }
-    if (/^=+( +=+)+$/.test(line)) {
-      i++;
-      while (i < lines.length && !(/^=+( +=+)+$/.test(lines[i] ?? '') && isBlank(lines[i + 1]))) i++;
-      i++;
-      b.warn('A simple table was skipped (RST simple tables are not read); convert it to a list-table to make it searchable.');
+    if (SIMPLE_BORDER.test(line)) {
+      const start = i;
+      let borders = 0;
+      while (i < lines.length) {
+        const l = lines[i] ?? '';
+        if (SIMPLE_BORDER.test(l)) borders++;
+        i++;
+        // The table ends at a border followed by a blank line (or the end), after its header border.
+        if (SIMPLE_BORDER.test(l) && borders >= 2 && isBlank(lines[i])) break;
+      }
+      emitTable(ctx, simpleTable(lines.slice(start, i)));
       continue;
     }
 
@@ -260,6 +270,15 @@ function directive(name: string, arg: string, content: string[], ctx: Ctx): void
     listTable(arg, options, body, ctx);
     return;
   }
+  if (name === 'csv-table') {
+    csvTable(arg, options, body, ctx);
+    return;
+  }
+  if (name === 'table') {
+    // A titled table: the grid or simple table inside it is named after the title.
+    blocks(body, { ...ctx, caption: arg || ctx.caption });
+    return;
+  }
   if (name === 'title' && arg) {
     ctx.meta.title = oneLine(inline(arg));
     return;
@@ -294,8 +313,109 @@ function listTable(arg: string, options: Record<string, string>, body: string[],
   endCell();
   const headerRows = Number.parseInt(options['header-rows'] ?? '0', 10) || 0;
   const columns = headerRows > 0 ? (rows[headerRows - 1] ?? []) : [];
-  const name = oneLine(inline(arg)) || ctx.b.currentHeading || ctx.fileStem;
-  for (const r of rows.slice(headerRows)) ctx.b.row(name, columns, r);
+  emitTable(ctx, { columns, rows: rows.slice(headerRows) }, arg);
+}
+
+const GRID_BORDER = /^\+[-=+]+\+$/;
+const SIMPLE_BORDER = /^=+( +=+)+$/;
+
+interface TableRows {
+  columns: string[];
+  rows: string[][];
+}
+
+/** Adds a table's body rows, named after its caption or the section it is in. */
+function emitTable(ctx: Ctx, t: TableRows | null, caption = ''): void {
+  if (!t) return;
+  const name = oneLine(inline(caption || ctx.caption || '')) || ctx.b.currentHeading || ctx.fileStem;
+  for (const cells of t.rows) ctx.b.row(name, t.columns, cells);
+}
+
+/** Cell text as a reader sees it (inline markup removed, one line). */
+const cellText = (cells: string[]): string[] => cells.map((c) => oneLine(inline(c)));
+
+/**
+ * A grid table (`+---+---+` borders, `|` between cells, `+===+` under the header). A cell that spans
+ * columns gives its text to the first of them; a cell spanning rows ends at the next border.
+ */
+export function gridTable(lines: string[]): TableRows | null {
+  const first = lines[0] ?? '';
+  const bounds = [...first].flatMap((ch, k) => (ch === '+' ? [k] : []));
+  if (bounds.length < 2) return null;
+  const width = bounds.length - 1;
+  const rows: string[][] = [];
+  let header: string[][] = [];
+  let current: string[][] | null = null;
+  const close = () => {
+    if (current) rows.push(current.map((parts) => parts.join(' ').trim()));
+    current = null;
+  };
+  for (const line of lines.slice(1)) {
+    if (/^\+[-=+]+\+$/.test(line) || /^[+|](?:[^|]*\+-{3,})/.test(line)) {
+      close();
+      if (line.includes('=')) {
+        header = rows.splice(0, rows.length);
+      }
+      continue;
+    }
+    current ??= Array.from({ length: width }, () => [] as string[]);
+    for (let c = 0; c < width; c++) {
+      const from = (bounds[c] as number) + 1;
+      // A cell spanning columns has no `|` at the next boundary: it runs to the next one that has.
+      let to = c + 1;
+      while (to < width && line[bounds[to] as number] !== '|') to++;
+      const text = line.slice(from, bounds[to]).trim();
+      if (text) current[c]?.push(text);
+      c = to - 1;
+    }
+  }
+  close();
+  const columns = header.length > 0 ? (header[0] as string[]).map((_, c) => header.map((h) => h[c] ?? '').filter(Boolean).join(' ')) : [];
+  return { columns: cellText(columns), rows: rows.map(cellText) };
+}
+
+/**
+ * A simple table (columns under `=====  =====` borders; a header between the first two borders when
+ * a third follows). A row whose first column is blank continues the row above it.
+ */
+export function simpleTable(lines: string[]): TableRows | null {
+  const first = lines[0] ?? '';
+  const starts = [...first.matchAll(/=+/g)].map((m) => m.index as number);
+  if (starts.length < 2) return null;
+  const borderAt = lines.flatMap((l, k) => (SIMPLE_BORDER.test(l) ? [k] : []));
+  const headerEnd = borderAt.length >= 3 ? (borderAt[1] as number) : -1;
+  const cut = (line: string) => starts.map((s, c) => line.slice(s, c + 1 < starts.length ? starts[c + 1] : undefined).trim());
+  const header: string[][] = [];
+  const rows: string[][] = [];
+  lines.forEach((line, k) => {
+    if (SIMPLE_BORDER.test(line) || isBlank(line) || /^[-\s]+$/.test(line)) return;
+    const cells = cut(line);
+    const into = headerEnd >= 0 && k < headerEnd ? header : rows;
+    const last = into[into.length - 1];
+    if (last && !cells[0] && into === rows) cells.forEach((t, c) => t && (last[c] = `${last[c] ?? ''} ${t}`.trim()));
+    else into.push(cells);
+  });
+  const columns = header.length > 0 ? starts.map((_, c) => header.map((h) => h[c] ?? '').filter(Boolean).join(' ')) : [];
+  return { columns: cellText(columns), rows: rows.map(cellText) };
+}
+
+/** A csv-table directive's own content (a `:file:` table is its own file, read on its own). */
+function csvTable(arg: string, options: Record<string, string>, body: string[], ctx: Ctx): void {
+  const text = body.join('\n').trim();
+  const header = options.header ? parseCsvLines(options.header, options.delim) : [];
+  const records = text ? parseCsvLines(text, options.delim) : [];
+  const headerRows = Number.parseInt(options['header-rows'] ?? '0', 10) || 0;
+  const columns = header[0] ?? records[headerRows - 1] ?? [];
+  emitTable(ctx, { columns: cellText(columns), rows: records.slice(headerRows).map(cellText) }, arg);
+}
+
+function parseCsvLines(text: string, delim?: string): string[][] {
+  const delimiter = delim === 'tab' ? '\t' : delim === 'space' ? ' ' : (delim?.trim() || ',');
+  try {
+    return parseCsv(text, { delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true }) as string[][];
+  } catch {
+    return text.split('\n').filter((l) => l.trim()).map((l) => l.split(delimiter).map((c) => c.trim()));
+  }
 }
 
 /** Removes RST inline markup, keeping the text a reader sees. */

@@ -139,12 +139,32 @@ describe('tables whose first column holds codes', () => {
   const md = `# Chiller\n\n## Alarm codes\n\n| Code | Meaning | Remedy |\n|---|---|---|\n${TABLE_ROWS.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n`;
   const html = `<html><body><h1>Chiller</h1><h2>Alarm codes</h2><table><tr><th>Code</th><th>Meaning</th><th>Remedy</th></tr>${TABLE_ROWS.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</table></body></html>`;
   const adoc = `= Chiller\n\n== Alarm codes\n\n[cols="1,2,3",options="header"]\n|===\n|Code |Meaning |Remedy\n${TABLE_ROWS.map((r) => r.map((c) => `|${c}`).join(' ')).join('\n')}\n|===\n`;
+  // reStructuredText: a grid table (a cell wrapped over two lines), a simple table and a csv-table.
+  const pad = (c: string, w: number) => c.padEnd(w);
+  const widths = [6, 20, 34];
+  const border = (ch: string) => `+${widths.map((w) => ch.repeat(w + 2)).join('+')}+`;
+  const gridLine = (cells: string[]) => `| ${cells.map((c, i) => pad(c, widths[i] as number)).join(' | ')} |`;
+  const [first, ...rest] = TABLE_ROWS as string[][];
+  const wrapped = (first as string[])[2] as string;
+  const cut = wrapped.lastIndexOf(' ', 20);
+  const grid = [
+    border('-'), gridLine(['Code', 'Meaning', 'Remedy']), border('='),
+    gridLine([(first as string[])[0] as string, (first as string[])[1] as string, wrapped.slice(0, cut)]), gridLine(['', '', wrapped.slice(cut + 1)]), border('-'),
+    ...rest.flatMap((r) => [gridLine(r), border('-')]),
+  ].join('\n');
+  const simpleBorder = widths.map((w) => '='.repeat(w)).join('  ');
+  const simpleLine = (cells: string[]) => cells.map((c, i) => pad(c, widths[i] as number)).join('  ').trimEnd();
+  const simple = [simpleBorder, simpleLine(['Code', 'Meaning', 'Remedy']), simpleBorder, ...TABLE_ROWS.map(simpleLine), simpleBorder].join('\n');
+  const csv = `.. csv-table:: Alarm codes\n   :header: "Code", "Meaning", "Remedy"\n\n${TABLE_ROWS.map((r) => `   ${r.map((c) => `"${c}"`).join(', ')}`).join('\n')}`;
   for (const [name, data] of [
     ['chiller.md', md],
     ['chiller.html', html],
     ['chiller.adoc', adoc],
+    ['chiller-grid.rst', `Chiller\n=======\n\nAlarm codes\n-----------\n\n${grid}\n`],
+    ['chiller-simple.rst', `Chiller\n=======\n\nAlarm codes\n-----------\n\n${simple}\n\nAfter the table.\n`],
+    ['chiller-csv.rst', `Chiller\n=======\n\n${csv}\n`],
   ] as const) {
-    it(`reads ${name.split('.')[1]} tables`, async () => {
+    it(`reads ${name.split('.')[1]} tables (${name})`, async () => {
       const recs = await recordsOf(name, data);
       expect(recs.map((r) => [r.key, r.description, r.remedy])).toEqual([
         ['c02', 'Low coolant flow', 'Check the pump and the strainer.'],

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFile } from '../../../native/parse/index.js';
-import { FIXTURES, ofKind } from './helpers.js';
+import { FIXTURES, ofKind, tempDir } from './helpers.js';
 
 describe('markdown', () => {
   it('keeps headings, steps, admonitions, code and table rows', async () => {
@@ -90,7 +90,7 @@ describe('asciidoc', () => {
 });
 
 describe('reStructuredText', () => {
-  it('reads titles, lists, directives and list-tables; skips grid tables with a warning', async () => {
+  it('reads titles, lists, directives, list-tables and grid tables', async () => {
     const doc = await parseFile(join(FIXTURES, 'conveyor.rst'));
     expect(doc.format).toBe('rst');
     expect(doc.meta.title).toBe('Conveyor Manual');
@@ -116,11 +116,53 @@ describe('reStructuredText', () => {
     expect(rows.map((r) => r.cells)).toEqual([
       ['C1', 'Belt slip'],
       ['C2', 'Motor stall'],
+      ['a', 'b'],
     ]);
     expect(rows[0]?.columns).toEqual(['Code', 'Meaning']);
     expect(rows[0]?.table).toBe('Fault codes');
+    // A grid table without a header row: its cells under numbered columns, named after its section.
+    expect(rows[2]).toMatchObject({ columns: ['Column 1', 'Column 2'], table: 'Cleaning' });
     expect(ofKind(doc, 'definition')[0]).toMatchObject({ term: 'Tension', text: 'How tight the belt is.' });
-    expect(doc.warnings.join(' ')).toMatch(/grid table was skipped/);
+    expect(doc.warnings).toEqual([]);
+  });
+  it('reads grid tables with spanning and wrapped cells, simple tables with continuation lines, and titled tables', async () => {
+    const rst = [
+      'Faults',
+      '======',
+      '',
+      '.. table:: Drive faults',
+      '',
+      '   +-------+------------------+-------------------+',
+      '   | Code  | Meaning          | Remedy            |',
+      '   +=======+==================+===================+',
+      '   | E-101 | Over voltage on  | Check the brake   |',
+      '   |       | the DC bus       | resistor.         |',
+      '   +-------+------------------+-------------------+',
+      '   | E-103 | One cell over two columns            |',
+      '   +-------+------------------+-------------------+',
+      '',
+      '=====  ==============  ==================',
+      'Code   Meaning         Action',
+      '=====  ==============  ==================',
+      'A-2    Coolant low     Refill the tank;',
+      '       (float switch)  check the float.',
+      '=====  ==============  ==================',
+      '',
+      'After the tables.',
+    ].join('\n');
+    const tmp = await tempDir();
+    try {
+      const doc = await parseFile(await tmp.file('faults.rst', rst));
+      const rows = ofKind(doc, 'table-row');
+      expect(rows.map((r) => [r.table, r.columns, r.cells])).toEqual([
+        ['Drive faults', ['Code', 'Meaning', 'Remedy'], ['E-101', 'Over voltage on the DC bus', 'Check the brake resistor.']],
+        ['Drive faults', ['Code', 'Meaning', 'Remedy'], ['E-103', 'One cell over two columns', '']],
+        ['Faults', ['Code', 'Meaning', 'Action'], ['A-2', 'Coolant low (float switch)', 'Refill the tank; check the float.']],
+      ]);
+      expect(ofKind(doc, 'paragraph').map((p) => p.text)).toEqual(['After the tables.']);
+    } finally {
+      await tmp.cleanup();
+    }
   });
 });
 
