@@ -14,8 +14,10 @@ export { LIMITS } from './limits.js';
  * as `#` × level + title (Markdown's own line kept). 5: passages are embedded with their manual title
  * and section path (native/embed/passage-text.ts), so every vector changes. 6: a table row that holds
  * its translations side by side (`en.description`, `zh_CN.description`) is one passage per language.
+ * 7: reStructuredText grid, simple and csv-table tables are read (they were skipped), and a directive
+ * inside a note is its own block.
  */
-export const CHUNKER_VERSION = 6;
+export const CHUNKER_VERSION = 7;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */

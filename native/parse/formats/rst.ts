@@ -258,8 +258,16 @@ function directive(name: string, arg: string, content: string[], ctx: Ctx): void
   const kind = name === 'admonition' ? 'NOTE' : admonitionKind(name);
   if (kind && (name === 'admonition' || admonitionKind(name))) {
     const label = name === 'admonition' ? '' : kind;
-    const text = oneLine(inline([arg, ...body].filter((l) => l !== undefined).join('\n')));
-    b.admonition(kind, label ? admonitionText(label, text) : text);
+    // Its text is what precedes the first directive in it; a code block or figure inside a note is
+    // read as its own block (its markup never becomes part of the safety text shown word for word).
+    const cut = body.findIndex((l) => /^\.\.\s/.test(l));
+    const own = cut < 0 ? body : body.slice(0, cut);
+    // A generic admonition's argument is its title ("Ubuntu, Raspbian"): "Title: text".
+    const title = oneLine(inline(arg));
+    const rest = oneLine(inline(own.join('\n')));
+    const text = label ? oneLine(inline([arg, ...own].join('\n'))) : [title && rest && !/[.:!?]$/.test(title) ? `${title}:` : title, rest].filter(Boolean).join(' ');
+    if (text) b.admonition(kind, label ? admonitionText(label, text) : text);
+    if (cut >= 0) blocks(body.slice(cut), ctx);
     return;
   }
   if (CODE_DIRECTIVES.has(name)) {

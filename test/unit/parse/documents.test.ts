@@ -125,6 +125,34 @@ describe('reStructuredText', () => {
     expect(ofKind(doc, 'definition')[0]).toMatchObject({ term: 'Tension', text: 'How tight the belt is.' });
     expect(doc.warnings).toEqual([]);
   });
+  it('keeps a code block inside a note out of the note text, and reads a titled admonition as "Title: text"', async () => {
+    const rst = [
+      'Install',
+      '=======',
+      '',
+      '.. note:: The rules are added for you. If this fails, add them by hand:',
+      '',
+      '    .. code-block:: Bash',
+      '',
+      '        sudo udevadm control --reload-rules',
+      '',
+      '.. admonition:: **Ubuntu**, **Raspbian**',
+      '',
+      '    If the tool is not found, add ~/.local/bin to your PATH.',
+    ].join('\n');
+    const tmp = await tempDir();
+    try {
+      const doc = await parseFile(await tmp.file('install.rst', rst));
+      expect(ofKind(doc, 'admonition').map((a) => a.text)).toEqual([
+        'NOTE: The rules are added for you. If this fails, add them by hand:',
+        'Ubuntu, Raspbian: If the tool is not found, add ~/.local/bin to your PATH.',
+      ]);
+      expect(ofKind(doc, 'code').map((c) => c.text)).toEqual(['sudo udevadm control --reload-rules']);
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+
   it('reads grid tables with spanning and wrapped cells, simple tables with continuation lines, and titled tables', async () => {
     const rst = [
       'Faults',
