@@ -201,7 +201,8 @@ export function analyzeQuery(text: string, opts: { expand?: boolean } = {}): Ana
   };
 }
 
-const QUERY_WORD = /[\p{L}\p{Nd}]+/gu;
+/** A word of the query; a contraction ("can't", "won't") is one word, never joined to its neighbours. */
+const QUERY_WORD = /[\p{L}\p{Nd}]+(?:['’][\p{L}]+)*/gu;
 
 /**
  * Technicians type identifiers as words ("has bit" for `has_bit`, "max z velocity", "enable the

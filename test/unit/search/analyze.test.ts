@@ -74,6 +74,11 @@ describe('analyzeQuery and the thesaurus', () => {
   it('also joins the words on either side of stop words, as a command name writes them (EnableRobot)', () => {
     expect(analyze('EnableRobot(load)')).toContain('enablerobot');
     expect(analyzeQuery('how do I enable the robot').equivalents).toContainEqual(['enablerobot']);
+    // A contraction is one word: its pieces never join their neighbours ("can't I" is not "ti").
+    const joined = analyzeQuery("why can't I jog the head").equivalents.map((g) => g.join(' '));
+    expect(joined).toContain('joghead');
+    expect(joined).not.toContain('ti');
+    expect(joined.some((j) => j.startsWith('whycan') || j.endsWith('won'))).toBe(false);
     expect(analyzeQuery('clear the error on the arm').equivalents).toEqual(expect.arrayContaining([['clearerror'], ['errorarm']]));
   });
 
