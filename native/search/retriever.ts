@@ -231,10 +231,11 @@ const FOREIGN_SCOPE_SHARE = 1 / 3;
 
 /**
  * The named folders' own search, when the named product's manuals are (nearly) all in another
- * language than the question: the library-wide vector list cannot rank them, as a multilingual
- * model scores any passage in the question's own language higher. Null otherwise (a search inside
- * the folders for every scoped question measured worse on the dev set: more refusals and time),
- * without vectors, or when the technician chose a folder.
+ * language than the question: the library-wide lists cannot rank them, as a multilingual model
+ * scores any passage in the question's own language higher and the keyword index matches the
+ * question's own words at full weight and their translations at a fraction of it. Searched without
+ * the product's name. Null otherwise (a search inside the folders for every scoped question measured
+ * worse on the dev set: more refusals and time) or when the technician chose a folder.
  */
 async function foreignScopeSearch(
   src: RetrievalSource,
@@ -245,11 +246,15 @@ async function foreignScopeSearch(
   settings: RetrievalSettings,
   signal?: AbortSignal,
 ): Promise<SearchHit[] | null> {
-  if (src.embedder === null || !src.store.hasVectors || req.filters?.pathPrefix) return null;
+  if (req.filters?.pathPrefix) return null;
   const prefixes = scope.prefixes.slice(0, MAX_SCOPED_PREFIXES);
   if (!(await foreignLanguage(src.store, prefixes, req.filters, lang))) return null;
+  // Inside its own folders the product's name tells no passage apart, and in the other language it
+  // is the one word that matches at full weight (the rest match as translations): left in, it ranks
+  // the pages that repeat the name (indexes, overviews) above the one that answers.
+  const query = withoutNames(req.query, scope.names);
   const lists = await Promise.all(
-    prefixes.map((p) => hybridSearch(src.store, src.embedder, { ...req, filters: { ...req.filters, pathPrefix: `${p}/` } }, { signal, related, keyword: settings.keyword, otherLanguage: false })),
+    prefixes.map((p) => hybridSearch(src.store, src.embedder, { ...req, query, filters: { ...req.filters, pathPrefix: `${p}/` } }, { signal, related, keyword: settings.keyword, otherLanguage: false })),
   );
   return lists.reduce<SearchHit[]>((all, r) => appendMissing(all, r.hits, (h) => h.chunkId), []);
 }
@@ -257,16 +262,27 @@ async function foreignScopeSearch(
 /**
  * Passages of a question that names a library name, re-ranked to prefer the scope (nothing dropped).
  * With the named folders' own search (foreignScopeSearch), the two lists are first fused by rank:
- * a passage both rank high leads.
+ * a passage both rank high leads; on a tie, the folders' own order decides.
  */
 function scoped(scope: NameScope, hits: SearchHit[], inside: SearchHit[] | null): SearchHit[] {
   let cands = hits;
   if (inside) {
     const byId = new Map([...hits, ...inside].map((h) => [h.chunkId, h] as const));
     const ranks = (hs: SearchHit[]) => hs.map((h, i) => ({ id: h.chunkId, score: 1 / (i + 1) }));
-    cands = fuseRrf([ranks(hits), ranks(inside)]).map((r) => ({ ...(byId.get(r.id) as SearchHit), score: r.score }));
+    // Ties go to the folders' own order: it ranks without the name that skews the library-wide list.
+    cands = fuseRrf([ranks(inside), ranks(hits)]).map((r) => ({ ...(byId.get(r.id) as SearchHit), score: r.score }));
   }
   return boostScope(cands, (h) => inScope(scope, h.file));
+}
+
+/** The question without the names it scopes by (inside their folders they tell passages nothing apart). */
+function withoutNames(question: string, names: string[]): string {
+  let out = question;
+  for (const n of names) {
+    const esc = n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(/\p{Script=Han}/u.test(n) ? new RegExp(esc, 'gu') : new RegExp(`(?<![\\p{L}\\p{N}])${esc}(?![\\p{L}\\p{N}])`, 'giu'), ' ');
+  }
+  return out.replace(/\s+/g, ' ').trim() || question;
 }
 
 /** Whether the named folders' passages are (nearly) all in a language other than the question's. */
