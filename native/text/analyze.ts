@@ -36,13 +36,13 @@ export const MAX_TOKEN_LENGTH = 64;
  * Bump when the scheme (or what the store indexes with it, see store/rows.ts) changes: indexed
  * tokens must then be rebuilt, and the next ingest re-indexes every file.
  */
-export const ANALYZER_VERSION = 3;
+export const ANALYZER_VERSION = 4;
 
 /**
- * The oldest analyzer whose index this one still searches: version 3 only added thesaurus words to
- * jieba's dictionary (search mode still yields their dictionary sub-words, which the older index
- * mostly holds), so a pack built with version 2 is installed and searched as it is, a little less
- * precisely for the new words; a library re-indexes on its next ingest (no re-embedding).
+ * The oldest analyzer whose index this one still searches: versions 3 and 4 only added thesaurus
+ * words to jieba's dictionary (search mode still yields their dictionary sub-words, which the older
+ * index mostly holds), so a pack built with version 2 is installed and searched as it is, a little
+ * less precisely for the new words; a library re-indexes on its next ingest (no re-embedding).
  */
 export const MIN_SEARCHABLE_ANALYZER = 2;
 

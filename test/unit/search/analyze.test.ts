@@ -56,6 +56,9 @@ describe('analyzeQuery and the thesaurus', () => {
     expect(en.expansions.flat()).toEqual(expect.arrayContaining(['主轴', '过热', 'overheat']));
     expect(en.expansions.flat()).not.toContain('spindl'); // own terms are not repeated
     expect(analyzeQuery('spindle overheating', { expand: false }).expansions).toEqual([]);
+    // General technical words too: a Chinese question about an English manual ("software", "maximum", "safety").
+    expect(analyzeQuery('软件产生的最大抖动').expansions.flat()).toEqual(expect.arrayContaining(['softwar', 'maximum', 'jitter', 'gener']));
+    expect(analyzeQuery('校准之前要注意什么安全事项').expansions.flat()).toEqual(expect.arrayContaining(['calibr', 'safeti', 'warn']));
   });
 
   it('pulls in tight equivalents (abbreviation and spelled-out form) apart from looser expansions', () => {
