@@ -150,7 +150,7 @@ export const THESAURUS: readonly ThesaurusEntry[] = [
   { en: ['throttle'], zh: ['节气门', '油门'] },
   { en: ['transmission', 'gearbox'], zh: ['变速箱', '变速器'] },
   { en: ['circuit'], zh: ['电路', '回路'] },
-  // General technical words a Chinese question uses for an English manual's
+  // General technical words, for a Chinese question about an English manual (and the other way round)
   { en: ['software'], zh: ['软件'] },
   { en: ['hardware'], zh: ['硬件'] },
   { en: ['maximum', 'max'], zh: ['最大', '最大值', '最高'] },

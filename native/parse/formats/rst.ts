@@ -1,7 +1,7 @@
+import { parse as parseCsv } from 'csv-parse/sync';
 import type { ParsedDocument } from '../../contract/index.js';
 import { DocBuilder, normalizeInline, oneLine } from '../builder.js';
 import { admonitionKind, admonitionText, matchAdmonition } from '../text-utils.js';
-import { parse as parseCsv } from 'csv-parse/sync';
 import type { TextAdapterInput } from './types.js';
 
 /*
