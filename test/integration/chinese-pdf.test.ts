@@ -8,13 +8,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../native/engine.js';
+import { describe, expect, it } from 'vitest';
 import { makeCjkPdf } from '../unit/parse/helpers.js';
 import type { PdfLine } from '../unit/parse/helpers.js';
-import { cleanupTemp, tempDir, value } from './helpers.js';
-
-let engine: Engine;
+import { engineOverDocs } from './engine-fixture.js';
+import { value } from './helpers.js';
 
 function manual(): Buffer {
   const lines: PdfLine[] = [{ text: '1.3 错误码说明', x: 72, y: 740, size: 14 }];
@@ -41,24 +39,16 @@ function manual(): Buffer {
   return makeCjkPdf(lines);
 }
 
-beforeAll(async () => {
-  const root = tempDir('chinese-pdf');
-  const docs = path.join(root, 'docs', 'arm-protocol');
-  fs.mkdirSync(docs, { recursive: true });
-  fs.writeFileSync(path.join(docs, 'tcp-protocol.pdf'), manual());
-  engine = await createEngine({ libraryDir: path.join(root, 'lib'), create: true });
-  value(await engine.ingest({ paths: [path.join(root, 'docs')] }));
-}, 60_000);
-
-afterAll(async () => {
-  await engine?.close();
-  cleanupTemp();
+const engine = engineOverDocs('chinese-pdf', (docs) => {
+  const dir = path.join(docs, 'arm-protocol');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'tcp-protocol.pdf'), manual());
 });
 
 describe('a Chinese protocol manual in PDF', () => {
   it('makes code records of its error-code table, negative codes included', async () => {
     for (const typed of ['-20000', 'error -20000', '错误码 -20000']) {
-      const r = value(await engine.lookupCode({ text: typed }));
+      const r = value(await engine().lookupCode({ text: typed }));
       expect(r.matches[0]?.code, typed).toBe('-20000');
       expect(r.matches[0]?.title).toBe('参数数量错误');
       expect(r.matches[0]?.remedy).toBe('检查参数个数');
@@ -67,23 +57,23 @@ describe('a Chinese protocol manual in PDF', () => {
   });
 
   it('answers a code question from the table row, in Chinese', async () => {
-    const a = value(await engine.ask({ question: '返回 -2 是什么意思', prefer: 'extractive' }));
+    const a = value(await engine().ask({ question: '返回 -2 是什么意思', prefer: 'extractive' }));
     expect(a.refused).toBe(false);
     expect(a.answer).toContain('机器人处于报警状态');
     expect(a.citations[0]?.file).toBe('arm-protocol/tcp-protocol.pdf');
   });
 
   it('answers an English question from the Chinese text through the trade vocabulary (no model)', async () => {
-    const collision = value(await engine.search({ query: 'how sensitive is the collision detection', k: 3 }));
+    const collision = value(await engine().search({ query: 'how sensitive is the collision detection', k: 3 }));
     expect(collision.hits[0]?.text).toContain('碰撞检测');
-    const brake = value(await engine.search({ query: 'joint brake will not release, what to check', k: 3 }));
+    const brake = value(await engine().search({ query: 'joint brake will not release, what to check', k: 3 }));
     expect(brake.hits[0]?.text).toContain('抱闸');
   });
 
   it('finds a command by the words of its name (EnableRobot, ClearError)', async () => {
-    const enable = value(await engine.search({ query: 'how do I enable the robot', k: 3 }));
+    const enable = value(await engine().search({ query: 'how do I enable the robot', k: 3 }));
     expect(enable.hits[0]?.text).toContain('EnableRobot');
-    const clear = value(await engine.search({ query: 'clear the error', k: 3 }));
+    const clear = value(await engine().search({ query: 'clear the error', k: 3 }));
     expect(clear.hits[0]?.text).toContain('ClearError');
   });
 });

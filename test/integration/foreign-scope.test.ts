@@ -7,15 +7,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../native/engine.js';
-import { cleanupTemp, tempDir, value } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { engineOverDocs } from './engine-fixture.js';
+import { value } from './helpers.js';
 
-let engine: Engine;
-
-beforeAll(async () => {
-  const root = tempDir('foreign-scope');
-  const docs = path.join(root, 'docs');
+const engine = engineOverDocs('foreign-scope', (docs) => {
   fs.mkdirSync(path.join(docs, 'velox', 'guides'), { recursive: true });
   fs.mkdirSync(path.join(docs, 'printer-zh'), { recursive: true });
   fs.writeFileSync(
@@ -46,18 +42,11 @@ beforeAll(async () => {
       `# ${t}\n\n## 注意事项\n\n校准${t}之前要注意安全：先关闭电源。电机停止后再操作。\n\n## 校准\n\n按菜单校准${t}，注意记录结果。\n`,
     );
   });
-  engine = await createEngine({ libraryDir: path.join(root, 'lib'), create: true });
-  value(await engine.ingest({ paths: [docs] }));
-}, 60_000);
-
-afterAll(async () => {
-  await engine?.close();
-  cleanupTemp();
 });
 
 describe('a question in the other language than the named product’s manuals', () => {
   it('ranks the answering section of the product’s manual in the first three, ahead of the other product’s Chinese pages (keyword mode)', async () => {
-    const res = value(await engine.search({ query: 'Velox 校准电机之前要注意什么安全事项？', k: 10 }));
+    const res = value(await engine().search({ query: 'Velox 校准电机之前要注意什么安全事项？', k: 10 }));
     expect(res.mode).toBe('keyword');
     const at = res.hits.findIndex((h) => h.text.includes('spin freely during calibration'));
     expect(at).toBeGreaterThanOrEqual(0);

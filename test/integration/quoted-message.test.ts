@@ -6,15 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../native/engine.js';
-import { cleanupTemp, tempDir, value } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { engineOverDocs } from './engine-fixture.js';
+import { value } from './helpers.js';
 
-let engine: Engine;
-
-beforeAll(async () => {
-  const root = tempDir('quoted');
-  const docs = path.join(root, 'docs');
+const engine = engineOverDocs('quoted', (docs) => {
   fs.mkdirSync(path.join(docs, 'press'), { recursive: true });
   // Many short passages use the message's words (ram, move, range); the message itself sits in a long change log,
   // so BM25 over its words alone ranks it below them.
@@ -25,33 +21,26 @@ beforeAll(async () => {
     path.join(docs, 'press', 'changes.md'),
     `# Changes\n\n## Release notes\n\n${log} Version 2.0: after a ram reference run the display may show "Ram move out of range!" until the next cycle; run the reference again. ${log}\n`,
   );
-  engine = await createEngine({ libraryDir: path.join(root, 'lib'), create: true });
-  value(await engine.ingest({ paths: [docs] }));
-}, 60_000);
-
-afterAll(async () => {
-  await engine?.close();
-  cleanupTemp();
 });
 
 describe('quoted messages', () => {
   it('finds the passage that shows the message, punctuation and case aside', async () => {
-    const r = value(await engine.retrieve({ query: "the press shows 'ram move, out of range' after a reference run", k: 10 }));
+    const r = value(await engine().retrieve({ query: "the press shows 'ram move, out of range' after a reference run", k: 10 }));
     expect(r.parts?.some((p) => p.reason === 'message')).toBe(true);
     expect(r.hits.slice(0, 5).some((h) => h.file === 'press/changes.md')).toBe(true);
-    const a = value(await engine.ask({ question: "the press shows 'ram move, out of range' after a reference run", prefer: 'extractive' }));
+    const a = value(await engine().ask({ question: "the press shows 'ram move, out of range' after a reference run", prefer: 'extractive' }));
     expect(a.refused).toBe(false);
     expect(a.citations.some((c) => c.file === 'press/changes.md')).toBe(true);
   });
 
   it('refuses a message no manual shows, naming it', async () => {
-    const a = value(await engine.ask({ question: "the press shows 'hydraulic accumulator precharge lost' on start", prefer: 'extractive' }));
+    const a = value(await engine().ask({ question: "the press shows 'hydraulic accumulator precharge lost' on start", prefer: 'extractive' }));
     expect(a.refused).toBe(true);
     expect(a.answer).toContain('No installed manual shows the message "hydraulic accumulator precharge lost"');
   });
 
   it('apostrophes are not quotes', async () => {
-    const r = value(await engine.retrieve({ query: "the ram won't move and it's out of range", k: 5 }));
+    const r = value(await engine().retrieve({ query: "the ram won't move and it's out of range", k: 5 }));
     expect(r.parts?.some((p) => p.reason === 'message') ?? false).toBe(false);
   });
 });

@@ -5,15 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../native/engine.js';
-import { cleanupTemp, tempDir, value } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { engineOverDocs } from './engine-fixture.js';
+import { value } from './helpers.js';
 
-let engine: Engine;
-
-beforeAll(async () => {
-  const root = tempDir('scope-names');
-  const docs = path.join(root, 'docs');
+const engine = engineOverDocs('scope-names', (docs) => {
   fs.mkdirSync(path.join(docs, 'velox'), { recursive: true });
   fs.mkdirSync(path.join(docs, 'mill'), { recursive: true });
   fs.writeFileSync(
@@ -24,25 +20,18 @@ beforeAll(async () => {
     path.join(docs, 'mill', 'fieldbus.md'),
     '# Mill fieldbus\n\n## EtherCAT\n\nThe mill spindle drive is run over EtherCAT from a Kestrel PLC. Wire the PLC to the drive with shielded cable.\n',
   );
-  engine = await createEngine({ libraryDir: path.join(root, 'lib'), create: true });
-  value(await engine.ingest({ paths: [docs] }));
-}, 60_000);
-
-afterAll(async () => {
-  await engine?.close();
-  cleanupTemp();
 });
 
 describe('names the named product’s manuals do not use', () => {
   it('refuses, naming the product and the names its manuals lack', async () => {
-    const a = value(await engine.ask({ question: 'can a Velox drive be run over EtherCAT from a Kestrel PLC?', prefer: 'extractive' }));
+    const a = value(await engine().ask({ question: 'can a Velox drive be run over EtherCAT from a Kestrel PLC?', prefer: 'extractive' }));
     expect(a.refused).toBe(true);
     expect(a.answer).toContain('"Kestrel"');
     expect(a.answer).toContain('(other manuals do)');
   });
 
   it('answers a question about the product in its own words', async () => {
-    const a = value(await engine.ask({ question: 'how do I set the CAN-FD node ID on the Velox drive?', prefer: 'extractive' }));
+    const a = value(await engine().ask({ question: 'how do I set the CAN-FD node ID on the Velox drive?', prefer: 'extractive' }));
     expect(a.refused).toBe(false);
     expect(a.answer).toContain('node ID');
   });

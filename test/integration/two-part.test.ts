@@ -5,18 +5,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../native/engine.js';
-import { cleanupTemp, tempDir, value } from './helpers.js';
-
-let engine: Engine;
+import { describe, expect, it } from 'vitest';
+import { engineOverDocs } from './engine-fixture.js';
+import { value } from './helpers.js';
 
 const filler = (topic: string, n: number) =>
   Array.from({ length: n }, (_, i) => `## ${topic} note ${i + 1}\n\nThe ${topic} unit keeps its ${topic} panel clean and dry; inspect the ${topic} cover weekly (note ${i + 1}).\n`).join('\n');
 
-beforeAll(async () => {
-  const root = tempDir('two-part');
-  const docs = path.join(root, 'docs');
+const engine = engineOverDocs('two-part', (docs) => {
   fs.mkdirSync(path.join(docs, 'zentra'), { recursive: true });
   fs.mkdirSync(path.join(docs, 'orvik'), { recursive: true });
   fs.writeFileSync(
@@ -59,20 +55,13 @@ beforeAll(async () => {
     path.join(docs, 'zentra', 'hydraulics.md'),
     `# Zentra hydraulics\n\n## Hydraulic unit service\n\nDrain the hydraulic tank, replace the return filter and refill with ISO VG 46 oil. The accumulator is filled with nitrogen; its precharge is 45 bar, measured with the unit depressurised. Bleed the lines after refilling and check every fitting for leaks at full pressure.\n`,
   );
-  engine = await createEngine({ libraryDir: path.join(root, 'lib'), create: true });
-  value(await engine.ingest({ paths: [docs] }));
-}, 60_000);
-
-afterAll(async () => {
-  await engine?.close();
-  cleanupTemp();
 });
 
 describe('two-part questions through the engine', () => {
   const q = 'how do I prime the coolant pump with the bleed screw, and what belt deflection is the right spindle belt tension?';
 
   it('retrieves each part, and both parts reach the top five', async () => {
-    const r = value(await engine.retrieve({ query: q, k: 10 }));
+    const r = value(await engine().retrieve({ query: q, k: 10 }));
     expect(r.parts?.length).toBe(2);
     const top = r.hits.slice(0, 5).map((h) => h.text);
     expect(top.some((t) => t.includes('bleed screw'))).toBe(true);
@@ -80,7 +69,7 @@ describe('two-part questions through the engine', () => {
   });
 
   it('the answer cites both parts', async () => {
-    const a = value(await engine.ask({ question: q, prefer: 'extractive' }));
+    const a = value(await engine().ask({ question: q, prefer: 'extractive' }));
     expect(a.refused).toBe(false);
     const cited = a.citations.map((c) => c.text).join('\n');
     expect(cited).toContain('bleed screw');
@@ -88,7 +77,7 @@ describe('two-part questions through the engine', () => {
   });
 
   it('a one-part question is not split', async () => {
-    const r = value(await engine.retrieve({ query: 'spindle belt tension deflection', k: 5 }));
+    const r = value(await engine().retrieve({ query: 'spindle belt tension deflection', k: 5 }));
     expect(r.parts).toBeUndefined();
   });
 });
@@ -97,7 +86,7 @@ describe('a code question with a second part', () => {
   const q = 'machine stops with alarm 4 - which setting do I raise and what does it do?';
 
   it('finds the setting the remedy names, not the other rows of the code table', async () => {
-    const r = value(await engine.retrieve({ query: q, k: 10 }));
+    const r = value(await engine().retrieve({ query: q, k: 10 }));
     const top = r.hits.slice(0, 5);
     expect(top[0]?.kind).toBe('code');
     expect(top.some((h) => h.text.includes('$41 - Clamp release travel'))).toBe(true);
@@ -108,7 +97,7 @@ describe('a code question with a second part', () => {
   });
 
   it('prefers the manuals of the product that defines the code, though the question names none', async () => {
-    const r = value(await engine.retrieve({ query: q, k: 10 }));
+    const r = value(await engine().retrieve({ query: q, k: 10 }));
     const zentra = r.hits.findIndex((h) => h.file === 'zentra/settings.md');
     const orvik = r.hits.findIndex((h) => h.file === 'orvik/setup.md');
     expect(zentra).toBeGreaterThanOrEqual(0);
@@ -118,17 +107,17 @@ describe('a code question with a second part', () => {
 
 describe('a question that names a product prefers its manuals', () => {
   it('ranks the named product folder first', async () => {
-    const r = value(await engine.retrieve({ query: 'how do I prime the pump on the orvik', k: 5 }));
+    const r = value(await engine().retrieve({ query: 'how do I prime the pump on the orvik', k: 5 }));
     expect(r.scope).toContain('orvik');
     expect(r.hits[0]?.file).toBe('orvik/pump.md');
-    const z = value(await engine.retrieve({ query: 'zentra pump priming', k: 5 }));
+    const z = value(await engine().retrieve({ query: 'zentra pump priming', k: 5 }));
     expect(z.hits[0]?.file.startsWith('zentra/')).toBe(true);
   });
 
   it("lifts the named product's page that other makers' pages outscore below the first k", async () => {
-    const kw = value(await engine.search({ query: 'accumulator precharge pressure', k: 10 }));
+    const kw = value(await engine().search({ query: 'accumulator precharge pressure', k: 10 }));
     expect(kw.hits.map((h) => h.file)).not.toContain('zentra/hydraulics.md');
-    const r = value(await engine.retrieve({ query: 'zentra accumulator precharge pressure', k: 5 }));
+    const r = value(await engine().retrieve({ query: 'zentra accumulator precharge pressure', k: 5 }));
     expect(r.scope).toContain('zentra');
     expect(r.hits.slice(0, 5).map((h) => h.file)).toContain('zentra/hydraulics.md');
   });
