@@ -89,6 +89,16 @@ describe('asciidoc', () => {
   });
 });
 
+/** Parses a document written inline (through a temporary file, as ingest reads one). */
+async function parseInline(name: string, text: string) {
+  const tmp = await tempDir();
+  try {
+    return await parseFile(await tmp.file(name, text));
+  } finally {
+    await tmp.cleanup();
+  }
+}
+
 describe('reStructuredText', () => {
   it('reads titles, lists, directives, list-tables and grid tables', async () => {
     const doc = await parseFile(join(FIXTURES, 'conveyor.rst'));
@@ -140,17 +150,12 @@ describe('reStructuredText', () => {
       '',
       '    If the tool is not found, add ~/.local/bin to your PATH.',
     ].join('\n');
-    const tmp = await tempDir();
-    try {
-      const doc = await parseFile(await tmp.file('install.rst', rst));
-      expect(ofKind(doc, 'admonition').map((a) => a.text)).toEqual([
-        'NOTE: The rules are added for you. If this fails, add them by hand:',
-        'Ubuntu, Raspbian: If the tool is not found, add ~/.local/bin to your PATH.',
-      ]);
-      expect(ofKind(doc, 'code').map((c) => c.text)).toEqual(['sudo udevadm control --reload-rules']);
-    } finally {
-      await tmp.cleanup();
-    }
+    const doc = await parseInline('install.rst', rst);
+    expect(ofKind(doc, 'admonition').map((a) => a.text)).toEqual([
+      'NOTE: The rules are added for you. If this fails, add them by hand:',
+      'Ubuntu, Raspbian: If the tool is not found, add ~/.local/bin to your PATH.',
+    ]);
+    expect(ofKind(doc, 'code').map((c) => c.text)).toEqual(['sudo udevadm control --reload-rules']);
   });
 
   it('reads grid tables with spanning and wrapped cells, simple tables with continuation lines, and titled tables', async () => {
@@ -178,19 +183,14 @@ describe('reStructuredText', () => {
       '',
       'After the tables.',
     ].join('\n');
-    const tmp = await tempDir();
-    try {
-      const doc = await parseFile(await tmp.file('faults.rst', rst));
-      const rows = ofKind(doc, 'table-row');
-      expect(rows.map((r) => [r.table, r.columns, r.cells])).toEqual([
-        ['Drive faults', ['Code', 'Meaning', 'Remedy'], ['E-101', 'Over voltage on the DC bus', 'Check the brake resistor.']],
-        ['Drive faults', ['Code', 'Meaning', 'Remedy'], ['E-103', 'One cell over two columns', '']],
-        ['Faults', ['Code', 'Meaning', 'Action'], ['A-2', 'Coolant low (float switch)', 'Refill the tank; check the float.']],
-      ]);
-      expect(ofKind(doc, 'paragraph').map((p) => p.text)).toEqual(['After the tables.']);
-    } finally {
-      await tmp.cleanup();
-    }
+    const doc = await parseInline('faults.rst', rst);
+    const rows = ofKind(doc, 'table-row');
+    expect(rows.map((r) => [r.table, r.columns, r.cells])).toEqual([
+      ['Drive faults', ['Code', 'Meaning', 'Remedy'], ['E-101', 'Over voltage on the DC bus', 'Check the brake resistor.']],
+      ['Drive faults', ['Code', 'Meaning', 'Remedy'], ['E-103', 'One cell over two columns', '']],
+      ['Faults', ['Code', 'Meaning', 'Action'], ['A-2', 'Coolant low (float switch)', 'Refill the tank; check the float.']],
+    ]);
+    expect(ofKind(doc, 'paragraph').map((p) => p.text)).toEqual(['After the tables.']);
   });
 });
 
