@@ -15,9 +15,10 @@ export { LIMITS } from './limits.js';
  * and section path (native/embed/passage-text.ts), so every vector changes. 6: a table row that holds
  * its translations side by side (`en.description`, `zh_CN.description`) is one passage per language.
  * 7: reStructuredText grid, simple and csv-table tables are read (they were skipped), and a directive
- * inside a note is its own block.
+ * inside a note is its own block. 8: a Markdown admonition whose label the manual writes itself keeps
+ * its line as written ("**WARNING: … freely.**").
  */
-export const CHUNKER_VERSION = 7;
+export const CHUNKER_VERSION = 8;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */

@@ -1,5 +1,6 @@
 import type { Block } from '../contract/document.js';
 import { columnLanguage, columnWithoutLanguage, isHanCode, productLanguage } from '../text/lang.js';
+import { WRITTEN_LABEL } from '../text/labels.js';
 
 /**
  * How each block reads inside a chunk. Wording is the manual's; only whitespace changes,
@@ -20,7 +21,7 @@ export function blockText(block: Block): string {
       const label = block.admonition ?? 'NOTE';
       if (!body) return '';
       // Manuals (and parsers) often write the label already ("Warning: …", "注意：…"): keep theirs.
-      if (LABELLED.test(body)) return body;
+      if (WRITTEN_LABEL.test(body)) return body;
       return `${label}: ${body}`;
     }
     case 'list-item': {
@@ -40,10 +41,6 @@ export function blockText(block: Block): string {
       return normalizeInline(block.text);
   }
 }
-
-/** An admonition that starts with its own label, English or Chinese, followed by a colon (or alone). */
-const LABELLED =
-  /^(?:note|tip|hint|important|caution|warning|danger|attention|notice|注意|注|说明|备注|提示|技巧|重要|小心|警告|危险)\s*(?:[:：]|$)/i;
 
 /** The label blockText puts before a definition's text ("term: "), else "". */
 export function definitionPrefix(block: Block): string {

@@ -2,6 +2,7 @@ import { Lexer, type Token, type Tokens } from 'marked';
 import { parse as parseYaml } from 'yaml';
 import type { AdmonitionKind, ParsedDocument } from '../../contract/index.js';
 import { DocBuilder, normalizeInline, oneLine } from '../builder.js';
+import { WRITTEN_LABEL } from '../../text/labels.js';
 import { admonitionKind, admonitionText, htmlToText, matchAdmonition } from '../text-utils.js';
 import { walkHtml } from './html.js';
 import type { TextAdapterInput } from './types.js';
@@ -135,13 +136,15 @@ function walk(tokens: Token[], ctx: Ctx): void {
 }
 
 /**
- * A paragraph (kept as written), or an admonition when its plain text starts with a label
- * ("WARNING: …", "**Note:** …").
+ * A paragraph (kept as written), or an admonition when its plain text starts with a label ("WARNING: …",
+ * "**Note:** …"): kept as written too when the manual writes the label with its colon, so a passage
+ * quotes the manual's own line ("**WARNING: … freely.**"), else read "Label: text".
  */
 function paragraph(plain: string, ctx: Ctx, asWritten = plain): void {
   const m = matchAdmonition(normalizeInline(plain));
-  if (m) ctx.b.admonition(m.kind, admonitionText(m.label, oneLine(m.body)));
-  else ctx.b.add('paragraph', oneLine(normalizeInline(asWritten)));
+  const written = oneLine(normalizeInline(asWritten));
+  if (m) ctx.b.admonition(m.kind, WRITTEN_LABEL.test(written) ? written : admonitionText(m.label, oneLine(m.body)));
+  else ctx.b.add('paragraph', written);
 }
 
 function blockquote(t: Tokens.Blockquote, ctx: Ctx): void {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { blockText } from '../../../native/chunk/normalize.js';
 import { parseFile } from '../../../native/parse/index.js';
 import { FIXTURES, ofKind, tempDir } from './helpers.js';
 
@@ -98,6 +99,18 @@ async function parseInline(name: string, text: string) {
     await tmp.cleanup();
   }
 }
+
+describe('markdown admonitions as written', () => {
+  it('keeps a line that writes its own label, emphasis included, and adds no second label in the passage', async () => {
+    const doc = await parseInline('cal.md', '# Calibration\n\n**WARNING: Any attached motor must be able to spin freely.**\n\n**Note:** Calibration takes a minute.\n');
+    const adm = ofKind(doc, 'admonition');
+    expect(adm.map((a) => [a.admonition, a.text])).toEqual([
+      ['WARNING', '**WARNING: Any attached motor must be able to spin freely.**'],
+      ['NOTE', '**Note:** Calibration takes a minute.'],
+    ]);
+    expect(adm.map((a) => blockText(a))).toEqual(['**WARNING: Any attached motor must be able to spin freely.**', '**Note:** Calibration takes a minute.']);
+  });
+});
 
 describe('reStructuredText', () => {
   it('reads titles, lists, directives, list-tables and grid tables', async () => {
