@@ -8,6 +8,18 @@ import type { KeywordConfig } from './settings.js';
 
 export type { FtsClause, FtsPlan } from '../store/types.js';
 
+/**
+ * A question about what to watch out for ("what must I check before running it", "precautions",
+ * "注意事项"): the manual's warnings answer it. Measured on the dev set: the two such questions
+ * (a multi-part one and a Chinese one) and no other.
+ */
+const PRECAUTION = /\b(?:precautions?|safety|hazards?|careful|watch out|check(?:ed)? before|before (?:i|we|you) (?:run|start|power|calibrat|open|turn))|注意事项|安全|小心|预防/i;
+/** The words of a warning or a safety section. */
+const WARNING_WORDS = 'warning caution danger safety';
+/** Weight of those words in a precaution question, relative to its own (1). */
+const PRECAUTION_BOOST = 0.3;
+let warningTerms: string | null = null;
+
 /** Weight of a tight equivalent (abbreviation ↔ spelled out) relative to the query's own terms. */
 export const EQUIVALENT_BOOST = 0.7;
 
@@ -40,6 +52,12 @@ export function buildFtsPlan(query: string, cfg: KeywordConfig, related?: Relate
   const oneToken = equivalents.filter((g) => g.length === 1).map((g) => g[0] as string);
   if (oneToken.length > 0) plan.push({ terms: oneToken.join(' '), columns: ['fts'], boost: EQUIVALENT_BOOST });
   for (const g of equivalents) if (g.length > 1) plan.push({ terms: g.join(' '), columns: ['fts'], boost: EQUIVALENT_BOOST, allTerms: true });
+  // A question about what to watch out for is answered by the manual's warnings: passages with one
+  // (and safety headings) rank higher, not only those that share the question's other words.
+  if (PRECAUTION.test(query)) {
+    warningTerms ??= analyzeQuery(WARNING_WORDS, { expand: false }).terms.join(' ');
+    plan.push({ terms: warningTerms, columns: ['fts', 'fts_head'], columnBoosts: [1, cfg.headingBoost], boost: PRECAUTION_BOOST });
+  }
   const boost = cfg.expansionBoost;
   const singles = expansions.filter((g) => g.length === 1).map((g) => g[0] as string);
   if (singles.length > 0) plan.push({ terms: singles.join(' '), columns: ['fts'], boost });

@@ -13,6 +13,14 @@ describe('buildFtsPlan (no database)', () => {
     expect(plan?.[0]).toEqual({ terms: analyzeQuery('spindle overheats', { expand: true }).terms.join(' '), columns: ['fts', 'fts_head'], columnBoosts: [1, cfg.headingBoost] });
   });
 
+  it('adds the words of a warning, below the question, when it asks what to watch out for', () => {
+    const warnings = (q: string) => (buildFtsPlan(q, cfg) ?? []).find((c) => c.terms.split(' ').includes('caution'));
+    for (const q of ['what must I check before running it?', 'safety precautions before calibrating the drive', '校准电机之前要注意什么安全事项？']) {
+      expect(warnings(q)).toMatchObject({ columns: ['fts', 'fts_head'], boost: 0.3 });
+    }
+    expect(warnings('how do I run the calibration?')).toBeUndefined();
+  });
+
   it('searches the body only when the heading boost is 0', () => {
     expect(buildFtsPlan('spindle', { ...cfg, headingBoost: 0 })?.[0]).toEqual({ terms: analyzeQuery('spindle', { expand: true }).terms.join(' '), columns: ['fts'] });
   });
