@@ -265,7 +265,7 @@ function directive(name: string, arg: string, content: string[], ctx: Ctx): void
     // A generic admonition's argument is its title ("Ubuntu, Raspbian"): "Title: text".
     const title = oneLine(inline(arg));
     const rest = oneLine(inline(own.join('\n')));
-    const text = label ? oneLine(inline([arg, ...own].join('\n'))) : [title && rest && !/[.:!?]$/.test(title) ? `${title}:` : title, rest].filter(Boolean).join(' ');
+    const text = [!label && title && rest && !/[.:!?]$/.test(title) ? `${title}:` : title, rest].filter(Boolean).join(' ');
     if (text) b.admonition(kind, label ? admonitionText(label, text) : text);
     if (cut >= 0) blocks(body.slice(cut), ctx);
     return;
@@ -342,11 +342,17 @@ function emitTable(ctx: Ctx, t: TableRows | null, caption = ''): void {
 /** Cell text as a reader sees it (inline markup removed, one line). */
 const cellText = (cells: string[]): string[] => cells.map((c) => oneLine(inline(c)));
 
+/** Column names from a header of one or more rows (a name over two lines is joined). */
+function headerNames(header: string[][], width: number): string[] {
+  if (header.length === 0) return [];
+  return cellText(Array.from({ length: width }, (_, c) => header.map((h) => h[c] ?? '').filter(Boolean).join(' ')));
+}
+
 /**
  * A grid table (`+---+---+` borders, `|` between cells, `+===+` under the header). A cell that spans
  * columns gives its text to the first of them; a cell spanning rows ends at the next border.
  */
-export function gridTable(lines: string[]): TableRows | null {
+function gridTable(lines: string[]): TableRows | null {
   const first = lines[0] ?? '';
   const bounds = [...first].flatMap((ch, k) => (ch === '+' ? [k] : []));
   if (bounds.length < 2) return null;
@@ -359,7 +365,7 @@ export function gridTable(lines: string[]): TableRows | null {
     current = null;
   };
   for (const line of lines.slice(1)) {
-    if (/^\+[-=+]+\+$/.test(line) || /^[+|](?:[^|]*\+-{3,})/.test(line)) {
+    if (GRID_BORDER.test(line) || /^[+|](?:[^|]*\+-{3,})/.test(line)) {
       close();
       if (line.includes('=')) {
         header = rows.splice(0, rows.length);
@@ -378,15 +384,14 @@ export function gridTable(lines: string[]): TableRows | null {
     }
   }
   close();
-  const columns = header.length > 0 ? (header[0] as string[]).map((_, c) => header.map((h) => h[c] ?? '').filter(Boolean).join(' ')) : [];
-  return { columns: cellText(columns), rows: rows.map(cellText) };
+  return { columns: headerNames(header, width), rows: rows.map(cellText) };
 }
 
 /**
  * A simple table (columns under `=====  =====` borders; a header between the first two borders when
  * a third follows). A row whose first column is blank continues the row above it.
  */
-export function simpleTable(lines: string[]): TableRows | null {
+function simpleTable(lines: string[]): TableRows | null {
   const first = lines[0] ?? '';
   const starts = [...first.matchAll(/=+/g)].map((m) => m.index as number);
   if (starts.length < 2) return null;
@@ -403,8 +408,7 @@ export function simpleTable(lines: string[]): TableRows | null {
     if (last && !cells[0] && into === rows) cells.forEach((t, c) => t && (last[c] = `${last[c] ?? ''} ${t}`.trim()));
     else into.push(cells);
   });
-  const columns = header.length > 0 ? starts.map((_, c) => header.map((h) => h[c] ?? '').filter(Boolean).join(' ')) : [];
-  return { columns: cellText(columns), rows: rows.map(cellText) };
+  return { columns: headerNames(header, starts.length), rows: rows.map(cellText) };
 }
 
 /** A csv-table directive's own content (a `:file:` table is its own file, read on its own). */
