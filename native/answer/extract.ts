@@ -32,6 +32,9 @@ export interface Unit {
   endsLine?: boolean;
 }
 
+/** A passage to quote from: its text and kind, and its labels where known. */
+export type Candidate = Pick<SearchHit, 'text' | 'kind'> & Partial<Pick<SearchHit, 'section' | 'manual' | 'file'>>;
+
 export interface ExtractOptions {
   /** Passages considered (best first). Default 3. */
   maxPassages?: number;
@@ -135,11 +138,17 @@ export function termGroups(question: string, terms: string[]): string[][] {
   return [...groups, ...[...left].map((t) => [t])];
 }
 
-/** Weights the question's words by rarity among the candidates (a word every passage has says little). */
-function makeScorer(question: string, passages: string[], extraTerms: string[]): Scorer {
+/**
+ * Weights the question's words by rarity among the candidates (a word every passage has says little).
+ * A passage as a whole is read with its labels (section path, manual title, file path): a passage of
+ * the named product's manual is about that product even where its text does not repeat the name, so
+ * the name tells the product's passages nothing apart, and one that happens to repeat it (a download
+ * page, an overview) does not lead for it.
+ */
+function makeScorer(question: string, passages: Candidate[], extraTerms: string[]): Scorer {
   const alts = termAlternatives(question);
   for (const t of extraTerms) if (!alts.has(t)) alts.set(t, []);
-  const sets = passages.map((p) => new Set(analyze(p)));
+  const sets = passages.map((p) => new Set(analyze(`${p.text}\n${labelsOf(p)}`)));
   const has = (t: string, set: Set<string>) =>
     set.has(t) || (alts.get(t) ?? []).some((g) => g.length > 0 && g.every((x) => set.has(x)));
   const weights = new Map<string, number>();
@@ -158,6 +167,11 @@ function makeScorer(question: string, passages: string[], extraTerms: string[]):
     score: (text) => scoreSet(new Set(analyze(text))),
     passage: (i) => scoreSet(sets[i] ?? new Set()),
   };
+}
+
+/** A passage's labels as words: its section path, manual title and file path (those it has). */
+function labelsOf(p: Candidate): string {
+  return [p.section ?? '', p.manual ?? '', (p.file ?? '').replace(/[/_.-]+/g, ' ')].join('\n');
 }
 
 /** Units a lead-in brings at most (a list, a procedure, a table, a code block). */
@@ -240,14 +254,14 @@ function withCompletion(units: Unit[], u: Unit, isTop: boolean): Unit[] {
  * Picks the parts of the candidates that answer the question, in citation order (passage rank)
  * and manual order inside each passage.
  */
-export function extractParts(question: string, candidates: Pick<SearchHit, 'text' | 'kind'>[], opts: ExtractOptions = {}): ExtractedPart[] {
+export function extractParts(question: string, candidates: Candidate[], opts: ExtractOptions = {}): ExtractedPart[] {
   const maxPassages = opts.maxPassages ?? 3;
   const maxUnits = opts.maxUnits ?? 8;
   const maxChars = opts.maxChars ?? 1400;
   const keepShare = opts.keepShare ?? 0.5;
   const pool = candidates.slice(0, maxPassages);
   if (pool.length === 0) return [];
-  const scorer = makeScorer(question, pool.map((c) => c.text), opts.extraTerms ?? []);
+  const scorer = makeScorer(question, pool, opts.extraTerms ?? []);
   const perPassage = pool.map((c, i) => passageUnits(c, i));
   let best = 0;
   for (const units of perPassage) {

@@ -37,6 +37,16 @@ describe('passage units', () => {
 });
 
 describe('extractive selection', () => {
+  it("the product's name does not lead to a passage that merely repeats it (its manual's passages all are about the product)", () => {
+    const manual = { file: 'zx9/zx9-build-guide.pdf', manual: 'ZX9 Build Guide' };
+    const answer = hit(['#### Print settings', 'Use a layer height of half the nozzle width, 4 perimeters and 40% infill.'].join('\n'), { ...manual, section: 'Printed parts > Print settings' });
+    const material = hit('#### Material\nPrint the frame parts in ABS or ASA.', { ...manual, section: 'Printed parts > Material' });
+    const download = hit('The ZX9 slicer profile is for an old slicer release; newer settings may not load it.', { ...manual, section: 'Software > Slicer' });
+    const parts = extractParts('what print settings should I use for the ZX9 parts', [answer, material, download]);
+    expect(parts[0]?.passage).toBe(0);
+    expect(parts.map((p) => p.text).join(' ')).toContain('40% infill');
+  });
+
   it('a question matching a section heading gets the section, steps numbered as written', () => {
     const parts = extractParts('how do I replace the pump filter', [PROCEDURE, OTHER]);
     expect(parts.map((p) => p.text)).toEqual(PROCEDURE.text.split('\n'));
