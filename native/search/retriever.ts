@@ -28,7 +28,7 @@ import { hybridSearch, toHit, type QueryEmbedder, type SearchableStore } from '.
 import { appendMissing, boostScope, demoteSiblingRows, interleave } from './interleave.js';
 import { inScope, matchNames, type NameIndex, type NameScope } from './name-index.js';
 import { planQuery, type PlanPart } from './query-plan.js';
-import { fuseRrf } from './rrf.js';
+import { fuseRrf, placeWithin } from './rrf.js';
 import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from './settings.js';
 
 /** One library to search, with the embedder its vectors can be searched with (null: keyword only). */
@@ -194,12 +194,13 @@ export async function retrieve(
   const vecLists = wholes.map((w) => w.vector);
   const partLists = searched.map((x) => x.fused);
   const parts: RetrievedPart[] = searched.map(({ part, fused }) => ({ clause: part.clause, query: part.query, reason: part.reason, hits: fused.slice(0, depth) }));
-  const passages = interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true });
+  const interleaved = interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true });
 
   // A two-part question (two codes, or a code and a second question) keeps one code hit per code
   // ahead of the passages, so each part's passage reaches the top five; a one-part question keeps all.
   const { leading, later } = parts.length > 0 ? capCodeHits(codeHits) : { leading: codeHits, later: [] };
   const room = Math.max(0, depth - leading.length);
+  const passages = parts.length > 0 ? keepKeywordTop(interleaved, fuseSourceHits(kwLists, depth), Math.max(PLAN_KEYWORD_KEEP, FIRST_PAGE - leading.length)) : interleaved;
   const hits = [...leading, ...passages.slice(0, room), ...later, ...passages.slice(room)].slice(0, k);
   const rankings = {
     keyword: [...leading, ...fuseSourceHits(kwLists, depth), ...later].slice(0, depth),
@@ -217,6 +218,24 @@ export async function retrieve(
     ...(scopeFolders.length > 0 ? { scopeFolders } : {}),
     ms,
   };
+}
+
+/** The whole question's keyword passages a two-part question's interleaved list keeps on its first page. */
+const PLAN_KEYWORD_KEEP = 2;
+/** The first page of results: what a technician reads first (and hit@5 counts). */
+const FIRST_PAGE = 5;
+
+/**
+ * The interleaved list of a two-part question with the whole question's first PLAN_KEYWORD_KEEP keyword
+ * passages within its first `window` places. Fusing one question's channels keeps keyword's top two on
+ * the first page (rrf.ts, guaranteeTop); interleaving the parts' lists round by round pushed the whole
+ * list's third and later places off it, and in hybrid mode the vector channel puts keyword's best
+ * passage there: turning the model on must not drop what keyword search alone puts first.
+ */
+function keepKeywordTop(passages: SearchHit[], keyword: SearchHit[], window: number): SearchHit[] {
+  const must = keyword.filter((h) => h.kind !== 'code').slice(0, PLAN_KEYWORD_KEEP).map((h) => h.chunkId);
+  const byId = new Map(passages.map((h) => [h.chunkId, h] as const));
+  return placeWithin(passages.map((h) => ({ id: h.chunkId, score: h.score })), must, window).map((r) => byId.get(r.id) as SearchHit);
 }
 
 /** Candidates (× k) the scope re-rank sees for a question that names a product or a code. */
