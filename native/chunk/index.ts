@@ -16,9 +16,10 @@ export { LIMITS } from './limits.js';
  * its translations side by side (`en.description`, `zh_CN.description`) is one passage per language.
  * 7: reStructuredText grid, simple and csv-table tables are read (they were skipped), and a directive
  * inside a note is its own block. 8: a Markdown admonition whose label the manual writes itself keeps
- * its line as written ("**WARNING: … freely.**").
+ * its line as written ("**WARNING: … freely.**"). 9: a MkDocs content tab (`=== "Python"`) is its label
+ * and its body read as Markdown (its code was one indented block with the fence lines in it).
  */
-export const CHUNKER_VERSION = 8;
+export const CHUNKER_VERSION = 9;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */

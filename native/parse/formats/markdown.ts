@@ -10,6 +10,8 @@ import type { TextAdapterInput } from './types.js';
 const FRONT_MATTER_RE = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)\s*(?:\r?\n|$)/;
 const MKDOCS_ADMONITION_RE = /^(?:!!!|\?\?\?\+?)\s*([A-Za-z]+)(?:\s+"([^"]*)")?[^\n]*(?:\n([\s\S]*))?$/;
 const GFM_ALERT_RE = /^\s*\[!([A-Za-z]+)\]\s*(?:\n|$)/;
+/** A content tab of MkDocs Material (pymdownx.tabbed): `=== "Python"`, its body indented below. */
+const MKDOCS_TAB_RE = /^===\+?[ \t]+"([^"\n]*)"[ \t]*(?:\n([\s\S]*))?$/;
 
 /** Markdown via marked's lexer (GFM): headings, paragraphs, lists, code, tables, admonitions. */
 export function parseMarkdown({ text, fileStem }: TextAdapterInput): ParsedDocument {
@@ -62,6 +64,25 @@ function walk(tokens: Token[], ctx: Ctx): void {
       }
       case 'paragraph': {
         const t = tok as Tokens.Paragraph;
+        const tab = MKDOCS_TAB_RE.exec(t.raw.replace(/\n+$/, ''));
+        if (tab) {
+          // The tab's label leads in to its body, which is Markdown indented four spaces: marked reads
+          // it as an indented code block (after a blank line) or as the paragraph's own lines.
+          let body = dedent(tab[2] ?? '');
+          const next = tokens[i + 1];
+          const after = tokens[i + 2];
+          if (!body.trim() && next?.type === 'space' && isIndentedCode(after)) {
+            body = (after as Tokens.Code).text;
+            i += 2;
+          } else if (!body.trim() && isIndentedCode(next)) {
+            body = (next as Tokens.Code).text;
+            i += 1;
+          }
+          const label = oneLine(tab[1] ?? '');
+          if (label) paragraph(`${label}:`, ctx);
+          walk(new Lexer({ gfm: true }).lex(body), ctx);
+          break;
+        }
         const mk = MKDOCS_ADMONITION_RE.exec(t.text);
         const kind = mk?.[1] ? admonitionKind(mk[1]) : null;
         if (mk && kind) {
@@ -287,4 +308,13 @@ function stripMarkdown(text: string): string {
     .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
     .replace(/(\*\*|__)(.+?)\1/g, '$2')
     .replace(/`([^`]+)`/g, '$1');
+}
+
+function isIndentedCode(tok: Token | undefined): boolean {
+  return tok?.type === 'code' && (tok as Tokens.Code).codeBlockStyle === 'indented';
+}
+
+/** Lines indented four spaces (or a tab), as the body of a MkDocs block: that indent removed. */
+function dedent(text: string): string {
+  return text.replace(/^(?: {4}|\t)/gm, '');
 }

@@ -112,6 +112,41 @@ describe('markdown admonitions as written', () => {
   });
 });
 
+describe('markdown content tabs (MkDocs Material)', () => {
+  it('reads a tab as its label leading in to its body, the body read as Markdown (code keeps no fence)', async () => {
+    const md = [
+      '# Watchdog',
+      '',
+      'Keep sending commands while the application waits.',
+      '',
+      '=== "Python"',
+      '',
+      '    ```python',
+      '    while waiting:',
+      '        await c.set_stop()',
+      '    ```',
+      '',
+      '=== "C++"',
+      '    ```cpp',
+      '    c.SetStop();',
+      '    ```',
+      '',
+      'Then the controller stays out of timeout.',
+      '',
+    ].join('\n');
+    const doc = await parseInline('watchdog.md', md);
+    const body = doc.blocks.filter((b) => b.kind !== 'heading').map((b) => [b.kind, b.text]);
+    expect(body).toEqual([
+      ['paragraph', 'Keep sending commands while the application waits.'],
+      ['paragraph', 'Python:'],
+      ['code', 'while waiting:\n    await c.set_stop()'],
+      ['paragraph', 'C++:'],
+      ['code', 'c.SetStop();'],
+      ['paragraph', 'Then the controller stays out of timeout.'],
+    ]);
+  });
+});
+
 describe('reStructuredText', () => {
   it('reads titles, lists, directives, list-tables and grid tables', async () => {
     const doc = await parseFile(join(FIXTURES, 'conveyor.rst'));
