@@ -17,7 +17,8 @@ export { LIMITS } from './limits.js';
  * 7: reStructuredText grid, simple and csv-table tables are read (they were skipped), and a directive
  * inside a note is its own block. 8: a Markdown admonition whose label the manual writes itself keeps
  * its line as written ("**WARNING: … freely.**"). 9: a MkDocs content tab (`=== "Python"`) is its label
- * and its body read as Markdown (its code was one indented block with the fence lines in it).
+ * and its body read as Markdown (its code was one indented block with the fence lines in it), and a
+ * code block's fence names the language the manual gives it (```python).
  */
 export const CHUNKER_VERSION = 9;
 
@@ -139,7 +140,7 @@ function renderPiece(run: Run, piece: Piece): string {
     const rb = run.blocks[unit.block]!;
     const slice = rb.text.slice(unit.start, run.units[v]!.end);
     // A code block (or the part of a long one in this chunk) is fenced, so it reads as code.
-    const text = rb.block.kind === 'code' ? fenceCode(slice.replace(/^\n+|\n+$/g, '')) : slice;
+    const text = rb.block.kind === 'code' ? fenceCode(slice.replace(/^\n+|\n+$/g, ''), rb.block.codeLang) : slice;
     // A definition continued from the previous chunk reads "term: rest…" on one line.
     if (u === startUnit && piece.context && piece.contextInline) {
       lines[0] = `${piece.context} ${text}`;

@@ -159,10 +159,10 @@ export function normalizeCode(text: string): string {
  * A code block as a passage shows it: fenced (```` ``` ````, longer when the code itself holds a
  * backtick run), so the answer builder and the viewer know where code starts and ends.
  */
-export function fenceCode(code: string): string {
+export function fenceCode(code: string, lang?: string): string {
   const longest = Math.max(2, ...[...code.matchAll(/^\s*(`{3,})/gm)].map((m) => (m[1] as string).length));
   const fence = '`'.repeat(longest + 1 > 3 ? longest + 1 : 3);
-  return `${fence}\n${code}\n${fence}`;
+  return `${fence}${lang ?? ''}\n${code}\n${fence}`;
 }
 
 /**

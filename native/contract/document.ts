@@ -42,6 +42,8 @@ export interface Block {
   rawHeader?: string;
   /** For step blocks: the number shown in the manual. */
   stepNumber?: number;
+  /** For code blocks: the language the manual names for it (```python, `.. code-block:: bash`). */
+  codeLang?: string;
   /** For definition blocks: the term being defined (text holds the definition). */
   term?: string;
   /** Set when the block's text was read by OCR from a scanned page: the page's mean word confidence, 0–100. */

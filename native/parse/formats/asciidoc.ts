@@ -119,7 +119,7 @@ class Walker {
       case 'listing':
       case 'literal':
         this.title(n);
-        this.b.add('code', n.getSource?.() ?? '');
+        this.b.code(n.getSource?.() ?? '', String(n.getAttribute('language', '') ?? ''));
         return;
       case 'olist':
       case 'ulist':

@@ -124,14 +124,14 @@ function walk(tokens: Token[], ctx: Ctx): void {
           const kind = admonitionKind(name);
           const body = t.text.replace(/^(?::[\w-]+:.*\n)+/, '');
           if (kind) b.admonition(kind, admonitionText(kind, normalizeInline(stripMarkdown([myst[2] ?? '', body].filter(Boolean).join('\n')))));
-          else if (/^(?:code|code-block|sourcecode)$/.test(name)) b.add('code', body);
+          else if (/^(?:code|code-block|sourcecode)$/.test(name)) b.code(body, myst[2]);
           else if (!/^(?:image|figure|toctree|contents|include|literalinclude|raw|eval-rst|math|mermaid)$/.test(name)) {
             if (myst[2]) paragraph(myst[2], ctx);
             walk(new Lexer({ gfm: true }).lex(body), ctx);
           }
           break;
         }
-        b.add('code', t.text);
+        b.code(t.text, t.codeBlockStyle === 'indented' ? null : t.lang);
         break;
       }
       case 'table': {

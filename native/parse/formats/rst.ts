@@ -271,7 +271,7 @@ function directive(name: string, arg: string, content: string[], ctx: Ctx): void
     return;
   }
   if (CODE_DIRECTIVES.has(name)) {
-    b.add('code', body.join('\n'));
+    b.code(body.join('\n'), name === 'parsed-literal' ? null : arg);
     return;
   }
   if (name === 'list-table') {

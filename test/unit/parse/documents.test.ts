@@ -112,6 +112,21 @@ describe('markdown admonitions as written', () => {
   });
 });
 
+describe('code blocks keep the language the manual names', () => {
+  it('AsciiDoc [source,lang] and HTML language-x classes', async () => {
+    const adoc = await parseInline('hal.adoc', '= HAL\n\n[source,tcl]\n----\nloadrt hm2_eth\n----\n\n----\nplain listing\n----\n');
+    expect(ofKind(adoc, 'code').map((b) => [b.text, b.codeLang])).toEqual([
+      ['loadrt hm2_eth', 'tcl'],
+      ['plain listing', undefined],
+    ]);
+    const html = await parseInline('flash.html', '<h1>Flash</h1><pre><code class="hljs language-bash">make flash</code></pre><pre>plain</pre>');
+    expect(ofKind(html, 'code').map((b) => [b.text, b.codeLang])).toEqual([
+      ['make flash', 'bash'],
+      ['plain', undefined],
+    ]);
+  });
+});
+
 describe('markdown content tabs (MkDocs Material)', () => {
   it('reads a tab as its label leading in to its body, the body read as Markdown (code keeps no fence)', async () => {
     const md = [

@@ -35,10 +35,10 @@ describe('RST passages', () => {
     expect(text).toContain('NOTE: The speed is in turns/s.');
     expect(text).toContain('Check the endstop wiring.');
   });
-  it('writes the heading as a heading and fences literal and code blocks', () => {
+  it('writes the heading as a heading and fences literal and code blocks, with the language a directive names', () => {
     expect(text.startsWith('# Homing\n')).toBe(true);
     expect(text).toContain('To enable homing at start-up, set the flag:\n```\nodrv0.axis0.config.startup_homing = True\n```');
-    expect(text).toContain('```\nodrv0.save_configuration()\n```');
+    expect(text).toContain('```python\nodrv0.save_configuration()\n```');
   });
 });
 
@@ -54,5 +54,13 @@ describe('Markdown passages', () => {
     const md = '## Flashing\n\nBefore flashing, check:\n\n- the bus is powered\n- the board is idle\n\n````\n```\nnested\n```\n````\n';
     const text = texts(parseMarkdown({ text: md, fileStem: 'flash' }));
     expect(text).toContain('## Flashing\nBefore flashing, check:\n- the bus is powered\n- the board is idle\n````\n```\nnested\n```\n````');
+  });
+  it('fences a code block with the language its fence, a MyST directive or a tab body names', () => {
+    const md = '# Flash\n\n```bash\nmoteus_tool --flash fw.elf\n```\n\n```{code-block} python\nc.set_stop()\n```\n\n=== "C++"\n\n    ```cpp\n    c.SetStop();\n    ```\nThen run:\n\n    make flash\n';
+    const text = texts(parseMarkdown({ text: md, fileStem: 'flash' }));
+    expect(text).toContain('```bash\nmoteus_tool --flash fw.elf\n```');
+    expect(text).toContain('```python\nc.set_stop()\n```');
+    expect(text).toContain('C++:\n```cpp\nc.SetStop();\n```');
+    expect(text).toContain('Then run:\n```\nmake flash\n```');
   });
 });
