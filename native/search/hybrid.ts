@@ -103,10 +103,36 @@ export async function hybridSearch(
       { name: 'vector' as const, hits: toRanked(vec) },
     ];
     const perLanguage = other ? { [other]: toRanked(otherVec) } : undefined;
-    ranked = fuseChannels(channels, k, fusion, perLanguage, qlang).map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
+    const fused = fuseChannels(channels, k, fusion, perLanguage, qlang).map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
+    ranked = siblingRowsByKeyword(fused, kw);
     rankings = { keyword: kw.map(toHit), vector: vec.map(toHit) };
   }
   return { query: req.query, hits: ranked.map(toHit), ms: performance.now() - t0, mode, rankings };
+}
+
+/**
+ * Rows of one table in the fused list, reordered among the places they hold by the keyword channel's
+ * order (the rows it did not rank keep theirs, after the ones it did). A table's rows are written to
+ * one template and differ by a word or a number ("Bank 1" / "Bank 2", "Joint 3"), so their vectors
+ * are near-identical and the model's order among them is noise; the words tell them apart.
+ */
+export function siblingRowsByKeyword(fused: ScoredChunk[], keyword: ScoredChunk[]): ScoredChunk[] {
+  const kwRank = new Map(keyword.map((h, i) => [h.chunk.id, i] as const));
+  const byFile = new Map<string, number[]>();
+  fused.forEach((h, i) => {
+    if (h.chunk.kind !== 'table-row') return;
+    const at = byFile.get(h.chunk.file);
+    if (at) at.push(i);
+    else byFile.set(h.chunk.file, [i]);
+  });
+  const out = fused.slice();
+  for (const places of byFile.values()) {
+    if (places.length < 2) continue;
+    const rows = places.map((i) => fused[i] as ScoredChunk);
+    const order = rows.map((h, j) => ({ h, j, r: kwRank.get(h.chunk.id) ?? Infinity })).sort((a, b) => a.r - b.r || a.j - b.j);
+    places.forEach((p, j) => (out[p] = { ...(order[j] as { h: ScoredChunk }).h, score: (fused[p] as ScoredChunk).score }));
+  }
+  return out;
 }
 
 async function embedQuery(embedder: QueryEmbedder | null, query: string, signal?: AbortSignal): Promise<Float32Array> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SearchFilters } from '../../../native/contract/api.js';
 import { hybridSearch } from '../../../native/search/hybrid.js';
 import { LibraryStore } from '../../../native/store/library-store.js';
-import { chunk, fakeEmbedder, record, storePerTest } from '../store/fixtures.js';
+import { chunk, DIMS, fakeEmbedder, record, storePerTest } from '../store/fixtures.js';
 
 const stores = storePerTest();
 
@@ -98,5 +98,29 @@ describe('hybridSearch', () => {
     calls.length = 0;
     await hybridSearch(spy, emb, { query: 'encoder cable', k: 5, filters: { lang: ['en'] } });
     expect(calls).toEqual([['en']]);
+  });
+});
+
+describe('rows of one table in a hybrid search', () => {
+  it('are ordered among themselves by keyword search: the model cannot tell rows of one template apart', async () => {
+    const rows = ['P0171=System Too Lean Bank 1', 'P0172=System Too Rich Bank 1', 'P0174=System Too Lean Bank 2', 'P0175=System Too Rich Bank 2'];
+    const guide = 'Engine running lean on one bank: a lean mixture on bank 1 or bank 2 points to a vacuum leak on that side.';
+    // The model's view: every row of the template nearly the same, Bank 1 rows a hair closer to the question.
+    const unit = (i: number, eps = 0) => Float32Array.from({ length: DIMS }, (_, j) => (j === 0 ? 1 : j === i ? eps : 0));
+    const vectors = [unit(1, 0.05), unit(2, 0.06), unit(3, 0.2), unit(4, 0.21), unit(5, 0.3)];
+    const store = await stores.open({ embedder: { id: 'fake:axes', dims: DIMS }, create: true });
+    const chunks = [...rows.map((t, i) => chunk('codes.properties', i, t, { kind: 'table-row', manual: 'Codes' })), chunk('fuel.md', 0, guide, { manual: 'Fuel trim' })];
+    await store.replaceFile(record('codes.properties', { title: 'Codes' }), chunks.slice(0, 4), vectors.slice(0, 4), []);
+    await store.replaceFile(record('fuel.md', { title: 'Fuel trim' }), chunks.slice(4), vectors.slice(4), []);
+    await store.compact();
+    const model = { embedQuery: async () => unit(1, 0.04) };
+    const q = 'engine running lean on bank 2';
+    const kw = await hybridSearch(store, model, { query: q, k: 5, mode: 'keyword' });
+    expect(kw.hits.filter((h) => h.kind === 'table-row')[0]?.text).toBe(rows[2]);
+    const vec = await hybridSearch(store, model, { query: q, k: 5, mode: 'vector' });
+    expect(vec.hits.findIndex((h) => h.text === rows[2])).toBeGreaterThan(0);
+    const hyb = await hybridSearch(store, model, { query: q, k: 5 });
+    const tableRows = hyb.hits.filter((h) => h.kind === 'table-row').map((h) => h.text);
+    expect(tableRows[0]).toBe(rows[2]);
   });
 });
