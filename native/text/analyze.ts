@@ -36,10 +36,10 @@ export const MAX_TOKEN_LENGTH = 64;
  * Bump when the scheme (or what the store indexes with it, see store/rows.ts) changes: indexed
  * tokens must then be rebuilt, and the next ingest re-indexes every file.
  */
-export const ANALYZER_VERSION = 4;
+export const ANALYZER_VERSION = 5;
 
 /**
- * The oldest analyzer whose index this one still searches: versions 3 and 4 only added thesaurus
+ * The oldest analyzer whose index this one still searches: versions 3, 4 and 5 only added thesaurus
  * words to jieba's dictionary (search mode still yields their dictionary sub-words, which the older
  * index mostly holds), so a pack built with version 2 is installed and searched as it is, a little
  * less precisely for the new words; a library re-indexes on its next ingest (no re-embedding).
@@ -85,7 +85,8 @@ function segmenter(): Segmenter {
   const { dict } = require('@node-rs/jieba/dict') as { dict: Uint8Array };
   const instance = Jieba.withDict(dict);
   const extra = new Set<string>();
-  for (const e of THESAURUS) for (const t of e.zh) if ([...t].length >= 2) extra.add(t.normalize('NFKC').toLowerCase());
+  // One word a line ("word freq"): a term with a space in it would make jieba reject the whole dictionary.
+  for (const e of THESAURUS) for (const t of e.zh) if ([...t].length >= 2 && !/\s/u.test(t)) extra.add(t.normalize('NFKC').toLowerCase());
   instance.loadDict(Buffer.from([...extra].map((w) => `${w} 2000`).join('\n') + '\n', 'utf8'));
   jieba = instance;
   return instance;
