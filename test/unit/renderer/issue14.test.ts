@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Block, IngestReport, Result, SearchResponse, CodeLookupResponse } from '../../../native/contract/index.js';
 import { structure, rowFields } from '../../../renderer/src/ui/structure.js';
-import { groupBlocks, rowCells } from '../../../renderer/src/features/source/BlocksView.js';
+import { groupBlocks, rowCells, shownText } from '../../../renderer/src/features/source/BlocksView.js';
 import { highlightTerms } from '../../../renderer/src/features/search/highlight.js';
 import { sectionRefs, sectionIs, signalOf } from '../../../renderer/src/features/answer/SafetyBox.js';
 import { ingestHeadline } from '../../../renderer/src/features/library/LibraryPage.js';
@@ -71,6 +71,15 @@ describe('the viewers keep a table together with its header', () => {
   });
   it('shows cells, not the pipes or the CSV line', () => {
     expect(rowCells(row(['**E-101**', 'Emergency stop'], { raw: '| **E-101** | Emergency stop |' }))).toEqual(['E-101', 'Emergency stop']);
+  });
+  it("shows a Markdown paragraph's words, not its link, code and emphasis marks; a step with its number", () => {
+    const p = (text: string, extra: Partial<Block> = {}): Block => ({ kind: 'paragraph', text, headingPath: [], page: null, ...extra });
+    expect(shownText(p('The timeout is set at [(listed in the reference)](../reference/configuration.md#timeout); use `nan` to disable it.'))).toBe(
+      'The timeout is set at (listed in the reference); use nan to disable it.',
+    );
+    expect(shownText(p('**WARNING: Any attached motor must be able to spin freely.**', { kind: 'admonition', admonition: 'WARNING' }))).toBe('WARNING: Any attached motor must be able to spin freely.');
+    expect(shownText(p('Fit the filter.', { kind: 'step', stepNumber: 3 }))).toBe('3. Fit the filter.');
+    expect(shownText(p('Set motor_position.rotor_to_output_ratio to 1/8 when 2 < ratio.'))).toBe('Set motor_position.rotor_to_output_ratio to 1/8 when 2 < ratio.');
   });
 });
 

@@ -90,7 +90,7 @@ export function BlocksView({ blocks, cited, query, lang }: { blocks: Block[]; ci
             <ul key={`l${g.items[0]}`} className="doc-list">
               {g.items.map((i) => (
                 <li key={i} ref={refFor(i)} className={cls(blocks[i]!, i)} data-cited={citedSet.has(i) || undefined}>
-                  {show(blocks[i]!.text)}
+                  {show(shownText(blocks[i]!))}
                 </li>
               ))}
             </ul>
@@ -104,7 +104,7 @@ export function BlocksView({ blocks, cited, query, lang }: { blocks: Block[]; ci
           const H = `h${level}` as 'h2';
           return (
             <H key={i} ref={refFor(i)} className={cls(b, i)} data-cited={isCited || undefined}>
-              {show(b.text)}
+              {show(shownText(b))}
             </H>
           );
         }
@@ -120,7 +120,7 @@ export function BlocksView({ blocks, cited, query, lang }: { blocks: Block[]; ci
           <p key={i} ref={refFor(i)} className={`${cls(b, i)}${signal ? ` doc-signal-${signal}` : ''}`} data-cited={isCited || undefined}>
             {b.kind === 'admonition' && b.admonition && !b.text.toUpperCase().startsWith(b.admonition) && <strong>{b.admonition}: </strong>}
             {b.kind === 'definition' && b.term && <strong>{b.term}: </strong>}
-            {show(text(b))}
+            {show(shownText(b))}
           </p>
         );
       })}
@@ -138,7 +138,13 @@ function admonitionTone(b: Block): 'danger' | 'warning' | 'caution' | 'notice' |
   return null;
 }
 
-function text(b: Block): string {
-  if (b.kind === 'step' && b.stepNumber !== undefined && !/^\d/.test(b.text)) return `${b.stepNumber}. ${b.text}`;
-  return b.text;
+/**
+ * A prose block's text as shown: inline marks as the manual wrote them (`**bold**`, `` `code` ``,
+ * `[text](link)`) rendered as their words, like table cells; a step with its number. Code blocks
+ * are shown as they are.
+ */
+export function shownText(b: Block): string {
+  const t = inlineText(b.text);
+  if (b.kind === 'step' && b.stepNumber !== undefined && !/^\d/.test(t)) return `${b.stepNumber}. ${t}`;
+  return t;
 }
