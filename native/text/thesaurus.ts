@@ -65,20 +65,42 @@ export function expandQuery(th: CompiledThesaurus, queryText: string, queryToken
   const own = new Set(queryTokens);
   const out: string[][] = [];
   const seen = new Set<string>();
-  for (const e of th.entries) {
+  const textHits = chineseMatches(th, norm);
+  th.entries.forEach((e, i) => {
     const hit =
-      e.textTriggers.some((t) => norm.includes(t)) ||
+      textHits.has(i) ||
       e.tokenEquals.some((t) => own.has(t)) ||
       e.tokenTriggers.some((seq) => containsSequence(queryTokens, seq));
-    if (!hit) continue;
+    if (!hit) return;
     for (const group of e.expansion) {
       const key = group.join(' ');
       if (group.every((t) => own.has(t)) || seen.has(key)) continue;
       seen.add(key);
       out.push(group);
     }
-  }
+  });
   return out;
+}
+
+/**
+ * The entries whose Chinese terms occur in the query, longest match first: a term found only inside
+ * a longer term of another entry does not count (步进 "stepper" inside 步进脉冲 "step pulse", 温度 inside
+ * 温度传感器), since Chinese writes compounds without spaces and the shorter word there is not the
+ * concept the longer one names.
+ */
+function chineseMatches(th: CompiledThesaurus, norm: string): Set<number> {
+  const found: { entry: number; start: number; end: number }[] = [];
+  th.entries.forEach((e, entry) => {
+    for (const t of e.textTriggers) {
+      for (let at = norm.indexOf(t); at >= 0; at = norm.indexOf(t, at + 1)) found.push({ entry, start: at, end: at + t.length });
+    }
+  });
+  const hits = new Set<number>();
+  for (const m of found) {
+    const inside = found.some((o) => o.entry !== m.entry && o.start <= m.start && o.end >= m.end && o.end - o.start > m.end - m.start);
+    if (!inside) hits.add(m.entry);
+  }
+  return hits;
 }
 
 function containsSequence(haystack: string[], needle: string[]): boolean {

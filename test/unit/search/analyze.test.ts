@@ -104,4 +104,17 @@ describe('analyzeQuery and the thesaurus', () => {
     // A one-character Chinese term must be a whole token, not part of a word (部门 = department).
     expect(expandQuery(th, '部门', analyze('部门'))).toEqual([]);
   });
+
+  it('matches Chinese terms longest first: a shorter term inside a longer one of another entry does not count', () => {
+    const th = compileThesaurus(
+      [
+        { en: ['stepper'], zh: ['步进'] },
+        { en: ['step pulse'], zh: ['步进脉冲'] },
+      ],
+      analyze,
+    );
+    expect(expandQuery(th, '软件产生步进脉冲', analyze('软件产生步进脉冲'))).toEqual([['step', 'puls']]);
+    // Outside the longer term the shorter one still counts.
+    expect(expandQuery(th, '步进电机和步进脉冲', analyze('步进电机和步进脉冲'))).toEqual([['stepper'], ['step', 'puls']]);
+  });
 });
