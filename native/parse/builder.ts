@@ -51,16 +51,16 @@ export class DocBuilder {
     this.path = Object.freeze(this.stack.map((h) => h.title)) as string[];
   }
 
-  /**
-   * Adds a block. Text is trimmed; empty blocks are dropped (a table row is kept when any cell
-   * has text). Returns the block, or null when it was dropped.
-   */
   /** A code block, with the language the manual names for it (the first word of a fence's info string). */
   code(rawText: string, lang?: string | null): Block | null {
     const name = /^[\w+#.-]{1,24}/.exec((lang ?? '').trim().replace(/^\{|\}$/g, ''))?.[0];
     return this.add('code', rawText, name ? { codeLang: name.toLowerCase() } : {});
   }
 
+  /**
+   * Adds a block. Text is trimmed; empty blocks are dropped (a table row is kept when any cell
+   * has text). Returns the block, or null when it was dropped.
+   */
   add(kind: Exclude<BlockKind, 'heading'>, rawText: string, extra: BlockExtra = {}): Block | null {
     const clean = stripInvisible(rawText);
     const text = kind === 'code' ? trimBlankLines(clean) : clean.trim();

@@ -331,16 +331,16 @@ function findFirst(n: HNode, pred: (n: HNode) => boolean): HNode | undefined {
   return undefined;
 }
 
-/**
- * Text content of an element. Block-level descendants start new lines; `pre` keeps whitespace;
- * `exclude` skips one descendant (an admonition's title); `ownOnly` skips nested lists/blocks.
- */
 /** The language a `<pre>` names: its own or its `<code>` child's `language-x` (or `lang-x`) class. */
 function codeLanguage(pre: HNode): string | null {
   const classes = [pre, ...(pre.children ?? []).filter((c) => c.name === 'code')].map((e) => e.attribs?.class ?? '').join(' ');
   return /(?:^|\s)lang(?:uage)?-([\w+#.-]+)/.exec(classes)?.[1] ?? null;
 }
 
+/**
+ * Text content of an element. Block-level descendants start new lines; `pre` keeps whitespace;
+ * `exclude` skips one descendant (an admonition's title); `ownOnly` skips nested lists/blocks.
+ */
 function textOf(n: HNode, pre = false, exclude?: HNode, ownOnly = false): string {
   let out = '';
   const visit = (node: HNode, top: boolean): void => {
