@@ -116,7 +116,7 @@ export async function hybridSearch(
  * one template and differ by a word or a number ("Bank 1" / "Bank 2", "Joint 3"), so their vectors
  * are near-identical and the model's order among them is noise; the words tell them apart.
  */
-export function siblingRowsByKeyword(fused: ScoredChunk[], keyword: ScoredChunk[]): ScoredChunk[] {
+function siblingRowsByKeyword(fused: ScoredChunk[], keyword: ScoredChunk[]): ScoredChunk[] {
   const kwRank = new Map(keyword.map((h, i) => [h.chunk.id, i] as const));
   const byFile = new Map<string, number[]>();
   fused.forEach((h, i) => {
