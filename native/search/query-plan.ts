@@ -10,7 +10,8 @@
  *   并且, 而且, 同时, 此外, 如果…) that opens a new question: a question word, "is there", or an
  *   auxiliary with its subject follows ("and what if…", "and which…", ", also do I…"); 和/与 only
  *   before a question word ("…和怎么处理"). So "power and ground wiring", "start and stop button",
- *   "hums but does not start" and 电源和地线 are never cut.
+ *   "hums but does not start" and 电源和地线 are never cut. A clause that opens with "before", "when",
+ *   "if"… and ends at a comma is the condition of the question after it, and is not cut off.
  * - A cut is kept only when both sides keep at least {@link MIN_TOPIC_TERMS} topic terms of their own
  *   after analysis (generic question words such as "mean", "next", "happen" do not count); otherwise
  *   the pieces are joined back. "What is alarm 9 and what does it mean" stays one query.
@@ -106,6 +107,9 @@ const CUTS: RegExp[] = [
   new RegExp(`\\s*[，,]\\s*(?=${ZH_QUESTION})`, 'gu'),
 ];
 
+/** The opening of a subordinate clause: a condition or a time, not a question. */
+const SUBORDINATE = /^\s*(?:before|after|when|whenever|while|if|once|since|until|unless|as soon as|every time)\b/i;
+
 /** Topic terms of a text: analysed tokens, minus generic words, minus Chinese sub-words of a longer token. */
 export function topicTerms(text: string): string[] {
   const toks = [...new Set(analyze(text))].filter((t) => !GENERIC.has(t));
@@ -132,6 +136,13 @@ export function splitClauses(query: string, opts: Pick<PlanOptions, 'minTopicTer
     }
   }
   cuts.sort((a, b) => a.start - b.start);
+  // A clause that opens with "before", "when", "if"… and ends at a comma is the condition of the
+  // question after it ("before I power the drive, what must I check"), not a question of its own.
+  for (let i = 0; i < cuts.length; i++) {
+    const from = i === 0 ? 0 : (cuts[i - 1] as { end: number }).end;
+    const cut = cuts[i] as { start: number; end: number };
+    if (SUBORDINATE.test(text.slice(from, cut.start)) && /^\s*,\s*$/.test(text.slice(cut.start, cut.end))) cuts.splice(i--, 1);
+  }
   // Pieces as spans of the question, so that joined pieces keep their connective as written.
   const spans: { start: number; end: number }[] = [];
   let pos = 0;

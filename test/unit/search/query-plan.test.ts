@@ -67,6 +67,18 @@ describe('splitClauses: cuts two-part questions at clause boundaries', () => {
     expect(splitClauses('What is alarm 9 and what does it mean, and what next?')).toEqual(['What is alarm 9 and what does it mean, and what next?']);
   });
 
+  it('a leading "before / when / if" clause is the condition of the question after its comma, not a part', () => {
+    expect(splitClauses('before I power up the hydraulic unit, what must I inspect on the pressure relief valve?')).toEqual([
+      'before I power up the hydraulic unit, what must I inspect on the pressure relief valve?',
+    ]);
+    expect(splitClauses('when the spindle drive trips, which fuse blows and how do I replace the cooling fan?')).toEqual([
+      'when the spindle drive trips, which fuse blows',
+      'how do I replace the cooling fan?',
+    ]);
+    // A plain clause before a comma still opens its own part.
+    expect(splitClauses('the spindle drive trips on start, which fuse blows?')).toEqual(['the spindle drive trips on start', 'which fuse blows?']);
+  });
+
   it('keeps at most three parts, the rest joined to the last', () => {
     const q = 'spindle belt slips - which tensioner bolt do I loosen - what torque for the motor plate - where is the belt part number';
     const parts = splitClauses(q);
