@@ -169,6 +169,11 @@ function makeScorer(question: string, passages: Candidate[], extraTerms: string[
   };
 }
 
+/** The documentation set a passage belongs to: the top folder of its file ('' when not known). */
+function docSet(p: Candidate): string {
+  return p.file?.split('/')[0] ?? '';
+}
+
 /** A passage's labels as words: its section path, manual title and file path (those it has). */
 function labelsOf(p: Candidate): string {
   return [p.section ?? '', p.manual ?? '', (p.file ?? '').replace(/[/_.-]+/g, ' ')].join('\n');
@@ -323,9 +328,18 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   }
   // A how-to question is answered by what to type or set: the primary passage's first code block (the
   // command, the configuration line) comes with its lead-in even when its words are not the question's.
+  // When the primary passage has none (an overview: "calibration is required when…"), the first code
+  // block of the next passage from the same documentation set does, when its lead-in carries a
+  // word of the question (the command is often a section of its own); never another product's.
   if (HOW_TO.test(question)) {
-    const code = units.find((u) => u.kind === 'code');
-    if (code && !chosen.has(code)) addGroup(withCompletion(units, code, false));
+    const own = docSet(pool[primary] as Candidate);
+    const group = (u: Unit) => withCompletion(perPassage[u.passage] as Unit[], u, false);
+    const code =
+      units.find((u) => u.kind === 'code') ??
+      perPassage
+        .flatMap((us, i) => (i === primary || docSet(pool[i] as Candidate) !== own ? [] : us))
+        .find((u) => u.kind === 'code' && group(u).some((g) => g.kind !== 'code' && g.score > 0));
+    if (code && !chosen.has(code)) addGroup(group(code));
   }
   // Other passages about the question (their best is close to the best of all) add their units that
   // carry the question's words (a code table row that names the symptom, the setting to change), each

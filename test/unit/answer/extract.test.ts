@@ -37,6 +37,16 @@ describe('passage units', () => {
 });
 
 describe('extractive selection', () => {
+  it("a how-to question whose best passage has no command gets the next one's from the same documentation set, never another product's", () => {
+    const overview = hit(['# Calibration', 'A new drive must be calibrated for its motor before it can run.', 'Calibration is required when:', '- the drive is new', '- the motor was changed'].join('\n'), { file: 'zx9/guides/calibration.md', manual: 'ZX9 Calibration', section: 'Calibration' });
+    const other = hit(['## Calibrating the spindle', 'Calibrate the spindle with:', '```', 'spindlectl --calibrate', '```'].join('\n'), { file: 'acme/spindle.md', manual: 'Acme Spindle', section: 'Calibrating the spindle' });
+    const command = hit(['## Calibration', 'With the firmware installed, calibrate the drive with:', '```', 'zx9tool --target 1 --calibrate', '```'].join('\n'), { file: 'zx9/reference/tools.md', manual: 'ZX9 Tools', section: 'Calibration' });
+    const text = extractParts('how do I calibrate a new motor on a ZX9 drive', [overview, other, command]).map((p) => p.text).join('\n');
+    expect(text).toContain('Calibration is required when:');
+    expect(text).toContain('zx9tool --target 1 --calibrate');
+    expect(text).not.toContain('spindlectl');
+  });
+
   it("the product's name does not lead to a passage that merely repeats it (its manual's passages all are about the product)", () => {
     const manual = { file: 'zx9/zx9-build-guide.pdf', manual: 'ZX9 Build Guide' };
     const answer = hit(['#### Print settings', 'Use a layer height of half the nozzle width, 4 perimeters and 40% infill.'].join('\n'), { ...manual, section: 'Printed parts > Print settings' });
