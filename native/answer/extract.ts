@@ -350,6 +350,22 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     if (u.kind === 'heading') continue;
     if (!addGroup(withCompletion(perPassage[u.passage] as Unit[], u, false))) break;
   }
+  // A paragraph is quoted without holes: sentences between two chosen ones of the same paragraph come
+  // too (the reason or the instruction often sits between the two that share the question's words),
+  // within the budget's slack.
+  for (const us of perPassage) {
+    const picked = us.filter((u) => chosen.has(u) && u.kind === 'sentence');
+    for (let j = 1; j < picked.length; j++) {
+      const a = us.indexOf(picked[j - 1] as Unit);
+      const b = us.indexOf(picked[j] as Unit);
+      const gap = us.slice(a + 1, b);
+      if (gap.length === 0 || gap.some((u) => u.kind !== 'sentence') || (us[a] as Unit).endsLine !== false || gap.some((u) => u.endsLine !== false)) continue;
+      const size = gap.reduce((n, u) => n + u.text.length, 0);
+      if (chars + size > maxChars * GROUP_SLACK) continue;
+      for (const u of gap) chosen.add(u);
+      chars += size;
+    }
+  }
   // Never end a part on a lead-in without what it introduces (a budget stop can leave one).
   for (const u of [...chosen]) {
     const us = perPassage[u.passage] as Unit[];

@@ -37,6 +37,18 @@ describe('passage units', () => {
 });
 
 describe('extractive selection', () => {
+  it('quotes a paragraph without holes: the sentences between two chosen ones of it come too', () => {
+    const para = hit(
+      'Second, the encoder magnet must be rigidly fixed to the shaft. No slip is allowed. In practice that means adhesive at every joint. Common adhesives are cyanoacrylate gel and epoxy. A printed spacer is glued to the rotor as well. A press fit around the magnet rarely holds.',
+      { file: 'zx9/troubleshooting/encoder.md', manual: 'ZX9 Encoder', section: 'Encoder > Magnet' },
+    );
+    const other = hit('The encoder reports its position over SPI.', { file: 'zx9/reference/encoder.md', manual: 'ZX9 Encoder', section: 'Encoder > Interface' });
+    const text = extractParts('encoder calibration fails, the magnet is held by a press fit and may slip on the shaft', [para, other]).map((p) => p.text).join(' ');
+    expect(text).toContain('magnet must be rigidly fixed to the shaft');
+    expect(text).toContain('A press fit around the magnet rarely holds.');
+    expect(text).toContain('Common adhesives are cyanoacrylate gel and epoxy.');
+  });
+
   it("a how-to question whose best passage has no command gets the next one's from the same documentation set, never another product's", () => {
     const overview = hit(['# Calibration', 'A new drive must be calibrated for its motor before it can run.', 'Calibration is required when:', '- the drive is new', '- the motor was changed'].join('\n'), { file: 'zx9/guides/calibration.md', manual: 'ZX9 Calibration', section: 'Calibration' });
     const other = hit(['## Calibrating the spindle', 'Calibrate the spindle with:', '```', 'spindlectl --calibrate', '```'].join('\n'), { file: 'acme/spindle.md', manual: 'Acme Spindle', section: 'Calibrating the spindle' });
