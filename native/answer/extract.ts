@@ -179,6 +179,8 @@ function labelsOf(p: Candidate): string {
   return [p.section ?? '', p.manual ?? '', (p.file ?? '').replace(/[/_.-]+/g, ' ')].join('\n');
 }
 
+/** Units between two quoted ones of a passage that are quoted too (outside one paragraph), so it reads without holes. */
+const MAX_GAP_UNITS = 4;
 /** Units a lead-in brings at most (a list, a procedure, a table, a code block). */
 const LIST_MAX = 12;
 /** How far past its budget a lead-in with its list, or a step with its procedure, may take the answer. */
@@ -350,16 +352,18 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     if (u.kind === 'heading') continue;
     if (!addGroup(withCompletion(perPassage[u.passage] as Unit[], u, false))) break;
   }
-  // A paragraph is quoted without holes: sentences between two chosen ones of the same paragraph come
-  // too (the reason or the instruction often sits between the two that share the question's words),
-  // within the budget's slack.
+  // A passage is quoted without holes: what lies between two chosen units comes too when it is the
+  // rest of their paragraph, or a few units under the same heading (the reason or the instruction often
+  // sits between the two that share the question's words), within the budget's slack.
   for (const us of perPassage) {
-    const picked = us.filter((u) => chosen.has(u) && u.kind === 'sentence');
+    const picked = us.filter((u) => chosen.has(u));
     for (let j = 1; j < picked.length; j++) {
       const a = us.indexOf(picked[j - 1] as Unit);
       const b = us.indexOf(picked[j] as Unit);
       const gap = us.slice(a + 1, b);
-      if (gap.length === 0 || gap.some((u) => u.kind !== 'sentence') || (us[a] as Unit).endsLine !== false || gap.some((u) => u.endsLine !== false)) continue;
+      const sameParagraph = (us[a] as Unit).kind === 'sentence' && (us[a] as Unit).endsLine === false && gap.every((u) => u.kind === 'sentence' && u.endsLine === false);
+      const shortRun = gap.length <= MAX_GAP_UNITS && !gap.some((u) => u.kind === 'heading');
+      if (gap.length === 0 || !(sameParagraph || shortRun)) continue;
       const size = gap.reduce((n, u) => n + u.text.length, 0);
       if (chars + size > maxChars * GROUP_SLACK) continue;
       for (const u of gap) chosen.add(u);

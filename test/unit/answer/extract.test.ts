@@ -37,6 +37,16 @@ describe('passage units', () => {
 });
 
 describe('extractive selection', () => {
+  it('quotes a passage without holes: a short run under the same heading between two chosen units comes too', () => {
+    const tuning = hit(
+      ['#### Not stiff enough', 'The drive holds position with its PID gains.', '', 'The gains act at the output, so a gearbox lowers the stiffness at the rotor by its ratio squared.', '', 'Retune, or raise kp and kd by the square of the ratio.', '', 'A drive with a gearbox barely holds position with the old gains.'].join('\n'),
+      { file: 'zx9/troubleshooting/tuning.md', manual: 'ZX9 Tuning', section: 'Tuning > Not stiff enough' },
+    );
+    const other = hit('The encoder reports its position over SPI.', { file: 'zx9/reference/encoder.md', manual: 'ZX9 Encoder', section: 'Encoder > Interface' });
+    const text = extractParts('since I fitted a gearbox the drive barely holds position', [tuning, other]).map((p) => p.text);
+    expect(text).toContain('Retune, or raise kp and kd by the square of the ratio.');
+  });
+
   it('quotes a paragraph without holes: the sentences between two chosen ones of it come too', () => {
     const para = hit(
       'Second, the encoder magnet must be rigidly fixed to the shaft. No slip is allowed. In practice that means adhesive at every joint. Common adhesives are cyanoacrylate gel and epoxy. A printed spacer is glued to the rotor as well. A press fit around the magnet rarely holds.',
