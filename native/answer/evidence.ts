@@ -148,8 +148,8 @@ export function contentTerms(question: string): string[] {
 }
 
 /** Tokens of a passage with its labels (section, manual, file path words). */
-export function passageTokens(h: Pick<SearchHit, 'text' | 'section' | 'manual' | 'file'>): Set<string> {
-  return new Set(analyze(`${h.text}\n${h.section}\n${h.manual}\n${h.file.replace(/[/_.-]+/g, ' ')}`));
+export function passageTokens(h: Pick<SearchHit, 'text'> & Partial<Pick<SearchHit, 'section' | 'manual' | 'file'>>): Set<string> {
+  return new Set(analyze(`${h.text}\n${h.section ?? ''}\n${h.manual ?? ''}\n${(h.file ?? '').replace(/[/_.-]+/g, ' ')}`));
 }
 
 /**

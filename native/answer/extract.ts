@@ -17,7 +17,7 @@ import type { CodeMatch, SearchHit } from '../contract/api.js';
 import type { Citation } from '../contract/answer.js';
 import { sentenceRanges } from '../chunk/sentences.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
-import { termAlternatives } from './evidence.js';
+import { passageTokens, sourceOf, termAlternatives } from './evidence.js';
 import { answerText } from './sanitize.js';
 
 export interface Unit {
@@ -148,7 +148,7 @@ export function termGroups(question: string, terms: string[]): string[][] {
 function makeScorer(question: string, passages: Candidate[], extraTerms: string[]): Scorer {
   const alts = termAlternatives(question);
   for (const t of extraTerms) if (!alts.has(t)) alts.set(t, []);
-  const sets = passages.map((p) => new Set(analyze(`${p.text}\n${labelsOf(p)}`)));
+  const sets = passages.map(passageTokens);
   const has = (t: string, set: Set<string>) =>
     set.has(t) || (alts.get(t) ?? []).some((g) => g.length > 0 && g.every((x) => set.has(x)));
   const weights = new Map<string, number>();
@@ -167,16 +167,6 @@ function makeScorer(question: string, passages: Candidate[], extraTerms: string[
     score: (text) => scoreSet(new Set(analyze(text))),
     passage: (i) => scoreSet(sets[i] ?? new Set()),
   };
-}
-
-/** The documentation set a passage belongs to: the top folder of its file ('' when not known). */
-function docSet(p: Candidate): string {
-  return p.file?.split('/')[0] ?? '';
-}
-
-/** A passage's labels as words: its section path, manual title and file path (those it has). */
-function labelsOf(p: Candidate): string {
-  return [p.section ?? '', p.manual ?? '', (p.file ?? '').replace(/[/_.-]+/g, ' ')].join('\n');
 }
 
 /** Units between two quoted ones of a passage that are quoted too (outside one paragraph), so it reads without holes. */
@@ -334,6 +324,7 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   // block of the next passage from the same documentation set does, when its lead-in carries a
   // word of the question (the command is often a section of its own); never another product's.
   if (HOW_TO.test(question)) {
+    const docSet = (p: Candidate) => sourceOf(p.file ?? '');
     const own = docSet(pool[primary] as Candidate);
     const group = (u: Unit) => withCompletion(perPassage[u.passage] as Unit[], u, false);
     const code =

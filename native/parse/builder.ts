@@ -53,7 +53,7 @@ export class DocBuilder {
 
   /** A code block, with the language the manual names for it (the first word of a fence's info string). */
   code(rawText: string, lang?: string | null): Block | null {
-    const name = /^[\w+#.-]{1,24}/.exec((lang ?? '').trim().replace(/^\{|\}$/g, ''))?.[0];
+    const name = /^[\w+#.-]{1,24}/.exec((lang ?? '').trim())?.[0];
     return this.add('code', rawText, name ? { codeLang: name.toLowerCase() } : {});
   }
 

@@ -200,10 +200,11 @@ export async function retrieve(
   // ahead of the passages, so each part's passage reaches the top five; a one-part question keeps all.
   const { leading, later } = parts.length > 0 ? capCodeHits(codeHits) : { leading: codeHits, later: [] };
   const room = Math.max(0, depth - leading.length);
-  const passages = parts.length > 0 ? keepKeywordTop(interleaved, fuseSourceHits(kwLists, depth), Math.max(PLAN_KEYWORD_KEEP, FIRST_PAGE - leading.length)) : interleaved;
+  const keywordRanking = fuseSourceHits(kwLists, depth);
+  const passages = parts.length > 0 ? keepKeywordTop(interleaved, keywordRanking, Math.max(PLAN_KEYWORD_KEEP, FIRST_PAGE - leading.length)) : interleaved;
   const hits = [...leading, ...passages.slice(0, room), ...later, ...passages.slice(room)].slice(0, k);
   const rankings = {
-    keyword: [...leading, ...fuseSourceHits(kwLists, depth), ...later].slice(0, depth),
+    keyword: [...leading, ...keywordRanking, ...later].slice(0, depth),
     vector: [...leading, ...fuseSourceHits(vecLists, depth), ...later].slice(0, depth),
   };
   const ms = round2(performance.now() - t0);
