@@ -116,11 +116,12 @@ export function BlocksView({ blocks, cited, query, lang }: { blocks: Block[]; ci
           );
         }
         const signal = b.kind === 'admonition' ? admonitionTone(b) : null;
+        const shown = shownText(b);
         return (
           <p key={i} ref={refFor(i)} className={`${cls(b, i)}${signal ? ` doc-signal-${signal}` : ''}`} data-cited={isCited || undefined}>
-            {b.kind === 'admonition' && b.admonition && !b.text.toUpperCase().startsWith(b.admonition) && <strong>{b.admonition}: </strong>}
+            {b.kind === 'admonition' && b.admonition && !shown.toUpperCase().startsWith(b.admonition) && <strong>{b.admonition}: </strong>}
             {b.kind === 'definition' && b.term && <strong>{b.term}: </strong>}
-            {show(shownText(b))}
+            {show(shown)}
           </p>
         );
       })}
