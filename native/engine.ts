@@ -197,6 +197,7 @@ class LocalEngine implements Engine {
       files: stats.files,
       chunks: stats.chunks,
       codes: stats.codes,
+      vectorsPending: stats.vectorsPending,
       sample: isSampleLibrary(local.dir, local.store.getFiles()),
     };
   }

@@ -184,6 +184,9 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
             `Format ${i.formatVersion}, chunker ${i.chunkerVersion}`,
             `Embedder: ${i.embedder ? `${i.embedder.id} (${i.embedder.dims}-d), hybrid search` : `none (keyword search + fault codes). ${addModelHint()}`}`,
             `${i.files} files, ${i.chunks} passages, ${i.codes} fault codes`,
+            ...(i.vectorsPending > 0
+              ? [`${i.vectorsPending} passages still without vectors (found by keyword meanwhile): run "manualdesk ingest" on the same folders to finish.`]
+              : []),
           ].join('\n'),
         );
       });

@@ -106,6 +106,8 @@ export interface IngestProgress {
   /** While a scanned PDF is OCR'd (phase 'parse'): the page just read and the file's page count. */
   page?: number;
   pageCount?: number;
+  /** What done and total count: files (absent), or passages (phase 'embed', vectors after every file is parsed). */
+  unit?: 'passages';
 }
 
 export interface ManualInfo {
@@ -133,6 +135,11 @@ export interface LibraryInfo {
   files: number;
   chunks: number;
   codes: number;
+  /**
+   * Passages still without vectors (a library with an embedding model whose last ingest was cancelled
+   * or stopped while embedding): found by keyword and code meanwhile; the next ingest embeds them.
+   */
+  vectorsPending: number;
   /**
    * The bundled fictional sample library: built by `npm start` from samples/library (its marker file,
    * native/library/layout.ts SAMPLE_MARKER_FILE), or holding nothing but manuals read from a

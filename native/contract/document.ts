@@ -172,4 +172,10 @@ export interface FileRecord {
   ingestedAt: string;
   /** Size/mtime stamp of the companion files read with the manual (metadata sidecar, code scheme file). */
   companions?: string;
+  /**
+   * True while the file's passages wait for their vectors (a library with an embedding model): its
+   * keyword rows and codes are searchable already; ingest embeds it after every file is parsed, and
+   * the next ingest finishes what a cancel or a crash left.
+   */
+  vectorsPending?: boolean;
 }

@@ -218,6 +218,8 @@ export async function embedWithCache(
   cache: EmbeddingCache,
   items: { hash: string; text: string }[],
   signal?: AbortSignal,
+  /** How many of `items` have their vector so far (those in the cache count from the start). */
+  onProgress?: (done: number) => void,
 ): Promise<Float32Array[]> {
   if (cache.embedderId !== embedder.id || cache.dims !== embedder.dims) {
     throw new EngineError(
@@ -228,6 +230,7 @@ export async function embedWithCache(
   const missing = new Map<string, string>();
   for (const { hash, text } of items) if (!cache.has(hash) && !missing.has(hash)) missing.set(hash, text);
   const pending = [...missing];
+  const known = items.length - pending.length;
   // Flush every slice so a cancelled or crashed ingest keeps what it already paid for.
   for (let start = 0; start < pending.length; start += EMBED_SLICE) {
     signal?.throwIfAborted();
@@ -235,6 +238,7 @@ export async function embedWithCache(
     const vectors = await embedder.embedDocuments(
       slice.map(([, text]) => text),
       signal,
+      onProgress && ((n) => onProgress(known + start + n)),
     );
     if (vectors.length !== slice.length) {
       throw new EngineError('INTERNAL', `The embedder returned ${vectors.length} vectors for ${slice.length} texts.`);

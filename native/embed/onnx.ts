@@ -252,11 +252,12 @@ export class OnnxEmbedder implements Embedder {
     return new OnnxEmbedder(id, dims, dtype, pooling, tokenizer, model, partial.opts, padId);
   }
 
-  async embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  async embedDocuments(texts: string[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<Float32Array[]> {
     const prefix = this.opts.passagePrefix ?? '';
     return this.embedBatched(
       texts.map((t) => prefix + t),
       signal,
+      onProgress,
     );
   }
 
@@ -287,7 +288,7 @@ export class OnnxEmbedder implements Embedder {
    * at most `batchSize` texts): short passages travel in large batches, long ones in small ones, and
    * little compute is spent on padding. Vectors come back in input order.
    */
-  private async embedBatched(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  private async embedBatched(texts: string[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<Float32Array[]> {
     if (this.disposed) throw new EngineError('INTERNAL', 'The embedder was already closed.');
     const unique = new Map<string, number>();
     const slot = texts.map((t) => {
@@ -303,6 +304,7 @@ export class OnnxEmbedder implements Embedder {
     const encoded = distinct.map((t) => this.encode(t));
     const order = encoded.map((_, i) => i).sort((a, b) => (encoded[a]?.length ?? 0) - (encoded[b]?.length ?? 0));
     const vectors = new Array<Float32Array>(distinct.length);
+    let finished = 0;
     for (const group of planBatches(order.map((i) => encoded[i]?.length ?? 0), this.opts.batchSize, this.opts.tokenBudget)) {
       signal?.throwIfAborted();
       const idx = group.map((k) => order[k] ?? 0);
@@ -314,6 +316,8 @@ export class OnnxEmbedder implements Embedder {
         const v = out[k];
         if (v) vectors[i] = v;
       });
+      finished += idx.length;
+      onProgress?.(Math.round((finished / distinct.length) * texts.length));
     }
     signal?.throwIfAborted();
     return slot.map((k) => vectors[k] as Float32Array);

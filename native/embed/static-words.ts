@@ -164,13 +164,14 @@ export class StaticWordsEmbedder implements Embedder {
     return out;
   }
 
-  async embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  async embedDocuments(texts: string[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i++) {
       if (i % 256 === 0) signal?.throwIfAborted();
       out.push(this.embedText(texts[i] ?? ''));
     }
     signal?.throwIfAborted();
+    onProgress?.(texts.length);
     return out;
   }
 

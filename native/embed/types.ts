@@ -3,7 +3,8 @@ export interface Embedder {
   /** Stable id recorded in the library, e.g. "onnx:multilingual-e5-small@<sha8>". */
   readonly id: string;
   readonly dims: number;
-  embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** Vectors in input order; `onProgress` (when given) hears how many of the texts are done, batch by batch. */
+  embedDocuments(texts: string[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<Float32Array[]>;
   embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array>;
   dispose(): Promise<void>;
 }

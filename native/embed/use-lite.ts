@@ -44,12 +44,13 @@ export class UseLiteEmbedder implements Embedder {
     }
   }
 
-  async embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  async embedDocuments(texts: string[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (let start = 0; start < texts.length; start += this.batchSize) {
       signal?.throwIfAborted();
       const rows = await this.live().embed(texts.slice(start, start + this.batchSize));
       for (const row of rows) out.push(normalise(row));
+      onProgress?.(out.length);
     }
     signal?.throwIfAborted();
     return out;

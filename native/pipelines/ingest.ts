@@ -1,17 +1,25 @@
 /**
- * Ingest pipeline: manual file → parse → chunk → fault codes → embed → store.
+ * Ingest pipeline: manual file → parse → chunk → fault codes → store, then → embed → store.
  *
  * Incremental: a file whose size and mtime (or, failing that, sha256) are unchanged is not touched;
  * changed files replace their chunks and codes in crash-safe batches (LibraryStore.replaceFiles: one
- * commit of files.json per batch of up to INGEST_BATCH files, their chunks embedded together);
- * a file that vanished from an ingested folder is removed for real. A file that cannot be read is
- * reported with the reason and skipped; the rest goes on.
+ * commit of files.json per batch of up to INGEST_BATCH files); a file that vanished from an ingested
+ * folder is removed for real. A file that cannot be read is reported with the reason and skipped; the
+ * rest goes on.
+ *
+ * Two phases where the library has an embedding model: every file is parsed and committed first,
+ * searchable by keyword and code as soon as its batch is; then the passages still without vectors
+ * are embedded, a few hundred at a time across files, each group committed as it is done
+ * (LibraryStore.attachVectors). Embedding takes minutes where parsing takes seconds; a cancel or a
+ * crash keeps every vector already committed (and every one computed, in the embedding cache), and
+ * the next ingest finishes the rest. A file whose every passage is in the embedding cache gets its
+ * vectors in the first phase.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { IngestProgress, IngestReport, IngestRequest, SkippedFile } from '../contract/api.js';
-import type { CodeRecord, FileRecord, OcrPageInfo } from '../contract/document.js';
+import type { Chunk, CodeRecord, FileRecord, OcrPageInfo } from '../contract/document.js';
 import { EngineError, toErrorData } from '../contract/errors.js';
 import { isSupportedFile, parseFile, readSidecar, resolveManualMeta, sidecarPaths } from '../parse/index.js';
 import { chunkDocument, CHUNKER_VERSION } from '../chunk/index.js';
@@ -37,6 +45,11 @@ export interface IngestDeps {
   libraryVersions: { chunkerVersion: number; analyzerVersion: number };
   /** OCR of scanned PDF pages: on by default (eng + chi_sim from npm); false switches it off. */
   ocr?: false | OcrOptions;
+  /**
+   * Called once every file is parsed and committed, before vectors are computed, with the code
+   * schemes the documents declared: the library's code index follows, so codes work meanwhile.
+   */
+  afterParse?: (schemes: Map<string, CodeScheme[]>) => Promise<void>;
 }
 
 export interface IngestHooks {
@@ -57,17 +70,18 @@ export async function ingestIntoLibrary(library: Library, req: IngestRequest, ho
   library.assertWritable();
   library.assertEmbedderForWrites();
   const store = library.store;
-  const { schemes, ...report } = await ingest(
+  // The learned schemes were saved by afterParse, with the code index.
+  const { schemes: _learned, ...report } = await ingest(
     {
       store,
       vectors: library.vectors,
       libraryVersions: { chunkerVersion: store.info.chunkerVersion, analyzerVersion: store.info.analyzerVersion },
       ...(ocr !== undefined ? { ocr } : {}),
+      afterParse: (schemes) => library.afterChange(schemes),
     },
     req,
     hooks,
   );
-  await library.afterChange(schemes);
   return report;
 }
 
@@ -192,10 +206,18 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
     report.removed += await storeWrite(deps.store, () => store.removeFiles(vanished));
   }
 
+  // Keyword search and codes for everything parsed; then the vectors (this run's files and any a
+  // cancelled or crashed run left).
+  if (report.files > 0 && store.pendingVectorFiles().length > 0) await storeWrite(store, () => store.ensureTextIndexes());
+  await deps.afterParse?.(report.schemes);
+  // Files whose text could not be indexed (a file the model fails on below keeps its text).
+  const unreadable = new Set(skipped.map((s) => s.file));
+  const embedded = await embedPending(deps, report, signal, progress);
+
   progress({ phase: 'store', done: total, total });
-  if (report.files > 0 || report.removed > 0) await store.compact();
+  if (report.files > 0 || report.removed > 0 || embedded > 0) await store.compact();
   // Every file now has text from this version: the library stops being stale.
-  if (stale && store.getFiles().every((rec) => seen.has(rec.file) && !skipped.some((s) => s.file === rec.file))) {
+  if (stale && store.getFiles().every((rec) => seen.has(rec.file) && !unreadable.has(rec.file))) {
     await store.setIndexVersions({ chunkerVersion: CHUNKER_VERSION, analyzerVersion: ANALYZER_VERSION });
   }
   report.seconds = Math.round((performance.now() - t0) / 10) / 100;
@@ -265,14 +287,107 @@ async function prepareFile(
   return { update: { record, chunks, vectors: null, codes }, pagesWithoutText: record.pagesWithoutText, ocrPages: doc.ocrPages ?? [], schemes };
 }
 
-/** Files per commit of files.json, and chunks (or texts to embed) that close a batch early. */
+/**
+ * Files per commit of files.json and chunks that close a batch early; passages embedded together
+ * (and committed together) when vectors follow.
+ */
 export const INGEST_BATCH = { files: 64, chunks: 2_000, embedTexts: 256 };
 
-/** Parsed files not yet committed: embedded together, committed together. */
+/**
+ * Embeds the passages of every file whose vectors are pending, in groups of about
+ * INGEST_BATCH.embedTexts passages across files, each group committed when done. Returns the number
+ * of passages given vectors. A file whose passages cannot be embedded stays searchable by keyword
+ * and is reported; the next run tries again.
+ */
+async function embedPending(
+  deps: IngestDeps,
+  report: IngestOutcome,
+  signal: AbortSignal | undefined,
+  progress: (p: IngestProgress) => void,
+): Promise<number> {
+  const vectors = deps.vectors;
+  const pending = deps.store.pendingVectorFiles();
+  if (!vectors || pending.length === 0) return 0;
+  const total = pending.reduce((n, f) => n + f.chunks, 0);
+  let done = 0;
+  const embedGroup = async (group: { file: string; chunks: Chunk[] }[]) => {
+    const texts = group.flatMap((g) => g.chunks.map(embeddingItem));
+    const last = group[group.length - 1]?.file ?? '';
+    const flat = await embedWithCache(vectors.embedder, vectors.cache, texts, signal, (n) =>
+      progress({ phase: 'embed', file: last, done: done + n, total, unit: 'passages' }),
+    );
+    signal?.throwIfAborted();
+    let at = 0;
+    const items = group.map((g) => ({ file: g.file, vectors: flat.slice(at, (at += g.chunks.length)) }));
+    await storeWrite(deps.store, () => deps.store.attachVectors(items));
+    done += texts.length;
+  };
+  // A cancel or the library's disk stops the run; any other failure is the file's own.
+  const throwUnlessFileFault = (err: unknown, file: string | undefined) => {
+    if (signal?.aborted || err instanceof LibraryWriteFailure || file === undefined) throw err;
+    report.skipped.push(vectorSkipLine(file, err));
+  };
+  const flush = async (group: { file: string; chunks: Chunk[] }[]) => {
+    if (group.length === 0) return;
+    try {
+      await embedGroup(group);
+      return;
+    } catch (err) {
+      if (group.length === 1) return throwUnlessFileFault(err, group[0]?.file);
+      if (signal?.aborted || err instanceof LibraryWriteFailure) throw err;
+    }
+    // One file's text failed the model: the others go on, each alone.
+    for (const g of group) {
+      try {
+        await embedGroup([g]);
+      } catch (one) {
+        throwUnlessFileFault(one, g.file);
+      }
+    }
+  };
+  progress({ phase: 'embed', done, total, unit: 'passages' });
+  // Groups by the records' passage counts; each group's passages are read in one scan.
+  const next = async (files: string[]) => {
+    signal?.throwIfAborted();
+    const read = await deps.store.fileChunks(files);
+    await flush(files.map((file) => ({ file, chunks: read.get(file) ?? [] })));
+  };
+  let group: string[] = [];
+  let size = 0;
+  for (const rec of pending) {
+    group.push(rec.file);
+    size += rec.chunks;
+    if (size >= INGEST_BATCH.embedTexts || group.length >= INGEST_BATCH.files) {
+      await next(group);
+      group = [];
+      size = 0;
+    }
+  }
+  await next(group);
+  progress({ phase: 'embed', done, total, unit: 'passages' });
+  return done;
+}
+
+/** What the embedding cache and the model are given for a passage. */
+function embeddingItem(c: Chunk): { hash: string; text: string } {
+  const text = embeddingText(c);
+  return { hash: embeddingKey(text), text };
+}
+
+/** The report line of a file that is searchable by keyword but whose passages could not be embedded. */
+function vectorSkipLine(file: string, err: unknown): SkippedFile {
+  const { reason, code } = skipLine(file, err);
+  return {
+    file,
+    code,
+    reason: `${reason} Its passages have no vectors yet: it is found by keyword and fault code, and the next ingest tries again.`,
+  };
+}
+
+/** Parsed files not yet committed: committed together. */
 class Batch {
   private items: Prepared[] = [];
   private chunks = 0;
-  private toEmbed = 0;
 
   constructor(
     private readonly deps: IngestDeps,
@@ -284,20 +399,17 @@ class Batch {
   add(p: Prepared): void {
     this.items.push(p);
     this.chunks += p.update.chunks.length;
-    const cache = this.deps.vectors?.cache;
-    if (cache) this.toEmbed += p.update.chunks.filter((c) => !cache.has(c.contentHash)).length;
   }
 
   get full(): boolean {
-    return this.items.length >= INGEST_BATCH.files || this.chunks >= INGEST_BATCH.chunks || this.toEmbed >= INGEST_BATCH.embedTexts;
+    return this.items.length >= INGEST_BATCH.files || this.chunks >= INGEST_BATCH.chunks;
   }
 
-  /** Embeds and commits the batch; when that fails for one file's sake, each file goes alone (and fails alone). */
+  /** Commits the batch; when that fails for one file's sake, each file goes alone (and fails alone). */
   async commit(counts: { done: number; total: number }): Promise<void> {
     const items = this.items;
     this.items = [];
     this.chunks = 0;
-    this.toEmbed = 0;
     if (items.length === 0) return;
     try {
       await this.write(items, counts);
@@ -316,29 +428,19 @@ class Batch {
   }
 
   private async write(items: Prepared[], counts: { done: number; total: number }): Promise<void> {
-    const last = items[items.length - 1]?.update.record.file;
     const vectors = this.deps.vectors;
-    let embedded: Float32Array[] = [];
-    const texts = items.flatMap((p) =>
-      p.update.chunks.map((c) => {
-        const text = embeddingText(c);
-        return { hash: embeddingKey(text), text };
-      }),
-    );
-    if (vectors && texts.length > 0) {
-      this.progress({ phase: 'embed', ...(last ? { file: last } : {}), ...counts });
-      embedded = await embedWithCache(vectors.embedder, vectors.cache, texts, this.signal);
+    const updates: FileUpdate[] = [];
+    for (const p of items) {
+      const texts = p.update.chunks.map(embeddingItem);
+      if (!vectors || texts.length === 0) updates.push(p.update);
+      // Every vector known already (a re-index, a file moved): no model, no second write.
+      else if (texts.every((t) => vectors.cache.has(t.hash))) {
+        updates.push({ ...p.update, vectors: await embedWithCache(vectors.embedder, vectors.cache, texts, this.signal) });
+      } else updates.push({ ...p.update, record: { ...p.update.record, vectorsPending: true } });
     }
     this.signal?.throwIfAborted();
     // One store event per file of the batch (what a progress bar names), then the one commit.
     for (const p of items) this.progress({ phase: 'store', file: p.update.record.file, ...counts });
-    let at = 0;
-    const updates = items.map((p) => {
-      const n = p.update.chunks.length;
-      const v = vectors && n > 0 ? embedded.slice(at, at + n) : null;
-      at += n;
-      return { ...p.update, vectors: v };
-    });
     await storeWrite(this.deps.store, () => this.deps.store.replaceFiles(updates));
     for (const p of items) this.account(p);
   }

@@ -28,7 +28,7 @@ import { failpoints } from './failpoints.js';
 import { allowedFiles, sqlIn, sqlString, whereClause } from './filters.js';
 import { LibraryLock } from './lock.js';
 import { countTerms } from './vocabulary.js';
-import { CHUNK_COLUMNS, chunkToRow, codeToRow, rowToChunk, rowToCode, type ChunkRow, type CodeRow } from './rows.js';
+import { CHUNK_COLUMNS, chunkToRow, codeToRow, rowToChunk, rowToCode, rowWithVector, type ChunkRow, type CodeRow } from './rows.js';
 import type { FtsPlan, LibraryMeta, ScoredChunk, StoreStats } from './types.js';
 
 /** Version of the on-disk layout; a library written by a newer ManualDesk is refused. */
@@ -120,9 +120,18 @@ function dot(a: Float32Array, b: Float32Array): number {
 export interface FileUpdate {
   record: FileRecord;
   chunks: Chunk[];
-  /** One vector per chunk when the library has an embedder; null otherwise. */
+  /**
+   * One vector per chunk when the library has an embedder; null otherwise, or when the record says
+   * its vectors are pending (they are added later by {@link LibraryStore.attachVectors}).
+   */
   vectors: Float32Array[] | null;
   codes: CodeRecord[];
+}
+
+/** The vectors of a file whose vectors were pending, one per committed passage in ordinal order. */
+export interface FileVectors {
+  file: string;
+  vectors: Float32Array[];
 }
 
 interface FilesJson {
@@ -230,6 +239,16 @@ export class LibraryStore {
     return this.meta.embedder !== null;
   }
 
+  /** True when vector searches go through the HNSW index (built by compact() on a big enough library). */
+  get vectorIndexBuilt(): boolean {
+    return this.vectorIndexed;
+  }
+
+  /** Committed files whose passages wait for their vectors (searchable by keyword and code meanwhile). */
+  pendingVectorFiles(): FileRecord[] {
+    return [...this.files.values()].filter((f) => f.vectorsPending === true);
+  }
+
   /** True when some file has passages in this language (or, recorded before languages were, may have). */
   hasPassagesIn(lang: Lang): boolean {
     for (const f of this.files.values()) if (f.chunks > 0 && (f.langs === undefined || f.langs.includes(lang))) return true;
@@ -274,6 +293,7 @@ export class LibraryStore {
       files: this.files.size,
       chunks: this.chunksTable ? await this.chunksTable.countRows() : 0,
       codes: this.codesTable ? await this.codesTable.countRows() : 0,
+      vectorsPending: this.pendingVectorFiles().reduce((n, f) => n + f.chunks, 0),
     };
   }
 
@@ -304,7 +324,10 @@ export class LibraryStore {
         const used = this.usedGenerations.get(file);
         const generation = Math.max(u.record.generation, (prev?.generation ?? 0) + 1, (used ?? 0) + 1);
         this.usedGenerations.set(file, generation);
-        u.chunks.forEach((c, i) => chunkRows.push(chunkToRow(c, generation, u.vectors?.[i] ?? null)));
+        // A pending file's rows hold a zero vector until attachVectors: no cosine neighbour of
+        // anything, and kept out of vector searches by vectorWhere.
+        const placeholder = u.record.vectorsPending && this.meta.embedder ? new Float32Array(this.meta.embedder.dims) : null;
+        u.chunks.forEach((c, i) => chunkRows.push(chunkToRow(c, generation, u.vectors?.[i] ?? placeholder)));
         for (const c of u.codes) codeRows.push(codeToRow(c, generation));
         committed.push({ ...u.record, generation, chunks: u.chunks.length, codes: u.codes.length });
         if (prev || used !== undefined) replaced.push({ file, generation });
@@ -330,6 +353,70 @@ export class LibraryStore {
         throw err;
       }
     });
+  }
+
+  /**
+   * Gives files whose vectors were pending their vectors: each committed row is rewritten with its
+   * vector in one merge (same generation, same analyzed text), then the records are committed without
+   * the pending mark. A crash between the two leaves the mark; the next run embeds the file again
+   * (from the embedding cache) and the merge is repeated, so the result is the same.
+   */
+  async attachVectors(items: FileVectors[]): Promise<void> {
+    await this.exclusive(async () => {
+      this.ensureWritable();
+      const emb = this.meta.embedder;
+      const tbl = this.chunksTable;
+      if (!emb) throw new EngineError('INVALID_INPUT', 'This library is keyword-only; vectors were given.');
+      const rows: ChunkRow[] = [];
+      const next = new Map(this.files);
+      const records = items.map(({ file }) => {
+        const rec = this.files.get(file);
+        if (!rec?.vectorsPending) throw new EngineError('INVALID_INPUT', `${file} has no passages waiting for vectors.`);
+        return rec;
+      });
+      const byFile = await this.fileRows(records);
+      for (const [i, { vectorsPending: _done, ...rec }] of records.entries()) {
+        const { file, vectors } = items[i] as FileVectors;
+        for (const v of vectors) {
+          if (v.length !== emb.dims) throw new EngineError('EMBEDDER_MISMATCH', `${file}: a vector has ${v.length} dimensions; the library uses ${emb.dims}.`);
+        }
+        const stored = byFile.get(file) ?? [];
+        if (stored.length !== vectors.length) {
+          throw new EngineError('INVALID_INPUT', `${file}: ${stored.length} passages but ${vectors.length} vectors.`);
+        }
+        stored.forEach((r, k) => rows.push(rowWithVector(r, vectors[k] as Float32Array)));
+        next.set(file, rec);
+      }
+      if (tbl && rows.length > 0) {
+        for (let i = 0; i < rows.length; i += ADD_BATCH) {
+          await tbl.mergeInsert(['id', 'generation']).whenMatchedUpdateAll().execute(rows.slice(i, i + ADD_BATCH) as unknown as Record<string, unknown>[]);
+        }
+      }
+      if (failpoints.afterAdd) throw new Error('failpoint: afterAdd');
+      await this.writeFiles(next);
+    });
+  }
+
+  /** Committed passages of files, each file's in reading order (what their vectors are made from); one scan. */
+  async fileChunks(files: string[]): Promise<Map<string, Chunk[]>> {
+    this.ensureOpen();
+    const records = files.flatMap((f) => this.files.get(f) ?? []);
+    return new Map([...(await this.fileRows(records))].map(([f, rows]) => [f, rows.map(rowToChunk)] as const));
+  }
+
+  /** The committed rows of files, every column but the vector, each file's in ordinal order; one scan. */
+  private async fileRows(records: FileRecord[]): Promise<Map<string, Record<string, unknown>[]>> {
+    const out = new Map<string, Record<string, unknown>[]>(records.map((r) => [r.file, []]));
+    const tbl = this.chunksTable;
+    if (!tbl || records.length === 0) return out;
+    const rows = (await tbl
+      .query()
+      .where(sqlIn('file', records.map((r) => r.file)))
+      .select([...CHUNK_COLUMNS, 'fts', 'fts_head'])
+      .toArray()) as Record<string, unknown>[];
+    for (const r of rows) if (this.isCommitted(r)) out.get(String(r.file))?.push(r);
+    for (const list of out.values()) list.sort((a, b) => Number(a.ordinal) - Number(b.ordinal));
+    return out;
   }
 
   /** Rewrites where each file's source is recorded (a pack names its documents by their place in the pack). */
@@ -379,11 +466,11 @@ export class LibraryStore {
         const rows = await tbl.countRows();
         const indexed = new Set((await tbl.listIndices()).map((i) => i.columns.join(',')));
         if (rows > 0) {
-          for (const column of ['fts', 'fts_head']) {
-            if (!indexed.has(column)) await tbl.createIndex(column, { config: ftsIndex(), replace: true });
-          }
+          await this.createTextIndexes(tbl, indexed);
           const threshold = this.opts.vectorIndexThreshold ?? DEFAULT_VECTOR_INDEX_THRESHOLD;
-          if (this.meta.embedder && !indexed.has('vector') && rows >= threshold) {
+          // Not over placeholder vectors: the index is built once every file has its vectors.
+          const pending = this.pendingVectorFiles().length > 0;
+          if (this.meta.embedder && !indexed.has('vector') && rows >= threshold && !pending) {
             await tbl.createIndex('vector', {
               // efConstruction 150 (default 300): the default took 476 s for 100k × 384-d on 2 cores.
               config: lancedb.Index.hnswSq({ distanceType: 'cosine', numPartitions: 1, efConstruction: 150 }),
@@ -396,6 +483,24 @@ export class LibraryStore {
       }
       if (this.codesTable) await this.codesTable.optimize(prune());
     });
+  }
+
+  /**
+   * Builds the full-text indexes when the chunks table has none yet (a new library), so keyword
+   * search works before compact(); rows added later are searched unindexed until then.
+   */
+  async ensureTextIndexes(): Promise<void> {
+    await this.exclusive(async () => {
+      this.ensureWritable();
+      const tbl = this.chunksTable;
+      if (tbl && (await tbl.countRows()) > 0) await this.createTextIndexes(tbl, new Set((await tbl.listIndices()).map((i) => i.columns.join(','))));
+    });
+  }
+
+  private async createTextIndexes(tbl: lancedb.Table, indexed: Set<string>): Promise<void> {
+    for (const column of ['fts', 'fts_head']) {
+      if (!indexed.has(column)) await tbl.createIndex(column, { config: ftsIndex(), replace: true });
+    }
   }
 
   /** Number of stored versions per table (1 each after compact()). */
@@ -474,7 +579,7 @@ export class LibraryStore {
     const only = filters?.lang?.length === 1 ? filters.lang[0] : undefined;
     const held = only !== undefined ? await this.languagePassages(only) : null;
     if (held) return this.scanPassages(held, v, k, filters);
-    const where = this.searchWhere(filters);
+    const where = this.vectorWhere(filters);
     if (where === null) return [];
     let q = tbl.vectorSearch(Array.from(v)).distanceType('cosine');
     // The HNSW index's scalar-quantised distances run ~0.13 below the true cosine (e5, 17k passages):
@@ -521,6 +626,7 @@ export class LibraryStore {
     const best: { i: number; score: number }[] = [];
     held.chunks.forEach((c, i) => {
       if (!this.isCommitted({ file: c.file, generation: held.generations[i] }) || (allowed !== null && !allowed.has(c.file))) return;
+      if (this.files.get(c.file)?.vectorsPending) return;
       const score = dot(v, held.vectors[i] as Float32Array) / (qn * (held.norms[i] as number));
       if (best.length === k && score <= (best[k - 1] as { score: number }).score) return;
       const at = best.findIndex((b) => b.score < score);
@@ -605,6 +711,15 @@ export class LibraryStore {
     if (!force && (await tbl.countRows()) === want) return [];
     const rows = (await tbl.query().select(['file', 'generation']).toArray()) as Record<string, unknown>[];
     return rows.filter((r) => !this.isCommitted(r));
+  }
+
+  /** searchWhere, less the files whose vectors are pending (their rows hold placeholders). */
+  private vectorWhere(filters?: SearchFilters): string | null {
+    const where = this.searchWhere(filters);
+    const pending = this.pendingVectorFiles().map((f) => f.file);
+    if (where === null || pending.length === 0) return where;
+    const fence = `NOT (${sqlIn('file', pending)})`;
+    return where ? `(${where}) AND ${fence}` : fence;
   }
 
   /** The filters' where clause plus the garbage fence; null when nothing can match. */
@@ -702,6 +817,7 @@ export class LibraryStore {
       return;
     }
     if (u.chunks.length === 0) return;
+    if (!u.vectors && u.record.vectorsPending) return;
     if (!u.vectors) {
       throw new EngineError(
         'EMBEDDER_MISMATCH',

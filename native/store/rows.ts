@@ -84,6 +84,13 @@ export function rowToChunk(r: Record<string, unknown>): Chunk {
   };
 }
 
+/** A stored chunk row as written (its analyzed text fields kept), with another vector. */
+export function rowWithVector(r: Record<string, unknown>, vector: Float32Array): ChunkRow {
+  const row = {} as Record<string, unknown>;
+  for (const col of CHUNK_COLUMNS) row[col] = typeof r[col] === 'bigint' ? Number(r[col]) : r[col];
+  return { ...(row as unknown as ChunkRow), fts: String(r.fts), fts_head: String(r.fts_head), vector: Array.from(vector) };
+}
+
 export interface CodeRow {
   file: string;
   generation: number;

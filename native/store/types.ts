@@ -20,6 +20,8 @@ export interface StoreStats {
   files: number;
   chunks: number;
   codes: number;
+  /** Passages of files whose vectors are pending (FileRecord.vectorsPending). */
+  vectorsPending: number;
 }
 
 /** One clause of a full-text query; a query's clauses are OR-ed ("should"), their scores summed. */

@@ -91,6 +91,10 @@ describe('library and pack helpers', () => {
     expect(progressLabel({ phase: 'done', done: 4, total: 4 })).toBe('Finished (4 of 4).');
     expect(progressLabel({ phase: 'store', file: 'a.md', done: 0, total: 2 })).toBe('Saving a.md (1 of 2)…');
     expect(progressLabel({ phase: 'store', done: 2, total: 2 })).toBe('Saving the library (2 of 2)…');
+    // Vectors after every file is in: counted in passages, and the technician told search works meanwhile.
+    expect(progressLabel({ phase: 'embed', file: 'b.pdf', done: 1200, total: 16515, unit: 'passages' })).toBe(
+      'Indexing the meaning of b.pdf (1,200 of 16,515 passages done)… Search by keyword and fault code works meanwhile.',
+    );
     expect(progressLabel(null)).toBe('Starting…');
     expect(packProgressLabel({ phase: 'verify', bytesDone: 1048576, bytesTotal: 4194304, filesDone: 1, filesTotal: 3 })).toBe(
       'Checking signature and checksums (1 of 3 files, 1.0 of 4.0 MB)…',

@@ -330,7 +330,7 @@ describe('LibraryStore replace and remove', () => {
     expect((await keywordSearch(s, 'belt tension', 5))[0]?.chunk.text).toContain('New procedure');
     expect((await s.allCodes()).map((c) => c.code)).toEqual(['ALARM:2']);
     expect(s.getFile('a.md')?.generation).toBe(2);
-    expect(await s.stats()).toEqual({ files: 1, chunks: 1, codes: 1 });
+    expect(await s.stats()).toEqual({ files: 1, chunks: 1, codes: 1, vectorsPending: 0 });
   });
 
   it('removes a file for real: not retrievable, old versions pruned, bytes gone', async () => {
@@ -370,7 +370,7 @@ describe('LibraryStore replace and remove', () => {
     await s.close();
 
     const s2 = await openStore({ embedder: null });
-    expect(await s2.stats()).toEqual({ files: 1, chunks: 1, codes: 0 });
+    expect(await s2.stats()).toEqual({ files: 1, chunks: 1, codes: 0, vectorsPending: 0 });
     expect((await keywordSearch(s2, 'gib strip', 5))[0]?.chunk.text).toContain('Old text');
     expect(await keywordSearch(s2, 'belt tension', 5)).toEqual([]);
     expect(s2.getFile('a.md')?.generation).toBe(1);
@@ -399,7 +399,7 @@ describe('LibraryStore replace and remove', () => {
     expect(await keywordSearch(s, 'gib strip', 5)).toEqual([]);
     await s.close();
     const s2 = await openStore({ embedder: null });
-    expect(await s2.stats()).toEqual({ files: 1, chunks: 1, codes: 0 });
+    expect(await s2.stats()).toEqual({ files: 1, chunks: 1, codes: 0, vectorsPending: 0 });
     expect((await keywordSearch(s2, 'belt tension', 5))[0]?.chunk.text).toContain('New text');
   });
 

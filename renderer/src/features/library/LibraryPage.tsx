@@ -38,6 +38,11 @@ const PHASE: Record<IngestProgress['phase'], [withFile: string, without: string]
 export function progressLabel(p: IngestProgress | null): string {
   if (!p) return 'Starting…';
   const [withFile, without] = PHASE[p.phase];
+  if (p.unit === 'passages') {
+    // Every file is in the library already; the vectors follow.
+    const count = p.total > 0 ? ` (${Math.min(p.done, p.total).toLocaleString('en')} of ${p.total.toLocaleString('en')} passages done)` : '';
+    return `${p.file ? `${withFile} ${p.file}` : without}${count}… Search by keyword and fault code works meanwhile.`;
+  }
   const count = p.total > 0 && p.phase !== 'scan' ? ` (${Math.min(p.done + (p.phase === 'done' ? 0 : 1), p.total)} of ${p.total})` : '';
   return `${p.file ? `${withFile} ${p.file}` : without}${count}${p.phase === 'done' ? '.' : '…'}`;
 }
@@ -109,9 +114,20 @@ export function LibraryPage({
     const ac = new AbortController();
     controller.current = ac;
     setJob({ kind: 'running', label, progress: null });
+    let listed = false;
     const res = await engine.ingest(
       { paths: list, ...(forceRead ? { force: true } : {}) },
-      { signal: ac.signal, onProgress: (p) => setJob((j) => (j.kind === 'running' ? { ...j, progress: p } : j)) },
+      {
+        signal: ac.signal,
+        onProgress: (p) => {
+          setJob((j) => (j.kind === 'running' ? { ...j, progress: p } : j));
+          // Vectors follow once every file is in the library: list the manuals now, they are searchable.
+          if (p.unit === 'passages' && !listed) {
+            listed = true;
+            onChanged();
+          }
+        },
+      },
     );
     controller.current = null;
     if (res.ok) {
@@ -249,6 +265,12 @@ export function LibraryPage({
 
       <h2>In the library</h2>
       {removeError && <ErrorNote message={removeError} />}
+      {!running && (library?.vectorsPending ?? 0) > 0 && (
+        <p className="notice" role="status">
+          {plural(library?.vectorsPending ?? 0, 'passage')} {library?.vectorsPending === 1 ? 'is' : 'are'} not indexed for meaning yet (the last adding stopped before it finished them). They are found by
+          keyword and fault code meanwhile. Add the same files or folders again to finish; nothing is read twice.
+        </p>
+      )}
       {sorted.length === 0 ? (
         <p className="status">No manuals yet. Add a file or a folder above.</p>
       ) : (
