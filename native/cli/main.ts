@@ -403,7 +403,7 @@ async function runBatch<T extends object>(
 /** How a keyword-only library gets semantic search: the installed model (if any) and the re-index command. */
 function addModelHint(): string {
   const found = installedEmbedder(modelSearchDirs());
-  const reindex = (dir: string) => `manualdesk ingest <your manual folders> --reindex --embedder onnx:${dir}`;
+  const reindex = (dir: string) => `manualdesk ingest <your manual folders> --embedder onnx:${dir}`;
   return found?.kind === 'onnx'
     ? `The embedding model ${found.modelId ?? found.dir} is installed; to add semantic search run: ${reindex(found.dir)}`
     : `To add semantic search, install an embedding model (npm run models:fetch in a source checkout, or manualdesk models add <model folder>), then run: ${reindex('<model folder>')}`;

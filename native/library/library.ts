@@ -44,21 +44,33 @@ export interface LibraryOpenOptions {
   modelOptional?: boolean;
 }
 
+/** A model given to a keyword-only library that holds manuals: adopted by its next write (ingest). */
+interface GivenModel {
+  embedder: Embedder;
+  spec: EmbedderSpec;
+}
+
 export class Library extends Disposable {
   private nameIndex: Promise<NameIndex> | null = null;
 
   private constructor(
     readonly dir: string,
     readonly store: LibraryStore,
-    readonly embedder: Embedder | null,
+    private searchEmbedder: Embedder | null,
     private cache: EmbeddingCache | null,
     private codeIndex: CodeIndex,
     /** Why writes are refused (a read-only open, a folder that cannot be written); null: writable. */
     readonly writeBlocked: EngineError | null,
     /** Whether the embedder is this library's own (disposed with it) or borrowed (a pack's). */
     private readonly ownsEmbedder: boolean,
+    private given: GivenModel | null = null,
   ) {
     super('The library');
+  }
+
+  /** The model the library's vectors are made with (null: keyword + fault codes only). */
+  get embedder(): Embedder | null {
+    return this.searchEmbedder;
   }
 
   /**
@@ -82,7 +94,14 @@ export class Library extends Disposable {
     const embedder = await createEmbedder(spec);
     try {
       const identity = embedder ? { id: embedder.id, dims: embedder.dims } : missing;
-      const options = { embedder: identity, create: opts.create === true, readOnly: opts.readOnly === true, chunkerVersion: CHUNKER_VERSION };
+      const options = {
+        embedder: identity,
+        create: opts.create === true,
+        readOnly: opts.readOnly === true,
+        chunkerVersion: CHUNKER_VERSION,
+        // A model named for a keyword-only library with manuals: ingest gives the library that model.
+        mayAdopt: opts.embedder !== undefined,
+      };
       let store: LibraryStore;
       let blocked: EngineError | null = opts.readOnly ? new EngineError('LIBRARY_READ_ONLY', READ_ONLY_ENGINE) : null;
       try {
@@ -94,10 +113,11 @@ export class Library extends Disposable {
         blocked = err;
       }
       try {
-        // The library remembers the model folder that built it, so search and ask find it without a flag.
-        if (spec.kind === 'onnx' && embedder && !blocked && store.info.embedder?.id === embedder.id && remembered?.dir !== path.resolve(spec.dir)) {
-          await writeJsonAtomic(path.join(dir, MODEL_FOLDER_FILE), { id: embedder.id, dir: path.resolve(spec.dir) }).catch(() => {});
+        if (embedder && store.info.embedder === null) {
+          // Keyword-only until its next ingest adopts the model (adoptGivenModel).
+          return new Library(dir, store, null, null, await loadCodeIndex(store), blocked, true, { embedder, spec });
         }
+        if (embedder && !blocked && spec.kind === 'onnx' && remembered?.dir !== path.resolve(spec.dir)) await rememberModelFolder(dir, spec, embedder);
         const cache = embedder ? EmbeddingCache.open(dir, embedder.id, embedder.dims) : null;
         return new Library(dir, store, embedder, cache, await loadCodeIndex(store), blocked, true);
       } catch (err) {
@@ -172,6 +192,22 @@ export class Library extends Disposable {
     if (this.writeBlocked) throw this.writeBlocked;
   }
 
+  /**
+   * A keyword-only library opened with a model named for it (ingest --embedder): records the model and
+   * marks every passage as waiting for its vectors, which the ingest then computes. Keyword search
+   * and codes keep working meanwhile. Does nothing otherwise.
+   */
+  async adoptGivenModel(): Promise<void> {
+    const given = this.given;
+    if (!given) return;
+    this.assertWritable();
+    await this.store.adoptEmbedder({ id: given.embedder.id, dims: given.embedder.dims });
+    this.given = null;
+    this.searchEmbedder = given.embedder;
+    this.cache = EmbeddingCache.open(this.dir, given.embedder.id, given.embedder.dims);
+    await rememberModelFolder(this.dir, given.spec, given.embedder);
+  }
+
   /** Ingest and removal need the embedder the library's vectors were made with. */
   assertEmbedderForWrites(): void {
     const recorded = this.store.info.embedder;
@@ -215,8 +251,15 @@ export class Library extends Disposable {
     this.cache?.close();
     this.cache = null;
     if (this.ownsEmbedder) await this.embedder?.dispose();
+    await this.given?.embedder.dispose();
     await this.store.close();
   }
+}
+
+/** The library remembers the model folder that built it, so search and ask find it without a flag. */
+async function rememberModelFolder(dir: string, spec: EmbedderSpec, embedder: Embedder): Promise<void> {
+  if (spec.kind !== 'onnx') return;
+  await writeJsonAtomic(path.join(dir, MODEL_FOLDER_FILE), { id: embedder.id, dir: path.resolve(spec.dir) }).catch(() => {});
 }
 
 

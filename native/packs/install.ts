@@ -217,7 +217,7 @@ export function checkAgainstSite(
         if (site.localFiles > 0 || otherVectors) {
           throw new EngineError(
             'EMBEDDER_MISMATCH',
-            `Pack "${m.id}" was indexed with "${e.id}", but this library is keyword-only and already holds manuals. Ask for a keyword-only pack, or re-index the library with "${e.id}".`,
+            `Pack "${m.id}" was indexed with "${e.id}", but this library is keyword-only and already holds manuals. Ask for a keyword-only pack, or give this library that model first (install it, then run manualdesk ingest <your manual folders> --embedder onnx:<its model folder>: nothing is parsed again) and import the pack again.`,
           );
         }
         adoptEmbedder = { id: e.id, dims: e.dims };

@@ -68,6 +68,7 @@ export interface IngestOutcome extends IngestReport {
  */
 export async function ingestIntoLibrary(library: Library, req: IngestRequest, hooks: IngestHooks = {}, ocr?: false | OcrOptions): Promise<IngestReport> {
   library.assertWritable();
+  await library.adoptGivenModel();
   library.assertEmbedderForWrites();
   const store = library.store;
   // The learned schemes were saved by afterParse, with the code index.

@@ -88,6 +88,11 @@ export interface OpenOptions {
   vectorIndexThreshold?: number;
   /** Most passages of one language held in memory for a vector search in that language (default IN_MEMORY_LANGUAGE_ROWS; 0: never). */
   inMemoryLanguageRows?: number;
+  /**
+   * A keyword-only library with files, given an embedder: open it keyword-only instead of refusing,
+   * so that adoptEmbedder() can give it that model (ingest --embedder on a library built without one).
+   */
+  mayAdopt?: boolean;
 }
 
 /** The passages of one language held in memory, each with its row's generation, vector and vector norm. */
@@ -205,7 +210,10 @@ export class LibraryStore {
       try {
         await store.checkEmbedder(opts.embedder);
         // A writer deletes what a killed run left; a reader cannot, so it fences those rows out of every search.
-        if (!opts.readOnly) await store.collectGarbage();
+        if (!opts.readOnly) {
+          await store.collectGarbage();
+          await store.undoHalfAdoption();
+        }
         else store.garbageFence = await store.uncommittedPredicate();
         store.vectorIndexed = await store.hasVectorIndex();
       } catch (err) {
@@ -246,7 +254,43 @@ export class LibraryStore {
 
   /** Committed files whose passages wait for their vectors (searchable by keyword and code meanwhile). */
   pendingVectorFiles(): FileRecord[] {
+    if (!this.meta.embedder) return [];
     return [...this.files.values()].filter((f) => f.vectorsPending === true);
+  }
+
+  /**
+   * Gives a keyword-only library an embedding model: every file with passages is marked as waiting for
+   * vectors, the chunks table gets a vector column of placeholders, then library.json records the
+   * model. Until its vectors are attached a file is found by keyword and code, as before. A crash
+   * before library.json is written leaves a keyword-only library; the next writer undoes the rest.
+   */
+  async adoptEmbedder(embedder: EmbedderIdentity): Promise<void> {
+    await this.exclusive(async () => {
+      this.ensureWritable();
+      if (this.meta.embedder) {
+        if (this.meta.embedder.id === embedder.id && this.meta.embedder.dims === embedder.dims) return;
+        throw new EngineError('EMBEDDER_MISMATCH', `The library at ${this.dir} already uses "${this.meta.embedder.id}"; ${NEW_LIBRARY_HINT}.`);
+      }
+      await this.writeFiles(new Map([...this.files].map(([k, r]) => [k, r.chunks > 0 ? { ...r, vectorsPending: true } : r] as const)));
+      const tbl = this.chunksTable;
+      if (tbl) {
+        if (await hasColumn(tbl, 'vector')) await tbl.dropColumns(['vector']);
+        const zeros = new Array<string>(embedder.dims).fill('0.0').join(',');
+        await tbl.addColumns([{ name: 'vector', valueSql: `arrow_cast(make_array(${zeros}), 'FixedSizeList(${embedder.dims}, Float32)')` }]);
+      }
+      if (failpoints.afterAdd) throw new Error('failpoint: afterAdd');
+      this.meta = { ...this.meta, embedder: { id: embedder.id, dims: embedder.dims } };
+      await writeJsonAtomic(path.join(this.dir, LIBRARY_FILE), this.meta);
+    });
+  }
+
+  /** A keyword-only library that an adoption left half done (killed before library.json): back to keyword-only. */
+  private async undoHalfAdoption(): Promise<void> {
+    if (this.meta.embedder) return;
+    if (this.chunksTable && (await hasColumn(this.chunksTable, 'vector'))) await this.chunksTable.dropColumns(['vector']);
+    if ([...this.files.values()].some((f) => f.vectorsPending)) {
+      await this.writeFiles(new Map([...this.files].map(([k, { vectorsPending: _mark, ...r }]) => [k, r] as const)));
+    }
   }
 
   /** True when some file has passages in this language (or, recorded before languages were, may have). */
@@ -795,6 +839,7 @@ export class LibraryStore {
       await writeJsonAtomic(path.join(this.dir, LIBRARY_FILE), this.meta);
       return;
     }
+    if (!have && this.opts.mayAdopt && !this.opts.readOnly) return; // keyword-only until adoptEmbedder()
     const recorded = have ? `"${have.id}" (${have.dims} dimensions)` : 'no embedding model (keyword-only)';
     throw new EngineError(
       'EMBEDDER_MISMATCH',
@@ -884,6 +929,10 @@ export class LibraryStore {
     this.ensureOpen();
     if (!this.lock) throw new EngineError('LIBRARY_READ_ONLY', 'The library was opened read-only.');
   }
+}
+
+async function hasColumn(tbl: lancedb.Table, name: string): Promise<boolean> {
+  return (await tbl.schema()).fields.some((f) => f.name === name);
 }
 
 /** A full-text plan as LanceDB query objects. */

@@ -22,7 +22,7 @@ const savedEnv = process.env.MANUALDESK_MODELS;
 
 const cli = runCliCaptured;
 
-const infoOf = async (lib: string) => JSON.parse((await cli(['info', '--library', lib, '--json'])).out) as { embedder: { id: string } | null };
+const infoOf = async (lib: string) => JSON.parse((await cli(['info', '--library', lib, '--json'])).out) as { embedder: { id: string } | null; vectorsPending: number };
 
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'md-default-embedder-'));
@@ -75,8 +75,19 @@ describe('a plain ingest', () => {
     expect((await cli(['ingest', manuals, '--library', lib, '--json'])).code).toBe(0);
     expect((await infoOf(lib)).embedder).toBeNull();
     const text = (await cli(['info', '--library', lib])).out;
-    expect(text).toContain('--reindex --embedder onnx:');
-    expect(text).toContain(join(models, 'multilingual-e5-small'));
+    expect(text).toContain(`manualdesk ingest <your manual folders> --embedder onnx:${join(models, 'multilingual-e5-small')}`);
+
+    // The command the info gives works: the library takes the model, every passage gets its vector
+    // (no file parsed again), and search needs no flag afterwards.
+    const adopt = await cli(['ingest', manuals, '--library', lib, '--embedder', `onnx:${join(models, 'multilingual-e5-small')}`, '--json']);
+    expect(adopt.code, adopt.err).toBe(0);
+    expect(JSON.parse(adopt.out)).toMatchObject({ files: 0, skipped: [] });
+    const after = await infoOf(lib);
+    expect(after.embedder?.id).toMatch(/^onnx:/);
+    expect(after).toMatchObject({ vectorsPending: 0 });
+    const s = await cli(['search', 'prime the pump', '--library', lib, '--json']);
+    expect(s.code, s.err).toBe(0);
+    expect((JSON.parse(s.out) as { mode: string }).mode).toBe('hybrid');
   });
 
   it('createEngine without newLibraryEmbedder stays keyword + codes (tests and CI)', async () => {

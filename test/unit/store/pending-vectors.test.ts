@@ -3,9 +3,11 @@
  * never returned by a vector search (their rows hold placeholders), never indexed by HNSW, and given
  * their vectors by attachVectors without a new generation.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { keywordSearch } from '../../../native/search/keyword.js';
-import { chunk, code, fakeEmbedder, record, storePerTest } from './fixtures.js';
+import { failpoints } from '../../../native/store/failpoints.js';
+import { LibraryStore } from '../../../native/store/library-store.js';
+import { chunk, code, fakeEmbedder, record, storePerTest, tempDir } from './fixtures.js';
 
 const stores = storePerTest();
 const emb = fakeEmbedder();
@@ -70,3 +72,83 @@ describe('files whose vectors are pending', () => {
   });
 });
 
+describe('a keyword-only library that takes a model', () => {
+  let cleanup = () => {};
+  afterEach(() => {
+    failpoints.afterAdd = false;
+    cleanup();
+  });
+
+  async function keywordLibrary(): Promise<{ dir: string; s: LibraryStore }> {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const s = await LibraryStore.open(t.dir, { embedder: null, create: true });
+    await s.replaceFiles([
+      { record: record('ready.md'), chunks: ready, vectors: null, codes: [] },
+      { record: record('wait.md'), chunks: waiting, vectors: null, codes: [code('wait.md', 'E-77', 'Pump seal leak')] },
+      { record: record('empty.md'), chunks: [], vectors: null, codes: [] },
+    ]);
+    await s.compact();
+    return { dir: t.dir, s };
+  }
+
+  it('is refused a model unless the open may adopt one; adopting marks every passage as waiting, searchable by keyword', async () => {
+    const { dir, s } = await keywordLibrary();
+    await s.close();
+    const identity = { id: emb.id, dims: emb.dims };
+    await expect(LibraryStore.open(dir, { embedder: identity })).rejects.toThrow(/keyword-only/);
+    const a = await LibraryStore.open(dir, { embedder: identity, mayAdopt: true });
+    try {
+      expect(a.info.embedder).toBeNull();
+      await a.adoptEmbedder(identity);
+      expect(a.info.embedder).toEqual(identity);
+      expect(a.pendingVectorFiles().map((f) => f.file).sort()).toEqual(['ready.md', 'wait.md']);
+      expect((await a.stats()).vectorsPending).toBe(4);
+      expect((await keywordSearch(a, 'pump seal kit', 3))[0]?.chunk.file).toBe('wait.md');
+      expect(await a.vectorSearch(await emb.embedQuery('pump seal'), 10)).toEqual([]);
+      for (const file of ['ready.md', 'wait.md']) {
+        const chunks = (await a.fileChunks([file])).get(file) ?? [];
+        await a.attachVectors([{ file, vectors: await emb.embedDocuments(chunks.map((c) => c.text)) }]);
+      }
+      expect((await a.vectorSearch(await emb.embedQuery('pump seal kit'), 1))[0]?.chunk.file).toBe('wait.md');
+      // New files now come with vectors, as in any library with a model.
+      const more = [chunk('more.md', 0, 'Grease the spindle bearing weekly.')];
+      await a.replaceFiles([{ record: record('more.md'), chunks: more, vectors: await emb.embedDocuments(more.map((c) => c.text)), codes: [] }]);
+      expect((await a.vectorSearch(await emb.embedQuery('grease spindle bearing'), 1))[0]?.chunk.file).toBe('more.md');
+    } finally {
+      await a.close();
+    }
+    // Reopened: the model is the library's now.
+    const b = await LibraryStore.open(dir, { embedder: identity });
+    expect(b.info.embedder).toEqual(identity);
+    await b.close();
+  });
+
+  it('a crash halfway through adopting leaves a keyword-only library that the next writer tidies', async () => {
+    const { dir, s } = await keywordLibrary();
+    await s.close();
+    const identity = { id: emb.id, dims: emb.dims };
+    const a = await LibraryStore.open(dir, { embedder: identity, mayAdopt: true });
+    failpoints.afterAdd = true;
+    await expect(a.adoptEmbedder(identity)).rejects.toThrow(/failpoint/);
+    failpoints.afterAdd = false;
+    await a.close();
+
+    const k = await LibraryStore.open(dir, { embedder: null });
+    try {
+      expect(k.info.embedder).toBeNull();
+      expect(k.getFiles().some((f) => f.vectorsPending)).toBe(false);
+      expect((await k.stats()).vectorsPending).toBe(0);
+      // Keyword rows (no vector) can be added again: the placeholder column is gone.
+      await k.replaceFiles([{ record: record('more.md'), chunks: [chunk('more.md', 0, 'Grease the spindle bearing weekly.')], vectors: null, codes: [] }]);
+      expect((await keywordSearch(k, 'grease spindle bearing', 1))[0]?.chunk.file).toBe('more.md');
+    } finally {
+      await k.close();
+    }
+    // And the model can still be adopted.
+    const again = await LibraryStore.open(dir, { embedder: identity, mayAdopt: true });
+    await again.adoptEmbedder(identity);
+    expect(again.pendingVectorFiles().map((f) => f.file).sort()).toEqual(['more.md', 'ready.md', 'wait.md']);
+    await again.close();
+  });
+});
