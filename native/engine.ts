@@ -33,7 +33,8 @@ import { IdleCollector } from './idle-gc.js';
 import { installedEmbedder, modelSearchDirs, specForRecorded } from './model-discovery.js';
 import { libraryDiskError } from './store/disk-errors.js';
 import { VOCABULARY_COUNT_CAP } from './store/vocabulary.js';
-import { Library } from './library/library.js';
+import { Library, type GivenModel } from './library/library.js';
+import { createEmbedder, type EmbedderSpec } from './embed/models.js';
 import { listManuals, openSource } from './library/documents.js';
 import { assertLibraryFolder, isSampleLibrary, prepareNewLibraryFolder, sampleSourcesOf } from './library/folders.js';
 import { clampK, lookupCodes, retrieve, validateQuery, type Retrieval, type RetrieveRequest } from './search/retriever.js';
@@ -59,6 +60,12 @@ export interface Engine extends EngineApi, PackMethods {
 export async function createEngine(config: EngineConfig): Promise<Engine> {
   configureNativeThreads();
   return new LocalEngine(config);
+}
+
+/** What a technician calls an installed embedding model: its manifest id, else its folder. */
+function modelName(spec: EmbedderSpec | null): string | null {
+  if (!spec) return null;
+  return spec.kind === 'onnx' ? (spec.modelId ?? path.basename(spec.dir)) : spec.kind;
 }
 
 /** Settings read from the environment here, and only here. */
@@ -198,6 +205,7 @@ class LocalEngine implements Engine {
       chunks: stats.chunks,
       codes: stats.codes,
       vectorsPending: stats.vectorsPending,
+      modelToAdd: local.keywordOnly ? modelName(installedEmbedder(this.modelDirs)) : null,
       sample: isSampleLibrary(local.dir, local.store.getFiles()),
     };
   }
@@ -277,7 +285,24 @@ class LocalEngine implements Engine {
   // ---- writes ----------------------------------------------------------------------------------
 
   ingest(req: IngestRequest, hooks: EngineHooks = {}): Promise<Result<IngestReport>> {
-    return this.write(async () => ingestIntoLibrary(await this.openForWriting(true), req, hooks));
+    return this.write(async () => {
+      const local = await this.openForWriting(true);
+      if (req.completeVectors && local.keywordOnly) await local.adoptGivenModel(await this.installedModel());
+      return ingestIntoLibrary(local, req, hooks);
+    });
+  }
+
+  /** The installed embedding model a keyword-only library can take (IngestRequest.completeVectors). */
+  private async installedModel(): Promise<GivenModel> {
+    const spec = installedEmbedder(this.modelDirs);
+    const embedder = spec ? await createEmbedder(spec) : null;
+    if (!spec || !embedder) {
+      throw new EngineError(
+        'MODEL_MISSING',
+        `No search model (embedding model) is installed in ${this.modelDirs.join(' or ')}. Import a model pack on the Packs screen, or install one with "manualdesk models add <model folder>", then turn search by meaning on again. Keyword search and fault codes work without it.`,
+      );
+    }
+    return { embedder, spec };
   }
 
   removeFiles(files: string[]): Promise<Result<{ removed: number }>> {

@@ -60,7 +60,8 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
         bar?.stop();
         exitCode = emit(io, res, opts.json, (r) => {
           const lines = [
-            `Indexed ${r.files} file(s), ${r.chunks} passage(s) in ${r.seconds} s; ${r.unchanged} unchanged, ${r.removed} removed.`,
+            `Indexed ${r.files} file(s), ${r.chunks} passage(s) in ${r.seconds} s; ${r.unchanged} unchanged, ${r.removed} removed.` +
+              (r.embedded ? ` ${r.embedded} passage(s) indexed for meaning.` : ''),
           ];
           for (const s of r.skipped) lines.push(`  skipped ${terminalName(s.file)}: ${s.reason}`);
           for (const p of r.pagesNeedingOcr) lines.push(`  ${p.file}: pages without text (need OCR): ${p.pages.join(', ')}`);

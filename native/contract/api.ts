@@ -67,9 +67,16 @@ export interface SkippedFile {
 }
 
 export interface IngestRequest {
+  /** Files and folders to add or update; may be empty with completeVectors. */
   paths: string[];
   /** Re-parse and re-embed even unchanged files. */
   force?: boolean;
+  /**
+   * Make every passage searchable by meaning: a keyword-only library first takes the installed
+   * embedding model (the first in the manifest's order); then every passage still without a vector
+   * (all of them, or what a cancelled run left) gets one, keyword search and codes working meanwhile.
+   */
+  completeVectors?: boolean;
 }
 
 export interface IngestReport {
@@ -95,6 +102,8 @@ export interface IngestReport {
    * headings only; scanned PDF pages are in pagesNeedingOcr instead): recorded, but nothing can find them.
    */
   withoutText?: string[];
+  /** Passages given their vectors in this run's vector phase (absent: none). */
+  embedded?: number;
   seconds: number;
 }
 
@@ -140,6 +149,8 @@ export interface LibraryInfo {
    * or stopped while embedding): found by keyword and code meanwhile; the next ingest embeds them.
    */
   vectorsPending: number;
+  /** A keyword-only library: the installed embedding model it can take (IngestRequest.completeVectors); else null. */
+  modelToAdd: string | null;
   /**
    * The bundled fictional sample library: built by `npm start` from samples/library (its marker file,
    * native/library/layout.ts SAMPLE_MARKER_FILE), or holding nothing but manuals read from a

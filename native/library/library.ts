@@ -45,7 +45,7 @@ export interface LibraryOpenOptions {
 }
 
 /** A model given to a keyword-only library that holds manuals: adopted by its next write (ingest). */
-interface GivenModel {
+export interface GivenModel {
   embedder: Embedder;
   spec: EmbedderSpec;
 }
@@ -192,14 +192,22 @@ export class Library extends Disposable {
     if (this.writeBlocked) throw this.writeBlocked;
   }
 
+  /** True when the library has no embedding model yet (keyword + fault codes only). */
+  get keywordOnly(): boolean {
+    return this.store.info.embedder === null;
+  }
+
   /**
-   * A keyword-only library opened with a model named for it (ingest --embedder): records the model and
-   * marks every passage as waiting for its vectors, which the ingest then computes. Keyword search
-   * and codes keep working meanwhile. Does nothing otherwise.
+   * A keyword-only library takes a model: the one named for it when it was opened (ingest --embedder),
+   * or `model` (the app's "turn on search by meaning"; owned by the library from here on). Records the
+   * model and marks every passage as waiting for its vectors, which the ingest then computes. Keyword
+   * search and codes keep working meanwhile. Does nothing when there is no model to adopt.
    */
-  async adoptGivenModel(): Promise<void> {
-    const given = this.given;
+  async adoptGivenModel(model?: GivenModel): Promise<void> {
+    if (model && this.given && this.given.embedder !== model.embedder) await this.given.embedder.dispose();
+    const given = model ?? this.given;
     if (!given) return;
+    this.given = given;
     this.assertWritable();
     await this.store.adoptEmbedder({ id: given.embedder.id, dims: given.embedder.dims });
     this.given = null;

@@ -137,7 +137,8 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
   const { store } = deps;
   const signal = hooks.signal;
   const progress = hooks.onProgress ?? (() => {});
-  if (req.paths.length === 0) {
+  // No paths: only the vectors still to compute (IngestRequest.completeVectors).
+  if (req.paths.length === 0 && req.completeVectors !== true) {
     throw new EngineError('INVALID_INPUT', 'No files or folders given. Name at least one manual file or folder to add.');
   }
 
@@ -214,6 +215,7 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
   // Files whose text could not be indexed (a file the model fails on below keeps its text).
   const unreadable = new Set(skipped.map((s) => s.file));
   const embedded = await embedPending(deps, report, signal, progress);
+  if (embedded > 0) report.embedded = embedded;
 
   progress({ phase: 'store', done: total, total });
   if (report.files > 0 || report.removed > 0 || embedded > 0) await store.compact();

@@ -62,10 +62,14 @@ export const codeLookupRequestSchema = z.strictObject({
 }) satisfies z.ZodType<CodeLookupRequest>;
 
 /** Over HTTP and IPC, ingest takes paths only; progress hooks stay inside the engine process. */
-export const ingestRequestSchema = z.strictObject({
-  paths: z.array(pathText).min(1, 'must list at least one path').max(MAX_LIST),
-  force: z.boolean().optional(),
-}) satisfies z.ZodType<IngestRequest>;
+export const ingestRequestSchema = z
+  .strictObject({
+    paths: z.array(pathText).max(MAX_LIST),
+    force: z.boolean().optional(),
+    completeVectors: z.boolean().optional(),
+  })
+  // No paths only to complete the vectors (turning search by meaning on, finishing a cancelled run).
+  .refine((r) => r.paths.length > 0 || r.completeVectors === true, { message: 'must list at least one path', path: ['paths'] }) satisfies z.ZodType<IngestRequest>;
 
 /** A question; earlier turns travel with it (the engine keeps no conversation state). */
 export const askRequestSchema = z.strictObject({

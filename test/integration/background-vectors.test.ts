@@ -99,6 +99,7 @@ describe('ingest with a model: keyword rows first, vectors after', () => {
     const report = await ingest({ store: s, vectors: { embedder: counting, cache }, libraryVersions: versions, ocr: false }, { paths: [docs()] });
     expect(report.files).toBe(0);
     expect(report.unchanged).toBe(6);
+    expect(report.embedded).toBe(pendingAfterCancel);
     expect((await s.stats()).vectorsPending).toBe(0);
     expect(s.pendingVectorFiles()).toEqual([]);
     expect(embeddedTexts).toBeLessThanOrEqual(pendingAfterCancel);
@@ -134,6 +135,13 @@ describe('ingest with a model: keyword rows first, vectors after', () => {
     expect((await keywordSearch(s, 'gizmo bearing grease', 3))[0]?.chunk.file).toBe('odd.md');
     // The other manuals got their vectors.
     expect((await s.stats()).vectorsPending).toBe(s.getFile('odd.md')?.chunks);
+
+    // "Finish now" (no paths): only the waiting vectors, with a model that can read the text.
+    const finish = await ingest({ store: s, vectors: { embedder: base, cache }, libraryVersions: versions, ocr: false }, { paths: [], completeVectors: true });
+    expect(finish).toMatchObject({ files: 0, unchanged: 0, skipped: [], embedded: s.getFile('odd.md')?.chunks });
+    expect(s.pendingVectorFiles()).toEqual([]);
+    // No paths without completeVectors is a mistake, as before.
+    await expect(ingest({ store: s, vectors: { embedder: base, cache }, libraryVersions: versions, ocr: false }, { paths: [] })).rejects.toThrow(/No files or folders given/);
   });
 
   it('a file whose every passage is in the embedding cache gets its vectors at once (no second phase)', async () => {

@@ -103,3 +103,66 @@ describe('a plain ingest', () => {
     }
   });
 });
+
+describe('turning on search by meaning for a keyword-only library (IngestRequest.completeVectors, the Library screen)', () => {
+  const savedHome = process.env.HOME;
+  afterEach(() => {
+    process.env.HOME = savedHome;
+  });
+
+  async function keywordLibrary(name: string): Promise<string> {
+    const lib = join(tmp, name);
+    const e = await createEngine({ libraryDir: lib, create: true, embedder: { kind: 'none' }, idleGcMs: 0 });
+    try {
+      expect((await e.ingest({ paths: [manuals] })).ok).toBe(true);
+    } finally {
+      await e.close();
+    }
+    return lib;
+  }
+
+  it('offers the installed model, embeds every passage with progress, and searches hybrid after', async () => {
+    const lib = await keywordLibrary('lib-turn-on');
+    process.env.MANUALDESK_MODELS = models;
+    const engine = await createEngine({ libraryDir: lib, idleGcMs: 0 });
+    try {
+      const before = await engine.info();
+      expect(before.ok && before.value).toMatchObject({ embedder: null, modelToAdd: E5, vectorsPending: 0 });
+      // No paths without completeVectors is still refused.
+      const empty = await engine.ingest({ paths: [] });
+      expect(empty.ok ? null : empty.error.code).toBe('INVALID_INPUT');
+
+      const seen: string[] = [];
+      const r = await engine.ingest({ paths: [], completeVectors: true }, { onProgress: (p) => seen.push(`${p.phase}:${p.unit ?? 'files'}`) });
+      expect(r.ok ? r.value : r.error).toMatchObject({ files: 0, skipped: [] });
+      expect(seen).toContain('embed:passages');
+      const after = await engine.info();
+      expect(after.ok && after.value.embedder?.id).toMatch(/^onnx:/);
+      expect(after.ok && after.value).toMatchObject({ modelToAdd: null, vectorsPending: 0 });
+      const hits = await engine.search({ query: 'prime the pump', k: 3 });
+      expect(hits.ok && hits.value.mode).toBe('hybrid');
+      expect(hits.ok && hits.value.hits[0]?.file).toBe('pump.md');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('with no model installed, says where to get one and leaves the library as it was', async () => {
+    const lib = await keywordLibrary('lib-no-model');
+    process.env.MANUALDESK_MODELS = join(tmp, 'no-models');
+    process.env.HOME = join(tmp, 'home');
+    const engine = await createEngine({ libraryDir: lib, idleGcMs: 0 });
+    try {
+      const info = await engine.info();
+      expect(info.ok && info.value.modelToAdd).toBeNull();
+      const r = await engine.ingest({ paths: [], completeVectors: true });
+      expect(r.ok ? null : r.error.code).toBe('MODEL_MISSING');
+      expect(r.ok ? '' : r.error.message).toMatch(/Import a model pack on the Packs screen.*Keyword search and fault codes work without it/);
+      const still = await engine.info();
+      expect(still.ok && still.value).toMatchObject({ embedder: null, files: 1, vectorsPending: 0 });
+      expect((await engine.search({ query: 'prime the pump', k: 3 })).ok).toBe(true);
+    } finally {
+      await engine.close();
+    }
+  });
+});

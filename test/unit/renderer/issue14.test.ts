@@ -130,6 +130,16 @@ describe('messages for people', () => {
     expect(ingestHeadline(report({ files: 2, chunks: 9, seconds: 1.2 })).text).toMatch(/^Done in 1.2 s: 2 files/);
   });
 
+  it('a run that only computed vectors (search by meaning turned on) says so, not "Nothing was added"', () => {
+    expect(ingestHeadline(report({ embedded: 652, seconds: 31.4 }))).toEqual({
+      text: 'Done in 31.4 s: 652 passages indexed for meaning. Search by meaning is on for every manual.',
+      problem: false,
+    });
+    expect(ingestHeadline(report({ files: 2, chunks: 9, embedded: 9, seconds: 1.2 })).text).toBe(
+      'Done in 1.2 s: 2 files added or updated (9 passages), 0 unchanged; 9 passages indexed for meaning.',
+    );
+  });
+
   it('a pack path that does not exist leads with that cause, without signature or checksum lines', () => {
     const missing = {
       ok: false,

@@ -12,7 +12,7 @@ describe('a new library of ones own', () => {
   });
 
   it('the switch is said in one line: created, or opened with its size', () => {
-    const info = { dir: '/srv/lib', formatVersion: 1, chunkerVersion: 4, embedder: null, files: 3, chunks: 9, codes: 0, vectorsPending: 0, sample: false };
+    const info = { dir: '/srv/lib', formatVersion: 1, chunkerVersion: 4, embedder: null, files: 3, chunks: 9, codes: 0, vectorsPending: 0, modelToAdd: null, sample: false };
     expect(openedNote({ info, created: true })).toBe('Created your new library in /srv/lib.');
     expect(openedNote({ info, created: false })).toBe('Opened the library in /srv/lib (3 manual files).');
   });

@@ -13,7 +13,7 @@ export function fakeEngine(overrides: Partial<EngineApi> = {}): FakeEngine {
       calls.push({ method: 'info', arg: undefined });
       return {
         ok: true,
-        value: { dir: '/lib', formatVersion: 1, chunkerVersion: 1, embedder: null, files: 2, chunks: 10, codes: 3, vectorsPending: 0, sample: false },
+        value: { dir: '/lib', formatVersion: 1, chunkerVersion: 1, embedder: null, files: 2, chunks: 10, codes: 3, vectorsPending: 0, modelToAdd: null, sample: false },
       };
     },
     ingest: async (req, hooks) => {
@@ -64,7 +64,7 @@ export function fakeEngine(overrides: Partial<EngineApi> = {}): FakeEngine {
       calls.push({ method: 'openLibrary', arg: req });
       return {
         ok: true,
-        value: { info: { dir: req.dir, formatVersion: 1, chunkerVersion: 1, embedder: null, files: 0, chunks: 0, codes: 0, vectorsPending: 0, sample: false }, created: req.create },
+        value: { info: { dir: req.dir, formatVersion: 1, chunkerVersion: 1, embedder: null, files: 0, chunks: 0, codes: 0, vectorsPending: 0, modelToAdd: null, sample: false }, created: req.create },
       };
     },
     ask: async (req) => {

@@ -139,6 +139,8 @@ describe('validation', () => {
   it('rejects an empty query and an empty path list', async () => {
     expect((await post('search', { query: '   ' })).status).toBe(400);
     expect((await post('ingest', { paths: [] })).status).toBe(400);
+    // …unless only the vectors are to be completed (the Library screen's "Turn on search by meaning").
+    expect((await post('ingest', { paths: [], completeVectors: true })).status).toBe(200);
     expect((await post('info', { unexpected: 1 })).status).toBe(400);
   });
 

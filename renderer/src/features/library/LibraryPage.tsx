@@ -110,13 +110,13 @@ export function LibraryPage({
     return true;
   }
 
-  async function runIngest(list: string[], forceRead: boolean, label: string) {
+  async function runIngest(list: string[], forceRead: boolean, label: string, completeVectors = false) {
     const ac = new AbortController();
     controller.current = ac;
     setJob({ kind: 'running', label, progress: null });
     let listed = false;
     const res = await engine.ingest(
-      { paths: list, ...(forceRead ? { force: true } : {}) },
+      { paths: list, ...(forceRead ? { force: true } : {}), ...(completeVectors ? { completeVectors: true } : {}) },
       {
         signal: ac.signal,
         onProgress: (p) => {
@@ -265,11 +265,31 @@ export function LibraryPage({
 
       <h2>In the library</h2>
       {removeError && <ErrorNote message={removeError} />}
-      {!running && (library?.vectorsPending ?? 0) > 0 && (
-        <p className="notice" role="status">
-          {plural(library?.vectorsPending ?? 0, 'passage')} {library?.vectorsPending === 1 ? 'is' : 'are'} not indexed for meaning yet (the last adding stopped before it finished them). They are found by
-          keyword and fault code meanwhile. Add the same files or folders again to finish; nothing is read twice.
-        </p>
+      {!running && library && library.vectorsPending > 0 && (
+        <div className="notice" role="status">
+          <p>
+            {plural(library.vectorsPending, 'passage')} {library.vectorsPending === 1 ? 'is' : 'are'} not indexed for meaning yet (the last adding stopped
+            before it finished them). They are found by keyword and fault code meanwhile.
+          </p>
+          <button type="button" className="button small" onClick={() => void runIngest([], false, 'Indexing the meaning of the remaining passages', true)}>
+            Finish now
+          </button>
+        </div>
+      )}
+      {!running && library && library.modelToAdd && library.files > 0 && !sampleLibrary && (
+        <div className="notice" role="status">
+          <p>
+            Search by meaning is off for this library: it finds passages by their words and by fault code. The search model <strong>{library.modelToAdd}</strong> is
+            installed on this computer.
+          </p>
+          <button type="button" className="button small" onClick={() => void runIngest([], false, 'Turning on search by meaning', true)}>
+            Turn on search by meaning
+          </button>
+          <p className="hint">
+            It computes the meaning of each of the {library.chunks.toLocaleString('en')} passages (minutes on a small PC). Keyword search and fault codes keep
+            working meanwhile, and a cancel keeps what is done.
+          </p>
+        </div>
       )}
       {sorted.length === 0 ? (
         <p className="status">No manuals yet. Add a file or a folder above.</p>
@@ -398,6 +418,11 @@ const NOT_FOUND = /^not found\b/i;
  */
 export function ingestHeadline(r: IngestReport): { text: string; problem: boolean } {
   const missing = r.skipped.filter((s) => NOT_FOUND.test(s.reason)).map((s) => s.file);
+  const meaning = r.embedded ? `${plural(r.embedded, 'passage')} indexed for meaning` : null;
+  // Only the vectors (turning search by meaning on, or finishing what a cancel left).
+  if (meaning && r.files === 0 && r.unchanged === 0 && r.removed === 0 && r.skipped.length === 0) {
+    return { text: `Done in ${r.seconds.toFixed(1)} s: ${meaning}. Search by meaning is on for every manual.`, problem: false };
+  }
   const nothing = r.files === 0 && r.unchanged === 0 && r.removed === 0;
   if (nothing && missing.length > 0 && missing.length === r.skipped.length) {
     const list = missing.join(', ');
@@ -408,7 +433,7 @@ export function ingestHeadline(r: IngestReport): { text: string; problem: boolea
   }
   const missingNote = missing.length > 0 ? ` ${missing.join(', ')}: not found.` : '';
   return {
-    text: `Done in ${r.seconds.toFixed(1)} s: ${plural(r.files, 'file')} added or updated (${plural(r.chunks, 'passage')}), ${r.unchanged} unchanged${r.removed > 0 ? `, ${r.removed} removed (no longer in the folder)` : ''}.${missingNote}`,
+    text: `Done in ${r.seconds.toFixed(1)} s: ${plural(r.files, 'file')} added or updated (${plural(r.chunks, 'passage')}), ${r.unchanged} unchanged${r.removed > 0 ? `, ${r.removed} removed (no longer in the folder)` : ''}${meaning ? `; ${meaning}` : ''}.${missingNote}`,
     problem: false,
   };
 }
