@@ -11,8 +11,7 @@ import { EmbeddingCache } from '../../native/embed/cache.js';
 import { embeddingText } from '../../native/embed/passage-text.js';
 import { ingest } from '../../native/pipelines/ingest.js';
 import { keywordSearch } from '../../native/search/keyword.js';
-import { LibraryStore } from '../../native/store/library-store.js';
-import { fakeEmbedder, tempDir } from '../unit/store/fixtures.js';
+import { fakeEmbedder, storePerTest, tempDir } from '../unit/store/fixtures.js';
 
 /** Markdown manuals, each with its own topic word and enough passages to fill several embedding groups. */
 function writeManuals(root: string, n: number, sections: number): string[] {
@@ -31,22 +30,16 @@ function writeManuals(root: string, n: number, sections: number): string[] {
 }
 
 describe('ingest with a model: keyword rows first, vectors after', () => {
-  let dir = '';
-  let cleanup = () => {};
-  let store: LibraryStore | null = null;
-  beforeEach(() => ({ dir, cleanup } = tempDir()));
-  afterEach(async () => {
-    await store?.close();
-    store = null;
-    cleanup();
-  });
+  const stores = storePerTest();
+  let manuals = { dir: '', cleanup: () => {} };
+  beforeEach(() => void (manuals = tempDir()));
+  afterEach(() => manuals.cleanup());
 
-  const lib = () => path.join(dir, 'lib');
-  const docs = () => path.join(dir, 'docs');
+  const docs = () => path.join(manuals.dir, 'docs');
   const open = async () => {
     const e = fakeEmbedder();
-    store = await LibraryStore.open(lib(), { embedder: { id: e.id, dims: e.dims }, create: true });
-    return { store, cache: EmbeddingCache.open(lib(), e.id, e.dims) };
+    const store = await stores.open({ embedder: { id: e.id, dims: e.dims }, create: true });
+    return { store, cache: EmbeddingCache.open(store.dir, e.id, e.dims) };
   };
   const versions = { chunkerVersion: 99, analyzerVersion: 99 };
 
