@@ -152,3 +152,26 @@ describe('a keyword-only library that takes a model', () => {
     await again.close();
   });
 });
+
+describe('a crash while vectors are attached', () => {
+  afterEach(() => {
+    failpoints.afterAdd = false;
+  });
+
+  it('after the merge but before files.json: the file still waits, is never a vector hit, and attaching again gives the same library', async () => {
+    const s = await library();
+    const vectors = await emb.embedDocuments(waiting.map((c) => c.text));
+    failpoints.afterAdd = true;
+    await expect(s.attachVectors([{ file: 'wait.md', vectors }])).rejects.toThrow(/failpoint/);
+    failpoints.afterAdd = false;
+    await s.close();
+
+    const again = await stores.open({ embedder: { id: emb.id, dims: emb.dims } });
+    expect(again.getFile('wait.md')?.vectorsPending).toBe(true);
+    expect((await again.stats()).chunks).toBe(4);
+    expect((await again.vectorSearch(await emb.embedQuery('pump seal kit'), 10)).every((h) => h.chunk.file === 'ready.md')).toBe(true);
+    await again.attachVectors([{ file: 'wait.md', vectors }]);
+    expect((await again.stats()).chunks).toBe(4);
+    expect((await again.vectorSearch(await emb.embedQuery('pump seal kit'), 1))[0]?.chunk).toEqual(waiting[1]);
+  });
+});
