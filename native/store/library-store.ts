@@ -840,7 +840,15 @@ export class LibraryStore {
       return;
     }
     if (!have && this.opts.mayAdopt && !this.opts.readOnly) return; // keyword-only until adoptEmbedder()
-    const recorded = have ? `"${have.id}" (${have.dims} dimensions)` : 'no embedding model (keyword-only)';
+    if (!have) {
+      // Nothing to mix with: the library can take the model, by an ingest that names it.
+      throw new EngineError(
+        'EMBEDDER_MISMATCH',
+        `The library at ${this.dir} has no embedding model yet (keyword search and fault codes), and "${wanted.id}" was given to search it. ` +
+          `Search it without --embedder, or give it that model first: manualdesk ingest <your manual folders> --library ${this.dir} --embedder <that model> (nothing is parsed again; keyword search keeps working while its passages get their vectors).`,
+      );
+    }
+    const recorded = `"${have.id}" (${have.dims} dimensions)`;
     throw new EngineError(
       'EMBEDDER_MISMATCH',
       `The library at ${this.dir} was indexed with ${recorded}, but "${wanted.id}" (${wanted.dims} dimensions) was given. ` +

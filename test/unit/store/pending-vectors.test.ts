@@ -96,7 +96,7 @@ describe('a keyword-only library that takes a model', () => {
     const { dir, s } = await keywordLibrary();
     await s.close();
     const identity = { id: emb.id, dims: emb.dims };
-    await expect(LibraryStore.open(dir, { embedder: identity })).rejects.toThrow(/keyword-only/);
+    await expect(LibraryStore.open(dir, { embedder: identity })).rejects.toThrow(/has no embedding model yet.*Search it without --embedder, or give it that model first: manualdesk ingest/);
     const a = await LibraryStore.open(dir, { embedder: identity, mayAdopt: true });
     try {
       expect(a.info.embedder).toBeNull();
