@@ -64,8 +64,7 @@ export async function createEngine(config: EngineConfig): Promise<Engine> {
 
 /** What a technician calls an installed embedding model: its manifest id, else its folder. */
 function modelName(spec: EmbedderSpec | null): string | null {
-  if (!spec) return null;
-  return spec.kind === 'onnx' ? (spec.modelId ?? path.basename(spec.dir)) : spec.kind;
+  return spec?.kind === 'onnx' ? (spec.modelId ?? path.basename(spec.dir)) : null;
 }
 
 /** Settings read from the environment here, and only here. */

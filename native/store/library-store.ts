@@ -272,9 +272,9 @@ export class LibraryStore {
         throw new EngineError('EMBEDDER_MISMATCH', `The library at ${this.dir} already uses "${this.meta.embedder.id}"; ${NEW_LIBRARY_HINT}.`);
       }
       await this.writeFiles(new Map([...this.files].map(([k, r]) => [k, r.chunks > 0 ? { ...r, vectorsPending: true } : r] as const)));
+      // The marks come first: a library without them never has this column (see undoHalfAdoption).
       const tbl = this.chunksTable;
       if (tbl) {
-        if (await hasColumn(tbl, 'vector')) await tbl.dropColumns(['vector']);
         const zeros = new Array<string>(embedder.dims).fill('0.0').join(',');
         await tbl.addColumns([{ name: 'vector', valueSql: `arrow_cast(make_array(${zeros}), 'FixedSizeList(${embedder.dims}, Float32)')` }]);
       }
@@ -284,13 +284,15 @@ export class LibraryStore {
     });
   }
 
-  /** A keyword-only library that an adoption left half done (killed before library.json): back to keyword-only. */
+  /**
+   * A keyword-only library that an adoption left half done (killed before library.json): back to
+   * keyword-only. Adoption marks the files before it adds the column, and this drops the column before
+   * it clears the marks, so a library without marks needs no look at its schema (every open).
+   */
   private async undoHalfAdoption(): Promise<void> {
-    if (this.meta.embedder) return;
+    if (this.meta.embedder || ![...this.files.values()].some((f) => f.vectorsPending)) return;
     if (this.chunksTable && (await hasColumn(this.chunksTable, 'vector'))) await this.chunksTable.dropColumns(['vector']);
-    if ([...this.files.values()].some((f) => f.vectorsPending)) {
-      await this.writeFiles(new Map([...this.files].map(([k, { vectorsPending: _mark, ...r }]) => [k, r] as const)));
-    }
+    await this.writeFiles(new Map([...this.files].map(([k, { vectorsPending: _mark, ...r }]) => [k, r] as const)));
   }
 
   /** True when some file has passages in this language (or, recorded before languages were, may have). */
