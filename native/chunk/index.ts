@@ -18,9 +18,11 @@ export { LIMITS } from './limits.js';
  * inside a note is its own block. 8: a Markdown admonition whose label the manual writes itself keeps
  * its line as written ("**WARNING: … freely.**"). 9: a MkDocs content tab (`=== "Python"`) is its label
  * and its body read as Markdown (its code was one indented block with the fence lines in it), and a
- * code block's fence names the language the manual gives it (```python).
+ * code block's fence names the language the manual gives it (```python). 10: a JSON or YAML example in a
+ * code block (an interface's example error response) gives the code records its rows define, and a table
+ * with a remedy column is read as a fault table.
  */
-export const CHUNKER_VERSION = 9;
+export const CHUNKER_VERSION = 10;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */

@@ -28,6 +28,7 @@
  */
 import type { Block, CodeRecord, Lang, ParsedDocument } from '../contract/document.js';
 import { tableRowTexts } from '../chunk/normalize.js';
+import { parseJsonDoc, parseYamlDoc } from '../parse/formats/structured.js';
 import { columnLanguage, productLanguage } from '../text/lang.js';
 import { detectCodes } from './detect.js';
 import { normalizeCode, type NormalizedCode } from './normalize.js';
@@ -75,7 +76,7 @@ const WEAK_CODE_HEADER = /\b(?:id|ids|key|no|nr|number|num|identifier|ident)\b|^
 const FAMILY_IN_HEADER = /\b(error|alarm|fault)s?\b|(报警|警报)|(错误)|(故障)(?!码)/;
 const SETTING_HEADER = /\b(?:settings?|parameters?|params?|options?|registers?|variables?)\b|参数|设置/;
 /** Words that make a table about faults (a plain "Code" column may hold G-codes or settings). */
-const FAULT_CONTEXT = /\b(?:errors?|faults?|alarms?|dtcs?|diagnostics?|trouble|failures?|warnings?)\b|故障|报警|错误|警报/i;
+const FAULT_CONTEXT = /\b(?:errors?|err|faults?|alarms?|dtcs?|diagnostics?|trouble|failures?|warnings?)\b|故障|报警|错误|警报/i;
 
 function headerKey(h: string): string {
   // "ErrorID", "AlarmCode" are two words.
@@ -230,7 +231,8 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
   const codeHeader = headerKey(code);
   // Settings / parameter tables ($0, $1…) are not fault codes.
   if (!familyInText(codeHeader) && columns.some((c) => SETTING_HEADER.test(headerKey(c)))) return null;
-  const faultContext = family !== undefined || FAULT_CONTEXT.test(tableContext);
+  // A table that says what to do about each row (a remedy column: "solution", "remedy") is about faults.
+  const faultContext = family !== undefined || roles.has('remedy') || FAULT_CONTEXT.test(tableContext);
   let selfId = 0;
   let numbers = 0;
   let total = 0;
@@ -348,7 +350,11 @@ class RecordSink {
 /** Rows of a table looked at to decide its layout. */
 const ANALYSIS_SAMPLE = 200;
 
-function extractTables(blocks: Block[], sink: RecordSink, consumed: Set<number>): void {
+/**
+ * `headingContext`: whether the headings above a table count towards its being about faults (an
+ * example in a code block must say so itself: its keys and columns, see structuredExamples).
+ */
+function extractTables(blocks: Block[], sink: RecordSink, consumed: Set<number>, headingContext = true): void {
   let i = 0;
   while (i < blocks.length) {
     const b = blocks[i] as Block;
@@ -369,7 +375,8 @@ function extractTables(blocks: Block[], sink: RecordSink, consumed: Set<number>)
     // The layout is decided on a sample: a 100k-row table needs no 100k-row vote.
     const step = Math.max(1, Math.floor(rows.length / ANALYSIS_SAMPLE));
     const sample = step === 1 ? rows : rows.filter((_, k) => k % step === 0);
-    const layout = analyzeTable(sample, contextWords(`${b.table ?? ''} ${b.headingPath.slice(-2).join(' ')}`));
+    const headings = headingContext ? b.headingPath.slice(-2).join(' ') : '';
+    const layout = analyzeTable(sample, contextWords(`${b.table ?? ''} ${headings}`));
     if (layout) {
       for (let k = 0; k < group.length; k++) {
         tableRow(group[k] as Block, rows[k] as Row, layout, sink);
@@ -785,11 +792,47 @@ function passages(blocks: Block[], sink: RecordSink, consumed: Set<number>, numb
   }
 }
 
+/** A code block's language that says it holds structured data. */
+const STRUCTURED_LANG = /^(?:json5?|jsonc|yaml|yml)$/i;
+/** A code block larger than this is a listing, not an example record (and is not parsed). */
+const MAX_EXAMPLE_CHARS = 20_000;
+
+/**
+ * The rows of the structured examples a document shows in its code blocks: a JSON or YAML block
+ * (``` json, or a block that parses as a JSON object or array) read as a JSON/YAML file is read
+ * (parse/formats/structured.ts), each row placed where the block stands. An API guide often
+ * defines a code only there: the error an interface returns, shown as its example response
+ * (`{"id": 1537, "description": "…", "solution": "…"}`). Whether a row is a code definition is
+ * then decided as for any table (analyzeTable), from the example alone: its keys and columns must
+ * say it is about faults (an `errMsg` list, a `solution` column), as a section about alarms also
+ * shows positions and settings in examples. An example of another kind makes no record.
+ */
+function structuredExamples(blocks: Block[]): Block[] {
+  const out: Block[] = [];
+  for (const b of blocks) {
+    if (b.kind !== 'code' || b.text.length > MAX_EXAMPLE_CHARS) continue;
+    const text = b.text.trim();
+    const lang = b.codeLang ?? '';
+    const json = /^json/i.test(lang) || (!lang && /^[[{]/.test(text));
+    if (!json && !STRUCTURED_LANG.test(lang)) continue;
+    let doc: ParsedDocument;
+    try {
+      const input = { text, fileStem: 'example' };
+      doc = json ? parseJsonDoc(input) : parseYamlDoc(input);
+    } catch {
+      continue; // an elided or templated example ("…", <placeholders>) is not data
+    }
+    for (const r of doc.blocks) if (r.kind === 'table-row') out.push({ ...r, headingPath: b.headingPath, page: b.page });
+  }
+  return out;
+}
+
 /** Extracts every fault-code definition from a parsed document. Pure: no I/O. */
 export function extractCodes(doc: ParsedDocument, ctx: ExtractContext): CodeRecord[] {
   const sink = new RecordSink(ctx, doc.meta.language ?? null);
   const consumed = new Set<number>();
   extractTables(doc.blocks, sink, consumed);
   extractPassages(doc.blocks, sink, consumed);
+  if (doc.format !== 'json' && doc.format !== 'yaml') extractTables(structuredExamples(doc.blocks), sink, new Set(), false);
   return sink.records;
 }

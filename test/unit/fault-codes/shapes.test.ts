@@ -197,6 +197,39 @@ describe('tables whose first column holds codes', () => {
   });
 });
 
+describe('records shown only as an example in a code block', () => {
+  const guide = (lang: string, body: string) =>
+    `# Status interface\n\n## Reading the alarm\n\nCall \`ReadAlarm()\`.\n\n### Response\n\n\`\`\`${lang}\n${body}\n\`\`\`\n`;
+  const jsonAlarm = JSON.stringify({ alarms: [{ id: 2210, level: 1, description: 'Door interlock open', solution: 'Close the guard door and reset.', time: '10:30:15' }] }, null, 2);
+
+  it('reads the error record of an example response (JSON in a fenced block) and finds it as typed', async () => {
+    const recs = await recordsOf('status.md', guide('json', jsonAlarm));
+    expect(recs.map((r) => [r.key, r.title || r.description, r.remedy, r.section])).toEqual([
+      ['2210', 'Door interlock open', 'Close the guard door and reset.', 'Status interface > Reading the alarm > Response'],
+    ]);
+    const index = new CodeIndex(recs);
+    expect(index.lookup('got Alarm ID: 2210 from ReadAlarm').matches.map((m) => m.code)).toEqual(['2210']);
+  });
+
+  it('reads a YAML example, and an unlabelled block that parses as JSON', async () => {
+    const yaml = 'faults:\n  - code: E-71\n    message: Encoder cable open\n    remedy: Reseat the encoder plug.';
+    expect((await recordsOf('yaml-example.md', guide('yaml', yaml))).map((r) => [r.key, r.remedy])).toEqual([['error:71', 'Reseat the encoder plug.']]);
+    expect((await recordsOf('bare-example.md', guide('', jsonAlarm))).map((r) => r.key)).toEqual(['2210']);
+    // What makes an example about faults: an error word in its keys (`errMsg`), or a remedy column.
+    const errMsg = JSON.stringify({ errMsg: [{ id: 2210, description: 'Door interlock open' }] });
+    const remedyOnly = JSON.stringify({ items: [{ id: 2210, description: 'Door interlock open', solution: 'Close the guard door.' }] });
+    expect((await recordsOf('errmsg.md', guide('json', errMsg))).map((r) => r.key)).toEqual(['2210']);
+    expect((await recordsOf('remedy.md', guide('json', remedyOnly))).map((r) => r.key)).toEqual(['2210']);
+  });
+
+  it('makes no record of an example that is not about faults, nor of one that is not valid data', async () => {
+    const position = JSON.stringify({ joints: [{ id: 3, name: 'wrist', position: 1.5 }] }, null, 2);
+    expect(await recordsOf('position.md', guide('json', position))).toEqual([]);
+    expect(await recordsOf('elided.md', guide('json', '{ "id": 2210, "description": "Door interlock open", … }'))).toEqual([]);
+    expect(await recordsOf('python.md', guide('python', 'alarm = {"id": 2210, "description": "Door interlock open", "solution": "Close it."}'))).toEqual([]);
+  });
+});
+
 describe('code lines in PDF and prose', () => {
   it('reads "C-02 Low coolant flow: …" lines of a PDF, also when they run together in one paragraph', async () => {
     const lines = [
