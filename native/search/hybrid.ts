@@ -11,6 +11,7 @@ import type { ScoredChunk } from '../store/types.js';
 import type { RelatedText } from './fts-query.js';
 import { detectLang } from '../text/lang.js';
 import { keywordSearch } from './keyword.js';
+import { sinkNavigation } from './navigation.js';
 import { DEFAULT_FUSION, fuseChannels, type FusionConfig } from './rrf.js';
 import { DEFAULT_KEYWORD_CONFIG, type KeywordConfig } from './settings.js';
 
@@ -68,8 +69,10 @@ export async function hybridSearch(
   if (!query) return { query: req.query, hits: [], ms: performance.now() - t0, mode, rankings: { keyword: [], vector: [] } };
   const cfg = opts.keyword ?? DEFAULT_KEYWORD_CONFIG;
   // Fusion's extra candidates (n > k) need not be complete past the first k.
-  const kwSearch = (n: number) => keywordSearch(store, query, n, req.filters, opts.related, cfg, k);
-  const vecSearch = (n: number, filters?: SearchFilters) => embedQuery(embedder, query, opts.signal).then((v) => store.vectorSearch(v, n, filters));
+  // Each retriever ranks hub pages and contents lists (navigation.ts) a few places lower.
+  const sink = (hs: ScoredChunk[]) => sinkNavigation(hs, (h) => h.chunk.text);
+  const kwSearch = (n: number) => keywordSearch(store, query, n, req.filters, opts.related, cfg, k).then(sink);
+  const vecSearch = (n: number, filters?: SearchFilters) => embedQuery(embedder, query, opts.signal).then((v) => store.vectorSearch(v, n, filters)).then(sink);
   const qlang = detectLang(query);
 
   let ranked: ScoredChunk[];
@@ -91,7 +94,7 @@ export async function hybridSearch(
     const vector = embedQuery(embedder, query, opts.signal);
     const [kw, vec, otherVec] = await Promise.all([
       kwSearch(n),
-      vector.then((v) => store.vectorSearch(v, n, req.filters)),
+      vector.then((v) => store.vectorSearch(v, n, req.filters)).then(sink),
       other ? vector.then((v) => store.vectorSearch(v, OTHER_LANGUAGE_DEPTH, { ...req.filters, lang: [other] })) : Promise.resolve([]),
     ]);
     const chunks = new Map<string, Chunk>();
