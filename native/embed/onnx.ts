@@ -41,7 +41,7 @@ export interface OnnxEmbedderOptions {
   queryPrefix?: string;
   /** Prepended to each document (e5: "passage: "). */
   passagePrefix?: string;
-  /** Most texts per forward pass (default 64). */
+  /** Most texts per forward pass (default 64; 1 for q8 weights, see Q8_BATCH_SIZE). */
   batchSize?: number;
   /** Most tokens per forward pass, padding included (default DEFAULT_TOKEN_BUDGET). */
   tokenBudget?: number;
@@ -58,7 +58,8 @@ export interface OnnxEmbedderOptions {
 }
 
 /**
- * Tokens per forward pass (rows × longest row). Measured with scripts/bench-embed.ts (e5 q8, two
+ * Tokens per forward pass (rows × longest row), where texts share a pass (fp32 weights; q8 embeds one
+ * text per pass, see Q8_BATCH_SIZE). Measured with scripts/bench-embed.ts (e5 q8, two
  * shared cores): 2048, 4096 and 8192 embed at the same passages per CPU-second, but peak RSS was
  * 933 / 1128 / 1410 MB. Again on 611 real passages of the dev library (title + section + text, as
  * ingest embeds them): 1024 and 2048 embed 18.0 and 17.5 passages per CPU-second at 919 and 1178 MB
@@ -66,6 +67,18 @@ export interface OnnxEmbedderOptions {
  */
 export const DEFAULT_TOKEN_BUDGET = 1024;
 export const DEFAULT_BATCH_SIZE = 64;
+/**
+ * Texts per forward pass with q8 weights: one. Their activations are quantised per pass with one
+ * scale for the whole batch (dynamic quantisation), so a passage embedded among others came out
+ * different from the same passage alone (cosine 0.9988 in a batch of six, e5 q8) and from how a
+ * query is embedded (always alone): a library's vectors depended on which passages happened to share
+ * a batch, and two builds of the same manuals ranked differently. One text per pass makes every
+ * vector a function of its text only (fp32 weights are exact in a batch and keep batching). Measured
+ * on the dev set, each with a fresh e5 q8 library: every expected passage ranked as high or higher
+ * (symptom hit@5 first 65 0.88 → 0.94, Chinese new 80 0.89 → 1.00, answer facts 151 → 153 of 264),
+ * ingest 766 s against 733 s.
+ */
+export const Q8_BATCH_SIZE = 1;
 /**
  * ONNX Runtime session defaults, measured with scripts/bench-embed.ts: without spinning, idle
  * threads sleep instead of burning the second core that parsing, LanceDB and the UI need
@@ -233,7 +246,7 @@ export class OnnxEmbedder implements Embedder {
       tokenizer,
       model,
       {
-        batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
+        batchSize: options.batchSize ?? (dtype === 'q8' ? Q8_BATCH_SIZE : DEFAULT_BATCH_SIZE),
         tokenBudget: options.tokenBudget ?? DEFAULT_TOKEN_BUDGET,
         maxTokens,
         queryPrefix: options.queryPrefix,
