@@ -20,7 +20,7 @@ const NAV_SHARE = 0.6;
 const MIN_LINES = 3;
 
 /** True when a line is an entry of a contents list: a link with at most a short gloss, or a dot-leader entry. */
-export function isContentsLine(line: string): boolean {
+function isContentsLine(line: string): boolean {
   const t = line.trim();
   if (LEADER.test(t)) return true;
   const links = t.match(LINK);
