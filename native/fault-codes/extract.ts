@@ -792,8 +792,6 @@ function passages(blocks: Block[], sink: RecordSink, consumed: Set<number>, numb
   }
 }
 
-/** A code block's language that says it holds structured data. */
-const STRUCTURED_LANG = /^(?:json5?|jsonc|yaml|yml)$/i;
 /** A code block larger than this is a listing, not an example record (and is not parsed). */
 const MAX_EXAMPLE_CHARS = 20_000;
 
@@ -814,7 +812,7 @@ function structuredExamples(blocks: Block[]): Block[] {
     const text = b.text.trim();
     const lang = b.codeLang ?? '';
     const json = /^json/i.test(lang) || (!lang && /^[[{]/.test(text));
-    if (!json && !STRUCTURED_LANG.test(lang)) continue;
+    if (!json && !/^ya?ml$/i.test(lang)) continue;
     let doc: ParsedDocument;
     try {
       const input = { text, fileStem: 'example' };
@@ -833,6 +831,6 @@ export function extractCodes(doc: ParsedDocument, ctx: ExtractContext): CodeReco
   const consumed = new Set<number>();
   extractTables(doc.blocks, sink, consumed);
   extractPassages(doc.blocks, sink, consumed);
-  if (doc.format !== 'json' && doc.format !== 'yaml') extractTables(structuredExamples(doc.blocks), sink, new Set(), false);
+  extractTables(structuredExamples(doc.blocks), sink, new Set(), false);
   return sink.records;
 }
