@@ -20,9 +20,10 @@ export { LIMITS } from './limits.js';
  * and its body read as Markdown (its code was one indented block with the fence lines in it), and a
  * code block's fence names the language the manual gives it (```python). 10: a JSON or YAML example in a
  * code block (an interface's example error response) gives the code records its rows define, and a table
- * with a remedy column is read as a fault table.
+ * with a remedy column is read as a fault table. 11: the rows of a YAML file whose quoted texts had to be
+ * mended quote their records from the first character (they began a few characters late: `ode: "XX307"`).
  */
-export const CHUNKER_VERSION = 10;
+export const CHUNKER_VERSION = 11;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */

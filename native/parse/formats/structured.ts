@@ -26,6 +26,8 @@ export function parseYamlDoc({ text, fileStem }: TextAdapterInput): ParsedDocume
   const b = new DocBuilder('yaml');
   const meta: ParsedDocument['meta'] = {};
   let list = parseYaml(text);
+  // The text the documents were parsed from: their node ranges index into it.
+  let source = text;
   if (list.some((d) => d.errors.length)) {
     // PyYAML accepts quoted strings whose continuation lines are indented less than the key;
     // the YAML spec (and this parser) do not. Such files are common, so mend and retry once.
@@ -34,6 +36,7 @@ export function parseYamlDoc({ text, fileStem }: TextAdapterInput): ParsedDocume
       const retry = parseYaml(mended);
       if (!retry.some((d) => d.errors.length)) {
         list = retry;
+        source = mended;
         b.warn('Some quoted texts in this YAML file continue on lines that are not indented enough; they were read as PyYAML reads them.');
       }
     }
@@ -56,7 +59,7 @@ export function parseYamlDoc({ text, fileStem }: TextAdapterInput): ParsedDocume
     }
     const rawOf: RawOf = (path) => {
       const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
-      return node?.range ? text.slice(node.range[0], node.range[1]).replace(/\s+$/, '') : undefined;
+      return node?.range ? source.slice(node.range[0], node.range[1]).replace(/\s+$/, '') : undefined;
     };
     walkRoot(value, b, meta, fileStem, rawOf);
   }

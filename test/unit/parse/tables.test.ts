@@ -68,6 +68,14 @@ describe('yaml and json', () => {
     expect(doc.warnings.join(' ')).toMatch(/quoted texts/);
   });
 
+  it('quotes every record from its own first character after a mended value', async () => {
+    // The mend indents continuation lines, so the mended text is longer than the file: the rows'
+    // source text must come from the text that was parsed, or it starts a few characters late ("ode: …").
+    const p = await tmp.file('loose2.yaml', '- code: "1"\n  text: "First line.\n\n  Second line."\n- code: "2"\n  text: "Resin sensor not triggered."\n');
+    const rows = ofKind(await parseFile(p), 'table-row');
+    expect(rows.map((r) => r.raw)).toEqual(['code: "1"\n  text: "First line.\n\n   Second line."', 'code: "2"\n  text: "Resin sensor not triggered."']);
+  });
+
   it('stops alias bombs and reports broken files as FILE_UNREADABLE', async () => {
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
     for (let i = 0; i < 8; i++) lines.push(`${'bcdefghi'[i]}: &${'bcdefghi'[i]} [${Array(9).fill(`*${i === 0 ? 'a' : 'bcdefghi'[i - 1]}`).join(',')}]`);
