@@ -27,10 +27,14 @@ export function packageRoot(from: string = path.dirname(fileURLToPath(import.met
  * imports install there), then the checkout's models/local (models laid out by the fetch script) and
  * the app's own models folder. In the installed app (`root` is `<resources>/app.asar`) the models the
  * installer bundled lie beside it, in `<resources>/models/local` (electron-builder.yml extraResources).
+ * With MANUALDESK_MODELS_ONLY=1, $MANUALDESK_MODELS alone.
  */
 export function modelSearchDirs(env: NodeJS.ProcessEnv = process.env, root: string = packageRoot()): string[] {
   const dirs: string[] = [];
   if (env.MANUALDESK_MODELS) dirs.push(env.MANUALDESK_MODELS);
+  // Only $MANUALDESK_MODELS (none when unset): a site that pins its models folder, and the test
+  // suite, which must not pick up the models a developer fetched into this checkout.
+  if (env.MANUALDESK_MODELS_ONLY === '1') return dirs;
   dirs.push(path.join(env.HOME ?? env.USERPROFILE ?? '.', '.manualdesk', 'models'));
   dirs.push(path.join(root, 'models', 'local'));
   if (root.endsWith('.asar')) dirs.push(path.join(path.dirname(root), 'models', 'local'));

@@ -24,7 +24,8 @@ export function startBrowserMode(home: string, timeoutMs = 120_000): Promise<Sta
   const startedAt = performance.now();
   const proc = spawn(process.execPath, [path.join(ROOT, 'bin/start.js'), '--browser', '--port', '0'], {
     cwd: ROOT,
-    env: { ...process.env, MANUALDESK_HOME: home, MANUALDESK_LIBRARY: '' },
+    // MANUALDESK_MODELS_ONLY: the app as a fresh clone shows it, whatever models this checkout has fetched.
+    env: { ...process.env, MANUALDESK_HOME: home, MANUALDESK_LIBRARY: '', MANUALDESK_MODELS_ONLY: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

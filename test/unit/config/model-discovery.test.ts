@@ -16,6 +16,11 @@ describe('model discovery', () => {
     expect(modelSearchDirs({ HOME: '/h' })[0]).toBe(path.join('/h', '.manualdesk', 'models'));
   });
 
+  it('with MANUALDESK_MODELS_ONLY=1 searches $MANUALDESK_MODELS alone, or nothing', () => {
+    expect(modelSearchDirs({ MANUALDESK_MODELS: '/m', MANUALDESK_MODELS_ONLY: '1', HOME: '/h' })).toEqual(['/m']);
+    expect(modelSearchDirs({ MANUALDESK_MODELS_ONLY: '1', HOME: '/h' })).toEqual([]);
+  });
+
   it('in the installed app also searches the models the installer bundled beside app.asar, after the user folder', () => {
     const asar = path.join('/opt', 'ManualDesk', 'resources', 'app.asar');
     expect(modelSearchDirs({ HOME: '/h' }, asar)).toEqual([
