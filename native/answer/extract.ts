@@ -397,7 +397,14 @@ export function renderParts(parts: ExtractedPart[], citationOf: (passage: number
 /** A fault-code record as an answer: the code and title, then meaning, cause and remedy as written. */
 export function codeAnswerLines(m: CodeMatch): string[] {
   // A code reached through a vendor prefix scheme shows as typed, then as the manual writes it: "31110 (XX110)".
-  const typed = m.key.toUpperCase() !== m.code.toUpperCase() && /^[0-9a-z]+$/i.test(m.key) ? `${m.key.toUpperCase()} (${m.code})` : m.code;
+  // A bare number of a word family says which family: "Alarm 8", not "8" (Grbl's error 8 is another code).
+  const family = /^(error|alarm|fault):(.+)$/.exec(m.key);
+  const typed =
+    family && family[2]?.toUpperCase() === m.code.toUpperCase()
+      ? `${(family[1] as string)[0]?.toUpperCase()}${(family[1] as string).slice(1)} ${m.code}`
+      : m.key.toUpperCase() !== m.code.toUpperCase() && /^[0-9a-z]+$/i.test(m.key)
+        ? `${m.key.toUpperCase()} (${m.code})`
+        : m.code;
   const head = m.title && m.title !== m.code ? `${typed}: ${m.title}` : typed;
   const lines = [head];
   if (m.description && m.description !== m.title) lines.push(m.description);

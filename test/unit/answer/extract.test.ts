@@ -162,6 +162,12 @@ describe('extractive selection', () => {
     });
     expect(lines[0]).toBe('31110 (XX110): DOOR OPEN');
   });
+  it('a bare number of a word family names the family (a manual with alarm 8 and error 8)', () => {
+    const rec = { code: '8', key: 'alarm:8', title: 'Homing fail', description: '', cause: '', remedy: 'Check wiring.', severity: null, scope: [], manual: 'm', file: 'f', page: null, section: '', text: '' };
+    expect(codeAnswerLines(rec)[0]).toBe('Alarm 8: Homing fail');
+    expect(codeAnswerLines({ ...rec, key: 'error:8', title: 'Not idle' })[0]).toBe('Error 8: Not idle');
+    expect(codeAnswerLines({ ...rec, code: '1430', key: '1430', title: 'Power off' })[0]).toBe('1430: Power off');
+  });
 });
 
 describe('safety text', () => {
