@@ -6,7 +6,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { CodeLookupResponse, CodeMatch } from '../contract/api.js';
-import type { CodeRecord } from '../contract/document.js';
+import type { CodeRecord, Lang } from '../contract/document.js';
 import { detectCodes, type DetectedCode } from './detect.js';
 import { boundedDistance } from './distance.js';
 import { WORD_FAMILIES, familiesCompatible, looseKey, normalizeCode } from './normalize.js';
@@ -45,6 +45,8 @@ const HAN = /[\u3400-\u9fff]/;
 
 export class CodeIndex {
   private records: CodeRecord[] = [];
+  /** Records by file, for the record a table row shows (recordOfRow). */
+  private byFile = new Map<string, number[]>();
   private exact = new Map<string, Hit[]>();
   private loose = new Map<string, Hit[]>();
   /** Per family, for nearest-code suggestions. */
@@ -68,6 +70,8 @@ export class CodeIndex {
   /** Replaces the contents (the library changed) and drops every cached result. */
   rebuild(records: CodeRecord[], schemes: CodeScheme[] = []): void {
     this.records = records;
+    this.byFile = new Map();
+    records.forEach((r, i) => push(this.byFile, r.file, i));
     this.exact = new Map();
     this.loose = new Map();
     this.byFamily = new Map();
@@ -196,6 +200,27 @@ export class CodeIndex {
     return { ...res, ms: round2(performance.now() - t0) };
   }
 
+  /**
+   * The record a table-row passage of `file` shows (the row holds the record's source text), in the
+   * passage's language where the record has that translation; null when no record, or records of
+   * more than one code, are in it (a passage of several rows is not one code).
+   */
+  recordOfRow(file: string, text: string, lang?: Lang): CodeMatch | null {
+    const found = (this.byFile.get(file) ?? []).filter((i) => {
+      const r = this.records[i] as CodeRecord;
+      const own = r.text.trim().replace(/^[*+-]\s+/, '');
+      if (own.length > 0 && text.includes(own)) return true;
+      // The row of one of its translations (an alarm object's `zh_CN` row): its code and its words in that language.
+      const t = lang ? r.translations?.[lang] : undefined;
+      const words = t ? [t.description || t.title, t.remedy].filter((w) => w.length > 0) : [];
+      return words.length > 0 && words.every((w) => text.includes(w)) && new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(r.code)}(?![\\p{L}\\p{N}])`, 'u').test(text);
+    });
+    const first = found[0];
+    if (first === undefined || found.some((i) => (this.records[i] as CodeRecord).key !== (this.records[first] as CodeRecord).key)) return null;
+    const r = this.records[first] as CodeRecord;
+    return render(r, { rec: first, key: r.key, family: r.family, scope: null }, lang === 'zh');
+  }
+
   /** Exact key (or alias) first; the loose key only when nothing is exact and families agree. */
   private hitsFor(c: DetectedCode): Hit[] {
     const exact = this.exact.get(c.key) ?? [];
@@ -313,6 +338,10 @@ function neighbours(s: string, alphabet: string): string[] {
     for (const ch of alphabet) out.push(head + ch + tail);
   }
   return out;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** The documentation set a file belongs to: its top folder (the machine's or vendor's manuals). */

@@ -12,7 +12,7 @@ import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
 import { checkCitations } from '../answer/citations.js';
 import { collectEvidence, contentTerms, gate, scopeCandidates, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
-import { codeAnswerLines, extractParts, renderParts, toCitation } from '../answer/extract.js';
+import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
 import { budgetPrompt, REFUSAL_SENTENCE } from '../answer/prompt.js';
 import { checkGenerated, isLooping } from '../answer/generated-check.js';
@@ -149,17 +149,17 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     const rest = termsBeyondCodes(standaloneQuery, matches);
     // A question that asks more than the code's meaning ("which setting do I raise?") follows the
     // record's remedy into the same documentation set, where the setting or check it names is explained.
-    const related = rest.length > 0 ? await relatedPassages(deps, rest.join(' '), matches[0] as CodeMatch, req.filters, hooks.signal) : [];
-    out = { ...codeAnswer(standaloneQuery, matches, related), question, standaloneQuery, refused: false };
+    const related = rest.length > 0 ? await relatedPassages(deps, rest.join(' '), matches[0] as CodeMatch, req.filters, hooks.signal) : null;
+    out = { ...codeAnswer(standaloneQuery, matches, related?.hits ?? [], related?.rowCodes), question, standaloneQuery, refused: false };
   } else if (generator) {
     const tl = performance.now();
-    const extractive = citeEveryPart(extractiveAnswer(standaloneQuery, passages.slice(0, k)), res);
+    const extractive = citeEveryPart(extractiveAnswer(standaloneQuery, passages.slice(0, k), res.rowCodes), res);
     const gen = await generativeAnswer(generator, standaloneQuery, passages.slice(0, k), extractive, hooks, t);
     t.llmMs += performance.now() - tl;
     out = { ...gen, question, standaloneQuery };
     if (out.refused) out.refusal = refusal(out.refusal?.reason ?? '', standaloneQuery, res.hits, codes);
   } else {
-    out = { ...citeEveryPart(extractiveAnswer(standaloneQuery, passages.slice(0, k)), res), question, standaloneQuery, refused: false };
+    out = { ...citeEveryPart(extractiveAnswer(standaloneQuery, passages.slice(0, k), res.rowCodes), res), question, standaloneQuery, refused: false };
     if (generatorError && prefer !== 'extractive') out.fallbackReason = `The language model could not be used: ${generatorError}`;
     else if (prefer === 'generative') out.fallbackReason = 'No language model is installed; the answer quotes the manuals instead.';
   }
@@ -215,14 +215,13 @@ function termsBeyondCodes(question: string, matches: CodeMatch[]): string[] {
  * machine's or vendor's manuals) unless the technician chose a folder. The whole question would be
  * planned into parts again and bring back passages about the code's meaning, which the record gives.
  */
-async function relatedPassages(deps: AnswerDeps, asked: string, m: CodeMatch, filters?: SearchFilters, signal?: AbortSignal): Promise<SearchHit[]> {
+async function relatedPassages(deps: AnswerDeps, asked: string, m: CodeMatch, filters?: SearchFilters, signal?: AbortSignal): Promise<Retrieval> {
   const pathPrefix = filters?.pathPrefix ?? (m.file.includes('/') ? `${m.file.split('/')[0]}/` : undefined);
-  const res = await deps.retrieve({ query: `${asked} ${m.remedy || m.description || m.title}`, k: 5, filters: { ...filters, pathPrefix } }, signal);
-  return res.hits;
+  return deps.retrieve({ query: `${asked} ${m.remedy || m.description || m.title}`, k: 5, filters: { ...filters, pathPrefix } }, signal);
 }
 
 /** A code question: the code's record first (meaning, cause, remedy, page), then passages that add to it. */
-function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[]): PartialAnswer {
+function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[], rows: Retrieval['rowCodes']): PartialAnswer {
   const citations: Citation[] = [];
   const lines: string[] = [];
   for (const m of matches) {
@@ -240,7 +239,7 @@ function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[
     (p) => p.kind !== 'code' && !(p.kind === 'table-row' && codeFiles.has(p.file)) && !codeTexts.some((c) => p.text.includes(c)) && !seen.has(p.chunkId) && seen.add(p.chunkId),
   );
   const extraTerms = [...new Set(analyze(matches.map((m) => `${m.title} ${m.remedy || m.description}`).join(' ')))];
-  const parts = extractParts(question, extra, { maxPassages: 2, maxUnits: 4, maxChars: 700, keepShare: 0.6, extraTerms });
+  const parts = asRecords(extractParts(question, extra, { maxPassages: 2, maxUnits: 4, maxChars: 700, keepShare: 0.6, extraTerms }), extra, rows);
   const numbers = new Map<number, number>();
   for (const p of parts) {
     if (!numbers.has(p.passage)) {
@@ -264,7 +263,7 @@ function citeEveryPart(answer: PartialAnswer, res: Retrieval): PartialAnswer {
   for (const part of res.parts) {
     const own = part.hits.filter((h) => h.kind !== 'code');
     if (own.length === 0 || own.some((h) => citations.some((c) => c.chunkId === h.chunkId))) continue;
-    const parts = extractParts(part.clause, own, { maxPassages: 2, maxUnits: 3, maxChars: 600 });
+    const parts = asRecords(extractParts(part.clause, own, { maxPassages: 2, maxUnits: 3, maxChars: 600 }), own, res.rowCodes);
     const numbers = new Map<number, number>();
     for (const p of parts) {
       if (numbers.has(p.passage)) continue;
@@ -280,10 +279,24 @@ function citeEveryPart(answer: PartialAnswer, res: Retrieval): PartialAnswer {
   return { ...answer, answer: blocks.join('\n\n'), citations };
 }
 
+/**
+ * Quoted parts as the answer shows them: a table row that shows a fault-code record reads as the
+ * record (code and title, meaning, cause, remedy), not as the file's raw fields (`approved: true`,
+ * `gui_layout: …`, quoted CSV cells). Parts are chosen from the rows as written; citations keep them so.
+ */
+function asRecords(parts: ExtractedPart[], passages: SearchHit[], rows: Retrieval['rowCodes']): ExtractedPart[] {
+  if (!rows) return parts;
+  return parts.map((p) => {
+    const hit = passages[p.passage];
+    const m = hit ? rows[hit.chunkId] : undefined;
+    return m && hit?.kind === 'table-row' ? { ...p, text: codeAnswerLines(m).join('\n') } : p;
+  });
+}
+
 /** The best sentences / steps / rows of the top passages, cited. */
-export function extractiveAnswer(question: string, passages: SearchHit[]): PartialAnswer {
+export function extractiveAnswer(question: string, passages: SearchHit[], rows?: Retrieval['rowCodes']): PartialAnswer {
   const parts = extractParts(question, passages);
-  const chosen = parts.length > 0 ? parts : passages.slice(0, 1).map((p) => ({ text: p.text.trim(), passage: 0 }));
+  const chosen = asRecords(parts.length > 0 ? parts : passages.slice(0, 1).map((p) => ({ text: p.text.trim(), passage: 0 })), passages, rows);
   const numbers = new Map<number, number>();
   const citations: Citation[] = [];
   for (const p of chosen) {

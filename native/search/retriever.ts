@@ -36,7 +36,7 @@ export interface RetrievalSource {
   /** Pack id; null for the local library. */
   pack: string | null;
   store: SearchableStore & Pick<LibraryStore, 'getFiles' | 'termCounts' | 'findText' | 'languageCounts'>;
-  codes: Pick<CodeIndex, 'lookup'> | null;
+  codes: (Pick<CodeIndex, 'lookup'> & Partial<Pick<CodeIndex, 'recordOfRow'>>) | null;
   embedder: QueryEmbedder | null;
   /** The library's known names (built once, kept by the Library); absent: no scoping. */
   names?: () => Promise<NameIndex>;
@@ -69,6 +69,11 @@ export interface Retrieval {
   scope?: string[];
   /** The folders of the named products (`moteus`, no slash); absent when the question names none. */
   scopeFolders?: string[];
+  /**
+   * The fault-code record each table-row passage of the hits and parts shows, by chunk id: an answer
+   * quotes the row as its record (meaning, cause, remedy), not as the file's raw fields.
+   */
+  rowCodes?: Record<string, CodeMatch>;
   ms: number;
 }
 
@@ -207,6 +212,7 @@ export async function retrieve(
     keyword: [...leading, ...keywordRanking, ...later].slice(0, depth),
     vector: [...leading, ...fuseSourceHits(vecLists, depth), ...later].slice(0, depth),
   };
+  const rowCodes = recordsOfRows(sources, [...hits, ...parts.flatMap((p) => p.hits)]);
   const ms = round2(performance.now() - t0);
   return {
     query,
@@ -217,8 +223,21 @@ export async function retrieve(
     ...(parts.length > 0 ? { parts } : {}),
     ...(scopeNames.length > 0 ? { scope: scopeNames } : {}),
     ...(scopeFolders.length > 0 ? { scopeFolders } : {}),
+    ...(Object.keys(rowCodes).length > 0 ? { rowCodes } : {}),
     ms,
   };
+}
+
+/** The code record each table-row passage shows, from its own source's code index. */
+function recordsOfRows(sources: RetrievalSource[], hits: SearchHit[]): Record<string, CodeMatch> {
+  const out: Record<string, CodeMatch> = {};
+  for (const h of hits) {
+    if (h.kind !== 'table-row' || out[h.chunkId]) continue;
+    const src = sources.find((s) => s.pack === (h.pack ?? null));
+    const m = src?.codes?.recordOfRow?.(h.file, h.text, h.lang);
+    if (m) out[h.chunkId] = m;
+  }
+  return out;
 }
 
 /** The whole question's keyword passages a two-part question's interleaved list keeps on its first page. */

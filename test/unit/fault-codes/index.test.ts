@@ -140,3 +140,18 @@ describe('CodeIndex cache', () => {
     expect(second.matches).toEqual(first.matches);
   });
 });
+
+describe('CodeIndex.recordOfRow', () => {
+  const idx = library();
+
+  it('gives the record a table-row passage shows, and none for a passage of several codes or another file', () => {
+    const rec = idx.lookup('error 22').matches.find((m) => m.file === 'cnc/error_codes.csv');
+    expect(rec).toBeDefined();
+    const rowText = `Error Code, Error Message, Error Description\n${rec?.text}`;
+    expect(idx.recordOfRow('cnc/error_codes.csv', rowText)).toMatchObject({ code: '22', title: 'No feed rate', remedy: rec?.remedy });
+    const other = idx.lookup('error 9').matches.find((m) => m.file === 'cnc/error_codes.csv');
+    expect(idx.recordOfRow('cnc/error_codes.csv', `${rec?.text}\n${other?.text}`)).toBeNull();
+    expect(idx.recordOfRow('cnc/alarm_codes.csv', rowText)).toBeNull();
+    expect(idx.recordOfRow('cnc/error_codes.csv', 'Feed rate is explained in the guide.')).toBeNull();
+  });
+});
