@@ -407,7 +407,9 @@ export function codeAnswerLines(m: CodeMatch): string[] {
         : m.code;
   const head = m.title && m.title !== m.code ? `${typed}: ${m.title}` : typed;
   const lines = [head];
-  if (m.description && m.description !== m.title) lines.push(m.description);
+  // A description whose first line is the title (a table's meaning column, then its note column) adds the rest.
+  const detail = m.title && m.description.startsWith(`${m.title}\n`) ? m.description.slice(m.title.length + 1) : m.description;
+  if (detail && detail !== m.title) lines.push(detail);
   if (m.cause) lines.push(`Cause: ${m.cause}`);
   if (m.remedy) lines.push(`Remedy: ${m.remedy}`);
   if (m.scope.length > 0) lines.push(`Applies to: ${m.scope.join(', ')}`);

@@ -21,7 +21,9 @@ export { LIMITS } from './limits.js';
  * code block's fence names the language the manual gives it (```python). 10: a JSON or YAML example in a
  * code block (an interface's example error response) gives the code records its rows define, and a table
  * with a remedy column is read as a fault table. 11: the rows of a YAML file whose quoted texts had to be
- * mended quote their records from the first character (they began a few characters late: `ode: "XX307"`).
+ * mended quote their records from the first character (they began a few characters late: `ode: "XX307"`),
+ * and a code table's note column (Note, Remarks, 备注) is kept as the record's detail, not dropped or
+ * run into its title.
  */
 export const CHUNKER_VERSION = 11;
 

@@ -66,7 +66,7 @@ const ROLE_HEADERS: readonly (readonly [ColumnRole, RegExp])[] = [
     /\b(?:actions?|remed(?:y|ies)|solutions?|fix(?:es)?|corrective|countermeasures?|resolution|what to do|measures?|troubleshooting)\b|处理|措施|解决|对策|方法/,
   ],
   ['title', /\b(?:message|messages|msg|title|name|short|summary|label|brief)\b|名称|标题|信息|消息|提示/],
-  ['description', /\b(?:description|desc|text|meaning|details?|explanation|definition|value|comments?|notes?|docs?|documentation|help)\b|说明|描述|含义|内容|解释|定义/],
+  ['description', /\b(?:description|desc|text|meaning|details?|explanation|definition|value|comments?|notes?|remarks?|docs?|documentation|help)\b|说明|描述|含义|内容|解释|定义|备注|注释|附注/],
   ['severity', /\b(?:severity|level|type|class|priority|kind)\b|等级|级别|类型|类别/],
 ];
 /** Headers that say "this column holds codes". */
@@ -282,11 +282,15 @@ interface Fields {
 }
 
 /** Fills title/description/cause/remedy from text parts, splitting remedy sentences off descriptions. */
-function fields(parts: { title?: string; description?: string; cause?: string; remedy?: string }): Fields {
-  const split = splitRemedy(parts.description ?? '');
-  const description = split.rest || (split.remedy ? '' : (parts.description ?? ''));
-  const remedy = [split.remedy, parts.remedy ?? ''].filter(Boolean).join(' ');
-  const title = parts.title || firstSentence(description || parts.cause || remedy);
+function fields(parts: { title?: string; description?: string | string[]; cause?: string; remedy?: string }): Fields {
+  // Several description columns (Description, Note / 描述, 备注): each keeps its own line, and the
+  // first one names the code; a second one is detail, not the name.
+  const cols = (Array.isArray(parts.description) ? parts.description : [parts.description ?? '']).filter(Boolean);
+  const splits = cols.map(splitRemedy);
+  const rest = splits.map((x) => x.rest).filter(Boolean);
+  const description = rest.length > 0 ? rest.join('\n') : splits.some((x) => x.remedy) ? '' : cols.join('\n');
+  const remedy = [...splits.map((x) => x.remedy), parts.remedy ?? ''].filter(Boolean).join(' ');
+  const title = parts.title || firstSentence(rest[0] || parts.cause || remedy);
   return { title, description, cause: parts.cause ?? '', remedy };
 }
 
@@ -437,17 +441,14 @@ function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink):
   const lang = rowLanguage(row, layout);
   const columnsOf = (role: ColumnRole): string[] =>
     (layout.roles.get(role) ?? []).filter((c) => lang === null || (columnLanguage(c) ?? lang) === lang);
-  const get = (role: ColumnRole): string =>
-    columnsOf(role)
-      .map((c) => cleanCell(row.get(c) ?? ''))
-      .filter(Boolean)
-      .join('\n');
+  const cells = (role: ColumnRole): string[] => columnsOf(role).map((c) => cleanCell(row.get(c) ?? '')).filter(Boolean);
+  const get = (role: ColumnRole): string => cells(role).join('\n');
   const codes = cellCodes(row.get(layout.code) ?? '', layout.family, layout.identifiers);
   if (codes.length === 0) return;
   const remedyCell = get('remedy');
   const f = fields({
     title: columnsOf('title').map((c) => cleanCell(row.get(c) ?? '')).find(Boolean),
-    description: get('description'),
+    description: cells('description'),
     cause: get('cause'),
     remedy: remedyCell ? (isActionList(remedyCell, columnsOf('remedy')) ? actionList(remedyCell) : remedyCell) : '',
   });
@@ -476,9 +477,10 @@ function otherLanguages(row: Row, layout: TableLayout, chosen: string | null): C
   for (const l of langs) {
     const lang = productLanguage(l);
     if (!lang || lang === productLanguage(chosen) || out[lang]) continue;
-    const get = (role: ColumnRole): string =>
-      (layout.roles.get(role) ?? []).filter((c) => columnLanguage(c) === l).map((c) => cleanCell(row.get(c) ?? '')).filter(Boolean).join('\n');
-    const f = fields({ title: get('title') || undefined, description: get('description'), cause: get('cause'), remedy: get('remedy') });
+    const cells = (role: ColumnRole): string[] =>
+      (layout.roles.get(role) ?? []).filter((c) => columnLanguage(c) === l).map((c) => cleanCell(row.get(c) ?? '')).filter(Boolean);
+    const get = (role: ColumnRole): string => cells(role).join('\n');
+    const f = fields({ title: get('title') || undefined, description: cells('description'), cause: get('cause'), remedy: get('remedy') });
     if (f.title || f.description || f.cause || f.remedy) out[lang] = f;
   }
   return Object.keys(out).length > 0 ? out : undefined;

@@ -197,6 +197,23 @@ describe('tables whose first column holds codes', () => {
   });
 });
 
+describe('a code table with a note column', () => {
+  it('keeps the note (Note, Remarks, 备注) as detail, and names the code by its meaning column alone', async () => {
+    const en = '# Interface\n\n## Error codes\n\n| Error code | Description | Note |\n|---|---|---|\n| -10000 | Command error | The command does not exist |\n| -20000 | Parameter number error | Remarks: count the parameters |\n';
+    const zh = '# 接口\n\n## 通用错误码\n\n| 错误码 | 描述 | 备注 |\n|---|---|---|\n| -1 | 没有执行成功 | 命令接收成功，但执行失败 |\n| -10000 | 命令错误 | 下发的命令不存在 |\n';
+    const enRecs = await recordsOf('interface_en.md', en);
+    expect(enRecs.map((r) => [r.code, r.title, r.description])).toEqual([
+      ['-10000', 'Command error', 'Command error\nThe command does not exist'],
+      ['-20000', 'Parameter number error', 'Parameter number error\nRemarks: count the parameters'],
+    ]);
+    const zhRecs = await recordsOf('interface_zh.md', zh);
+    expect(zhRecs.map((r) => [r.code, r.title, r.description])).toEqual([
+      ['-1', '没有执行成功', '没有执行成功\n命令接收成功，但执行失败'],
+      ['-10000', '命令错误', '命令错误\n下发的命令不存在'],
+    ]);
+  });
+});
+
 describe('records shown only as an example in a code block', () => {
   const guide = (lang: string, body: string) =>
     `# Status interface\n\n## Reading the alarm\n\nCall \`ReadAlarm()\`.\n\n### Response\n\n\`\`\`${lang}\n${body}\n\`\`\`\n`;
