@@ -42,14 +42,14 @@ const E = '(?![A-Za-z0-9_]|[.,]\\d)'; // right boundary: no glued letters/digits
 
 /** Family / code words that may be followed by a space. Longest first. */
 const WORDS =
-  'error\\s*code|alarm\\s*code|fault\\s*code|trouble\\s*code|error|alarm|fault|obdii|obd2|obd|dtc|err|alm|flt|code';
+  'error\\s*code|alarm\\s*code|fault\\s*code|trouble\\s*code|(?:error|alarm|fault|err)[\\s_]*id|err[\\s_]*code|error|alarm|fault|obdii|obd2|obd|dtc|err|alm|flt|code';
 const CJK_WORDS = '故障代码|错误代码|报警代码|故障码|错误码|报警码|报警号|报警|警报|错误|故障|代码';
 const NUMBER_WORD = '(?:(?:no\\.?|nr\\.?|number|#)\\s*)?';
 const BODY =
   '(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[pbcu]\\s?[0-3]\\s[0-9a-f]{3}|[pbcu]\\s?[0-9][0-9a-f]{0,3}|[a-z]{1,3}[-_]?\\d{1,6}[a-z]?|\\d{1,7})';
 
 const PREFIXED = new RegExp(
-  `(?:${B}(?:${WORDS})|${CJK_WORDS})(?:\\s{0,2}[:：#＃\\-–]?\\s{0,2})${NUMBER_WORD}${BODY}${E}`,
+  `(?:${B}(?:${WORDS})|${CJK_WORDS})(?:\\s{0,2}[:：#＃=\\-–]?\\s{0,2})${NUMBER_WORD}${BODY}${E}`,
   'giu',
 );
 /** `AL021`, `ER-22`: short family letters glued to the number or joined by a separator. */

@@ -40,6 +40,15 @@ const PREFIX_WORDS: readonly (readonly [string, string])[] = [
   ['error code', 'error'],
   ['alarm code', 'alarm'],
   ['fault code', 'fault'],
+  // A log or API field as printed: `ErrorCode=5`, `errCode: 5`, `ErrorID -2` (an "id" after the word: NUMBER_WORD).
+  ['errorcode', 'error'],
+  ['alarmcode', 'alarm'],
+  ['faultcode', 'fault'],
+  ['errcode', 'error'],
+  ['errorid', 'error'],
+  ['alarmid', 'alarm'],
+  ['faultid', 'fault'],
+  ['errid', 'error'],
   ['trouble code', 'obd'],
   ['error', 'error'],
   ['alarm', 'alarm'],
@@ -84,7 +93,7 @@ const OBD_STRICT = /^([pbcu])([0-3][0-9a-f]{3})$/;
 const OBD_SHORT = /^([pbcu])([0-9][0-9a-f]{0,3})$/;
 const DIGITS = /^\d{1,9}$/;
 const LETTERS_DIGITS = /^([a-z]{1,4})(\d{1,9})([a-z]?)$/;
-const NUMBER_WORD = /^(?:no\.?|nr\.?|number|num\.?)(?![a-z])/;
+const NUMBER_WORD = /^(?:no\.?|nr\.?|number|num\.?|id)(?![a-z])/;
 /** An UPPER-case one-word identifier of at least three characters. */
 export const ONE_WORD_ID = /^[A-Z][A-Z0-9]{2,47}$/;
 
@@ -145,13 +154,13 @@ function normalizeCodeShape(raw: string, ctx?: { family?: string }): NormalizedC
       if (/[a-z]/.test(prefix) && next >= 0x61 && next <= 0x7a) continue;
       if (fam === 'obd') obdHint = true;
       else if (fam && !family) family = fam;
-      s = s.slice(prefix.length).replace(/^[\s\-–—_:#.]+/, '');
+      s = s.slice(prefix.length).replace(/^[\s\-–—_:#.=]+/, '');
       matched = true;
       break;
     }
     const num = NUMBER_WORD.exec(s);
     if (num) {
-      s = s.slice(num[0].length).replace(/^[\s\-–—_:#.]+/, '');
+      s = s.slice(num[0].length).replace(/^[\s\-–—_:#.=]+/, '');
       matched = true;
     }
     if (!matched) break;

@@ -19,6 +19,17 @@ describe('detectCodes', () => {
     expect(keys('AL021 and E-7 together')).toEqual(['alarm:21', 'error:7']);
   });
 
+  it('reads a code copied from a log or an API reply as its field prints it', () => {
+    expect(keys('ErrorID -2 after MovJ')).toEqual(['error:2']);
+    expect(keys('ErrorID=-30001')).toEqual(['error:30001']);
+    expect(keys('ErrorCode=5')).toEqual(['error:5']);
+    expect(keys('errCode: 17')).toEqual(['error:17']);
+    expect(keys('AlarmCode 9')).toEqual(['alarm:9']);
+    expect(keys('error id 5')).toEqual(['error:5']);
+    expect(keys('err_code 12')).toEqual(['error:12']);
+    for (const text of ['the error identifier is shown', 'alarm ID list', 'x=5 after the error', 'errors=none']) expect(keys(text), text).toEqual([]);
+  });
+
   it('finds Chinese codes', () => {
     expect(keys('报警9')).toEqual(['alarm:9']);
     expect(keys('机床出现报警9怎么办')).toEqual(['alarm:9']);

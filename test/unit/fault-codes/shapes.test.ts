@@ -314,6 +314,7 @@ describe('a Chinese protocol manual: negative return codes in lines and an Error
     const index = new CodeIndex(recs);
     expect(index.lookup('返回-20000是什么意思').matches.map((m) => m.code)).toEqual(['-20000']);
     expect(index.lookup('错误码-30002').matches.map((m) => m.code)).toEqual(['-30002']);
+    expect(index.lookup('the arm replied ErrorID=-30002 to MovJ').matches.map((m) => m.code)).toEqual(['-30002']);
     expect(index.lookup('-10000').matches[0]?.lang).toBe('zh');
   });
 });
