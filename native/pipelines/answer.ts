@@ -19,6 +19,7 @@ import { checkGenerated, isLooping } from '../answer/generated-check.js';
 import { withReferencedSafety } from '../answer/safety.js';
 import { answerText, promptLabel } from '../answer/sanitize.js';
 import { analyze } from '../text/analyze.js';
+import { detectCodes } from '../fault-codes/detect.js';
 
 /** What the pipeline needs from a language model (LocalLlm implements it). */
 export interface AnswerGenerator {
@@ -149,8 +150,14 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     const rest = termsBeyondCodes(standaloneQuery, matches);
     // A question that asks more than the code's meaning ("which setting do I raise?") follows the
     // record's remedy into the same documentation set, where the setting or check it names is explained.
-    const related = rest.length > 0 ? await relatedPassages(deps, rest.join(' '), matches[0] as CodeMatch, req.filters, hooks.signal) : null;
-    out = { ...codeAnswer(standaloneQuery, matches, related?.hits ?? [], related?.rowCodes), question, standaloneQuery, refused: false };
+    const first = matches[0] as CodeMatch;
+    const [own, related] = await Promise.all([
+      codeSections(deps, first, req.filters, hooks.signal),
+      rest.length > 0 ? relatedPassages(deps, rest.join(' '), first, req.filters, hooks.signal) : null,
+    ]);
+    // The manual's own section about the code first (its troubleshooting page), then what the question asks beyond it.
+    const extra = [...own.hits, ...(related?.hits ?? []).filter((h) => !own.hits.some((o) => o.chunkId === h.chunkId))];
+    out = { ...codeAnswer(standaloneQuery, matches, extra, { ...own.rowCodes, ...related?.rowCodes }, own.hits), question, standaloneQuery, refused: false };
   } else if (generator) {
     const tl = performance.now();
     const extractive = citeEveryPart(extractiveAnswer(standaloneQuery, passages.slice(0, k), res.rowCodes), res);
@@ -220,8 +227,21 @@ async function relatedPassages(deps: AnswerDeps, asked: string, m: CodeMatch, fi
   return deps.retrieve({ query: `${asked} ${m.remedy || m.description || m.title}`, k: 5, filters: { ...filters, pathPrefix } }, signal);
 }
 
+/**
+ * The sections of the code's documentation set whose heading names the code ("Troubleshooting
+ * Overvoltage Fault 34", "Alarm 9 - homing fail"): the manual's own page about it, which says more
+ * (the checks, the settings) than its table row. Empty when the manuals have no such section.
+ */
+async function codeSections(deps: AnswerDeps, m: CodeMatch, filters?: SearchFilters, signal?: AbortSignal): Promise<Retrieval> {
+  const pathPrefix = filters?.pathPrefix ?? (m.file.includes('/') ? `${m.file.split('/')[0]}/` : undefined);
+  const family = /^(error|alarm|fault):(.+)$/.exec(m.key);
+  const spoken = family ? `${family[1]} ${m.code}` : m.code;
+  const res = await deps.retrieve({ query: `${spoken} ${m.title}`, k: 10, filters: { ...filters, pathPrefix } }, signal);
+  return { ...res, hits: res.hits.filter((h) => h.kind !== 'code' && detectCodes(h.section).some((c) => c.key === m.key)) };
+}
+
 /** A code question: the code's record first (meaning, cause, remedy, page), then passages that add to it. */
-function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[], rows: Retrieval['rowCodes']): PartialAnswer {
+function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[], rows: Retrieval['rowCodes'], sections: SearchHit[] = []): PartialAnswer {
   const citations: Citation[] = [];
   const lines: string[] = [];
   for (const m of matches) {
@@ -249,8 +269,24 @@ function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[
     }
   }
   const more = renderParts(parts, (i) => numbers.get(i) as number);
-  return { answer: more ? `${lines.join('\n\n')}\n\n${more}` : lines.join('\n\n'), mode: 'code', citations, refused: false };
+  const blocks = [lines.join('\n\n'), ...(more ? [more] : [])];
+  // The rest of the manual's own page about the code (its remedies are often one section each), by heading.
+  const headings: string[] = [];
+  for (const h of sections) {
+    // Below the page's own title: "Limit regenerated power … > Choosing a value".
+    const heading = h.section.split(' > ').slice(1).join(' > ');
+    if (!heading || citations.some((c) => c.chunkId === h.chunkId) || headings.some((x) => x.startsWith(`${heading} [`))) continue;
+    if (headings.length >= MAX_SECTION_LINKS) break;
+    const n = citations.length + 1;
+    citations.push(toCitation(n, h));
+    headings.push(`${answerText(heading)} [${n}]`);
+  }
+  if (headings.length > 0) blocks.push(`Also in ${answerText(sections[0]?.manual ?? 'the manual')}: ${headings.join('; ')}`);
+  return { answer: blocks.join('\n\n'), mode: 'code', citations, refused: false };
 }
+
+/** Sections of a code's own page a code answer names besides what it quotes. */
+const MAX_SECTION_LINKS = 5;
 
 /**
  * A two-part question's answer answers every part: a part none of whose own top passages is cited
