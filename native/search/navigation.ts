@@ -2,7 +2,8 @@
  * Navigation passages: a documentation set's hub pages and contents lists ("- [Calibration](calibration.md)
  * - Motor calibration procedure", a PDF's "3.2 Installing the extruder ........ 27"). They name every
  * topic of the manual in a few words each, so full-text search ranks them high for any question that
- * names the product and a topic, yet they answer none: the page they point to does. Pure: read from a
+ * names the product and a topic, yet they answer none: the page they point to does. A file
+ * inventory's rows (a manifest of paths and checksums) are navigation too. Pure: read from a
  * passage's text, so no re-index is needed and every library, old or new, is judged alike.
  */
 
@@ -32,9 +33,26 @@ function isContentsLine(line: string): boolean {
   return words <= MAX_GLOSS_WORDS;
 }
 
-/** True when most of a passage's lines are contents entries (a hub page, a table of contents). */
+/** A file path with an extension (`docs/guides/setup.md`) and a checksum (hex, 32 or more digits). */
+const FILE_PATH = /(?:^|[\s,;|"'])[\w.-]+(?:\/[\w.-]+)+\.[a-z0-9]{1,5}(?=$|[\s,;|"'])/i;
+const CHECKSUM = /\b[0-9a-f]{32,}\b/i;
+
+/**
+ * True when a line is an entry of a file inventory (a manifest or checksum list a copied folder
+ * carries: path, size, sha256…): it names files, it explains nothing.
+ */
+function isInventoryLine(line: string): boolean {
+  return FILE_PATH.test(line) && CHECKSUM.test(line);
+}
+
+/**
+ * True when most of a passage's lines are contents entries (a hub page, a table of contents), or
+ * when it is a file inventory's row (every line but a header names a file with its checksum).
+ */
 export function isNavigation(text: string): boolean {
   const lines = text.split('\n').filter((l) => l.trim() && !/^\s*(?:#{1,6}|=+)\s/.test(l));
+  const inventory = lines.filter(isInventoryLine).length;
+  if (inventory > 0 && inventory >= lines.length - 1) return true;
   if (lines.length < MIN_LINES) return false;
   const entries = lines.filter(isContentsLine).length;
   return entries >= MIN_LINES && entries >= NAV_SHARE * lines.length;

@@ -18,6 +18,10 @@ describe('isNavigation', () => {
     expect(isNavigation('1. **[Mounting](guides/mounting.md)** - Mount the drive\n2. **[Wiring](guides/wiring.md)** - Connect power\n3. **[Tuning](guides/tuning.md)**')).toBe(true);
     expect(isNavigation('Contents\n1 Safety .......... 3\n2 Installing the spindle .......... 7\n2.1 Wiring . . . . . . 9\n3 Faults .......... 14')).toBe(true);
     expect(isNavigation('* <<mounting,Mounting>>\n* <<wiring,Wiring>>\n* xref:tuning.adoc[Tuning the loop]')).toBe(true);
+    // A file inventory's row (header, then path, size, checksum): it names files, it answers nothing.
+    const sha = 'a3f5'.repeat(16);
+    expect(isNavigation(`path\tbytes\tsha256\tsource\ndrive/docs/troubleshooting/overvoltage-fault-34.md\t3343\t${sha}\tvendor/drive`)).toBe(true);
+    expect(isNavigation(`"firmware/drive-2.4.bin","512000","${sha}"`)).toBe(true);
   });
 
   it('leaves content alone: prose with links, a list of web links, steps, Chinese prose with a link', () => {
@@ -26,6 +30,9 @@ describe('isNavigation', () => {
     expect(isNavigation('1. Switch the drive off.\n2. Wait five minutes for the bus to discharge.\n3. Remove the cover.')).toBe(false);
     expect(isNavigation('如果微控制器没有收到每 5 秒的确认，它就会进入关闭状态，详情请见[MCU 命令](MCU_Commands.md)文档。\n另外主机软件还实现了检查加热器和温度传感器是否正常工作的代码，见[配置参考](Config_Reference.md)。\n这些示例应该足以完成初始安装。')).toBe(false);
     expect(isNavigation('- [Faults](faults.md)')).toBe(false); // one link is not a contents list
+    // A path or a hash alone is content: a setting that names its file, a step that quotes a checksum to compare.
+    expect(isNavigation('Copy the file config/printer.cfg to the SD card.\nRestart the printer.')).toBe(false);
+    expect(isNavigation(`Compare the checksum with ${'a3f5'.repeat(16)} before flashing.\nThen flash the board.`)).toBe(false);
   });
 });
 
