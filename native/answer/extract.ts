@@ -394,17 +394,22 @@ export function renderParts(parts: ExtractedPart[], citationOf: (passage: number
   return lines.join('\n');
 }
 
+/**
+ * A bare number of a word family with its family word: "Alarm 8", not "8" (Grbl's error 8 is
+ * another code); null for codes that say what they are (`E-204`, `P0301`, `-10000`).
+ */
+export function spokenCode(m: Pick<CodeMatch, 'key' | 'code'>): string | null {
+  const family = /^(error|alarm|fault):(.+)$/.exec(m.key);
+  if (!family || family[2]?.toUpperCase() !== m.code.toUpperCase()) return null;
+  const word = family[1] as string;
+  return `${word.charAt(0).toUpperCase()}${word.slice(1)} ${m.code}`;
+}
+
 /** A fault-code record as an answer: the code and title, then meaning, cause and remedy as written. */
 export function codeAnswerLines(m: CodeMatch): string[] {
   // A code reached through a vendor prefix scheme shows as typed, then as the manual writes it: "31110 (XX110)".
-  // A bare number of a word family says which family: "Alarm 8", not "8" (Grbl's error 8 is another code).
-  const family = /^(error|alarm|fault):(.+)$/.exec(m.key);
   const typed =
-    family && family[2]?.toUpperCase() === m.code.toUpperCase()
-      ? `${(family[1] as string)[0]?.toUpperCase()}${(family[1] as string).slice(1)} ${m.code}`
-      : m.key.toUpperCase() !== m.code.toUpperCase() && /^[0-9a-z]+$/i.test(m.key)
-        ? `${m.key.toUpperCase()} (${m.code})`
-        : m.code;
+    spokenCode(m) ?? (m.key.toUpperCase() !== m.code.toUpperCase() && /^[0-9a-z]+$/i.test(m.key) ? `${m.key.toUpperCase()} (${m.code})` : m.code);
   const head = m.title && m.title !== m.code ? `${typed}: ${m.title}` : typed;
   const lines = [head];
   // A description whose first line is the title (a table's meaning column, then its note column) adds the rest.

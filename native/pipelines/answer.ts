@@ -12,7 +12,7 @@ import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
 import { checkCitations } from '../answer/citations.js';
 import { collectEvidence, contentTerms, gate, scopeCandidates, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
-import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
+import { codeAnswerLines, extractParts, renderParts, spokenCode, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
 import { budgetPrompt, REFUSAL_SENTENCE } from '../answer/prompt.js';
 import { checkGenerated, isLooping } from '../answer/generated-check.js';
@@ -223,8 +223,12 @@ function termsBeyondCodes(question: string, matches: CodeMatch[]): string[] {
  * planned into parts again and bring back passages about the code's meaning, which the record gives.
  */
 async function relatedPassages(deps: AnswerDeps, asked: string, m: CodeMatch, filters?: SearchFilters, signal?: AbortSignal): Promise<Retrieval> {
-  const pathPrefix = filters?.pathPrefix ?? (m.file.includes('/') ? `${m.file.split('/')[0]}/` : undefined);
-  return deps.retrieve({ query: `${asked} ${m.remedy || m.description || m.title}`, k: 5, filters: { ...filters, pathPrefix } }, signal);
+  return deps.retrieve({ query: `${asked} ${m.remedy || m.description || m.title}`, k: 5, filters: inCodeSet(m, filters) }, signal);
+}
+
+/** The filters narrowed to the code's documentation set (the top folder of its file), unless the technician chose a folder. */
+function inCodeSet(m: CodeMatch, filters?: SearchFilters): SearchFilters {
+  return { ...filters, pathPrefix: filters?.pathPrefix ?? (m.file.includes('/') ? `${m.file.split('/')[0]}/` : undefined) };
 }
 
 /**
@@ -233,10 +237,7 @@ async function relatedPassages(deps: AnswerDeps, asked: string, m: CodeMatch, fi
  * (the checks, the settings) than its table row. Empty when the manuals have no such section.
  */
 async function codeSections(deps: AnswerDeps, m: CodeMatch, filters?: SearchFilters, signal?: AbortSignal): Promise<Retrieval> {
-  const pathPrefix = filters?.pathPrefix ?? (m.file.includes('/') ? `${m.file.split('/')[0]}/` : undefined);
-  const family = /^(error|alarm|fault):(.+)$/.exec(m.key);
-  const spoken = family ? `${family[1]} ${m.code}` : m.code;
-  const res = await deps.retrieve({ query: `${spoken} ${m.title}`, k: 10, filters: { ...filters, pathPrefix } }, signal);
+  const res = await deps.retrieve({ query: `${spokenCode(m) ?? m.code} ${m.title}`, k: 10, filters: inCodeSet(m, filters) }, signal);
   return { ...res, hits: res.hits.filter((h) => h.kind !== 'code' && detectCodes(h.section).some((c) => c.key === m.key)) };
 }
 
