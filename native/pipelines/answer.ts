@@ -106,7 +106,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   throwIfAborted(hooks.signal);
 
   // 2. Codes and passages: one retrieval, which also gives each retriever's own top five.
-  const res = await deps.retrieve({ query: standaloneQuery, k: Math.max(k, 10), filters: req.filters, rankingDepth: 10 }, hooks.signal);
+  const res = await deps.retrieve({ query: standaloneQuery, k: Math.max(k, 10), filters: req.filters, rankingDepth: 10, rowRecords: true }, hooks.signal);
   const codes = res.codes;
   let passages = res.hits.filter((h) => h.kind !== 'code');
   let keywordTop: string[] | undefined;
@@ -223,7 +223,7 @@ function termsBeyondCodes(question: string, matches: CodeMatch[]): string[] {
  * planned into parts again and bring back passages about the code's meaning, which the record gives.
  */
 async function relatedPassages(deps: AnswerDeps, asked: string, m: CodeMatch, filters?: SearchFilters, signal?: AbortSignal): Promise<Retrieval> {
-  return deps.retrieve({ query: `${asked} ${m.remedy || m.description || m.title}`, k: 5, filters: inCodeSet(m, filters) }, signal);
+  return deps.retrieve({ query: `${asked} ${m.remedy || m.description || m.title}`, k: 5, filters: inCodeSet(m, filters), rowRecords: true }, signal);
 }
 
 /** The filters narrowed to the code's documentation set (the top folder of its file), unless the technician chose a folder. */
@@ -239,7 +239,7 @@ function inCodeSet(m: CodeMatch, filters?: SearchFilters): SearchFilters {
 async function codeSections(deps: AnswerDeps, m: CodeMatch, filters?: SearchFilters, signal?: AbortSignal): Promise<Retrieval> {
   // Keyword search alone: a heading that names the code is found by its words, and a query embedding
   // plus a vector search per code answer cost e5 libraries a third of their ask p95 (80 -> 115 ms).
-  const res = await deps.retrieve({ query: `${spokenCode(m) ?? m.code} ${m.title}`, k: 10, mode: 'keyword', filters: inCodeSet(m, filters) }, signal);
+  const res = await deps.retrieve({ query: `${spokenCode(m) ?? m.code} ${m.title}`, k: 10, mode: 'keyword', filters: inCodeSet(m, filters), rowRecords: true }, signal);
   return { ...res, hits: res.hits.filter((h) => h.kind !== 'code' && detectCodes(h.section).some((c) => c.key === m.key)) };
 }
 

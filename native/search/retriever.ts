@@ -45,6 +45,8 @@ export interface RetrievalSource {
 export interface RetrieveRequest extends SearchRequest {
   /** Length of each retriever's ranking in the result (default 5). */
   rankingDepth?: number;
+  /** Also give `rowCodes` (the answer pipeline quotes rows as records; a search shows rows as they are). */
+  rowRecords?: boolean;
 }
 
 export interface Retrieval {
@@ -212,7 +214,7 @@ export async function retrieve(
     keyword: [...leading, ...keywordRanking, ...later].slice(0, depth),
     vector: [...leading, ...fuseSourceHits(vecLists, depth), ...later].slice(0, depth),
   };
-  const rowCodes = recordsOfRows(sources, [...hits, ...parts.flatMap((p) => p.hits)]);
+  const rowCodes = req.rowRecords ? recordsOfRows(sources, [...hits, ...parts.flatMap((p) => p.hits)]) : {};
   const ms = round2(performance.now() - t0);
   return {
     query,

@@ -73,6 +73,16 @@ describe('answers that quote an error table row', () => {
     expect(a.answer).not.toMatch(/\| level: /);
   });
 
+  it('looks the rows\' records up only when asked to (an answer does, a search does not)', async () => {
+    const q = { query: 'feeder says the pulley driver chip is getting close to overheating', k: 5 };
+    const row = (r: { hits: { kind: string; file: string; chunkId: string }[] }) => r.hits.find((h) => h.kind === 'table-row' && h.file === 'feeder/feeder-errors.yaml');
+    const plain = value(await engine().retrieve(q));
+    expect(row(plain)).toBeDefined();
+    expect(plain.rowCodes).toBeUndefined();
+    const asked = value(await engine().retrieve({ ...q, rowRecords: true }));
+    expect(asked.rowCodes?.[row(asked)?.chunkId ?? '']).toMatchObject({ code: '04201', title: 'WARNING DRIVER TOO HOT' });
+  });
+
   it('keeps other passages as the manual writes them', async () => {
     const a = value(await engine().ask({ question: 'how do I load filament into the feeder', prefer: 'extractive' }));
     expect(a.refused).toBe(false);
