@@ -288,7 +288,7 @@ function fields(parts: { title?: string; description?: string | string[]; cause?
   const cols = (Array.isArray(parts.description) ? parts.description : [parts.description ?? '']).filter(Boolean);
   const splits = cols.map(splitRemedy);
   const rest = splits.map((x) => x.rest).filter(Boolean);
-  const description = rest.length > 0 ? rest.join('\n') : splits.some((x) => x.remedy) ? '' : cols.join('\n');
+  const description = rest.join('\n');
   const remedy = [...splits.map((x) => x.remedy), parts.remedy ?? ''].filter(Boolean).join(' ');
   const title = parts.title || firstSentence(rest[0] || parts.cause || remedy);
   return { title, description, cause: parts.cause ?? '', remedy };
