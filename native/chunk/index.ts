@@ -23,9 +23,10 @@ export { LIMITS } from './limits.js';
  * with a remedy column is read as a fault table. 11: the rows of a YAML file whose quoted texts had to be
  * mended quote their records from the first character (they began a few characters late: `ode: "XX307"`),
  * and a code table's note column (Note, Remarks, 备注) is kept as the record's detail, not dropped or
- * run into its title.
+ * run into its title. 12: letter-spaced Chinese in a PDF (character spacing after every glyph, which
+ * pdf.js writes as spaces) is read as words, not as single characters.
  */
-export const CHUNKER_VERSION = 11;
+export const CHUNKER_VERSION = 12;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */

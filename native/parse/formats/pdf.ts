@@ -6,7 +6,7 @@ import { checkAbort } from '../text-utils.js';
 import { PdfEmitter, stripFurniture, type Flow, type PageFlow } from '../pdf/emit.js';
 import { FIGURE_CAPTION_RE, TABLE_CAPTION_RE, takeCallouts, type Callouts } from '../pdf/figures.js';
 import { pageGraphics } from '../pdf/graphics.js';
-import { groupLines, readingOrder, splitSegments, type Item, type Line } from '../pdf/layout.js';
+import { closeCjkGaps, groupLines, readingOrder, splitSegments, type Item, type Line } from '../pdf/layout.js';
 import { garbageShare, LOW_OCR_CONFIDENCE, ocrItems } from '../pdf/ocr-page.js';
 import { loadPdf, type PdfDocument, type PdfPage } from '../pdf/open.js';
 import { isBlank, renderPageGrey, toPgm } from '../pdf/render.js';
@@ -127,7 +127,7 @@ async function textLayer(page: PdfPage): Promise<{ items: Item[]; usable: boolea
     // Rotated or vertical runs (margin labels, watermarks) are not part of the reading flow.
     if (Math.abs(b) > Math.abs(a) * 0.2 || Math.abs(c) > Math.abs(d) * 0.2) continue;
     const size = Math.hypot(c, d) || it.height || 10;
-    items.push({ str: it.str, x: e, y: f, w: it.width, size });
+    items.push({ str: closeCjkGaps(it.str), x: e, y: f, w: it.width, size });
   }
   const visible = raw.replace(/\s+/g, '').length;
   // A text layer of unmapped glyph codes (fonts without a Unicode map) is no better than none.

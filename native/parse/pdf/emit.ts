@@ -7,7 +7,7 @@ import type { Block } from '../../contract/index.js';
 import { DocBuilder, oneLine } from '../builder.js';
 import { admonitionText, checkAbort, matchAdmonition } from '../text-utils.js';
 import { FIGURE_CAPTION_RE, TABLE_CAPTION_RE, type Callouts } from './figures.js';
-import type { Line } from './layout.js';
+import { isCjk, type Line } from './layout.js';
 import { continuesTable, type Table } from './tables.js';
 
 /** One element of a page in reading order: a line of text, a table, or the labels of a figure. */
@@ -267,7 +267,7 @@ function joinLines(lines: Line[]): string {
   for (const l of lines) {
     if (!out) out = l.text;
     else if (/\p{Ll}-$/u.test(out) && /^\p{Ll}/u.test(l.text)) out = out.slice(0, -1) + l.text;
-    else if (/[\u3000-\u9fff\uff00-\uffef]$/.test(out) && /^[\u3000-\u9fff\uff00-\uffef]/.test(l.text)) out += l.text;
+    else if (isCjk(out.at(-1)) && isCjk(l.text[0])) out += l.text;
     else out += ' ' + l.text;
   }
   return out;

@@ -26,6 +26,35 @@ export interface Line {
 /** A gap wider than this many ems between two runs of a line separates two blocks of text (cells, columns). */
 const SEGMENT_GAP_EM = 1.2;
 
+/**
+ * Characters of scripts written without spaces between words (Chinese, Japanese kana, CJK
+ * punctuation and full-width forms; not Hangul, which spaces its words).
+ */
+const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\u3000-\\u303f\\uff00-\\uffef';
+const CJK_CHAR = new RegExp(`[${CJK}]`, 'u');
+const CJK_GAP = new RegExp(`(?<=[${CJK}])[ \\t\\u00a0]+(?=[${CJK}])`, 'gu');
+
+/** Whether a character (the last of one run, the first of the next) is one of {@link CJK}. */
+export function isCjk(ch: string | undefined): boolean {
+  return ch !== undefined && CJK_CHAR.test(ch);
+}
+
+const SPACED_RUN = /^\s*\S(?:\s\S)+\s*$/u;
+const SPACED_DIGIT = new RegExp(`(?<=[\\d${CJK}])\\s(?=\\d)|(?<=\\d)\\s(?=[${CJK}])`, 'gu');
+
+/**
+ * A run's text without the spaces between CJK characters. Letter-spaced or justified Chinese
+ * (character spacing, `Tc`) puts a gap after every character, and pdf.js writes each gap as a space:
+ * "机 器 人 无 法 保 持 静 止" would be indexed as single characters that no question's words match.
+ * Chinese writes no spaces between words, so none is lost. In a run spaced out character by
+ * character, the digits are closed up too ("2 2" is code 22, "关 节 3" is 关节3); Latin letters
+ * are left alone, as their own word spaces look the same.
+ */
+export function closeCjkGaps(text: string): string {
+  const closed = SPACED_RUN.test(text) ? text.replace(SPACED_DIGIT, '') : text;
+  return closed.replace(CJK_GAP, '');
+}
+
 /** Groups items into lines; on two-column pages, reads each column band by band. */
 export function readingOrder(items: Item[], x0: number, x1: number): Line[] {
   if (items.length === 0) return [];
@@ -171,7 +200,9 @@ export function makeLine(items: Item[]): Line {
   let maxY = -Infinity;
   for (const it of items) {
     const gap = it.x - prevEnd;
-    if (text && gap > it.size * 0.15 && !/\s$/.test(text) && !/^\s/.test(it.str)) text += ' ';
+    // Two runs of Chinese a small gap apart are one text (spaced characters, see closeCjkGaps).
+    const cjk = gap < it.size * SEGMENT_GAP_EM && isCjk(text.at(-1)) && isCjk(it.str[0]);
+    if (text && gap > it.size * 0.15 && !cjk && !/\s$/.test(text) && !/^\s/.test(it.str)) text += ' ';
     text += it.str;
     prevEnd = Math.max(prevEnd, it.x + it.w);
     const visible = it.str.replace(/\s+/g, '').length;

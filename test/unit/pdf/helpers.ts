@@ -5,6 +5,8 @@ export interface TextRun {
   x: number;
   y: number;
   size?: number;
+  /** Extra space after each character, in points (the PDF's Tc: letter-spaced or justified text). */
+  charSpacing?: number;
 }
 
 /** A grey image placed on the page: `grey` is width×height bytes, 0 = black, top row first. */
@@ -31,6 +33,8 @@ export interface PageSpec {
 /**
  * A valid PDF written by hand: Helvetica text runs, stroked ruling lines and Flate-compressed grey
  * images per page, correct xref offsets. A page with only an image is what a scanner produces.
+ * A run with characters outside Latin-1 (Chinese) is written in a two-byte CID font (Identity-H,
+ * not embedded) whose ToUnicode map gives each code its character, as CJK PDFs are made.
  */
 export function buildPdf(pages: PageSpec[], title?: string): Buffer {
   const objects: Buffer[] = [];
@@ -38,6 +42,8 @@ export function buildPdf(pages: PageSpec[], title?: string): Buffer {
   const catalog = add('');
   const pagesObj = add('');
   const font = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const wide = [...new Set(pages.flatMap((p) => (p.text ?? []).filter((t) => !isLatin1(t.text)).flatMap((t) => [...t.text])))];
+  const cidFont = wide.length > 0 ? addCidFont(add, wide) : 0;
   const info = add(title ? `<< /Title (${esc(title)}) /Producer (test) >>` : '<< /Producer (test) >>');
   const kids: number[] = [];
   for (const p of pages) {
@@ -52,10 +58,15 @@ export function buildPdf(pages: PageSpec[], title?: string): Buffer {
       ops.push(`q ${img.w} 0 0 ${img.h} ${img.x} ${img.y} cm /Im${k} Do Q`);
     });
     for (const [x0, y0, x1, y1] of p.lines ?? []) ops.push(`0.75 w ${x0} ${y0} m ${x1} ${y1} l S`);
-    for (const t of p.text ?? []) ops.push(`BT /F1 ${t.size ?? 11} Tf ${t.x} ${t.y} Td (${esc(t.text)}) Tj ET`);
+    for (const t of p.text ?? []) {
+      // Tc is text state: it outlives the text object, so a spaced run sets it back after itself.
+      const [tc, reset] = t.charSpacing ? [`${t.charSpacing} Tc `, ' 0 Tc'] : ['', ''];
+      if (isLatin1(t.text)) ops.push(`BT /F1 ${t.size ?? 11} Tf ${tc}${t.x} ${t.y} Td (${esc(t.text)}) Tj ET${reset}`);
+      else ops.push(`BT /F2 ${t.size ?? 11} Tf ${tc}${t.x} ${t.y} Td <${[...t.text].map((ch) => (wide.indexOf(ch) + 1).toString(16).padStart(4, '0')).join('')}> Tj ET${reset}`);
+    }
     const stream = ops.join('\n');
     const content = add(`<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`);
-    const res = `/Font << /F1 ${font} 0 R >>${xobjs.length ? ` /XObject << ${xobjs.join(' ')} >>` : ''}`;
+    const res = `/Font << /F1 ${font} 0 R${cidFont ? ` /F2 ${cidFont} 0 R` : ''} >>${xobjs.length ? ` /XObject << ${xobjs.join(' ')} >>` : ''}`;
     kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${pw} ${ph}] /Resources << ${res} >> /Contents ${content} 0 R >>`));
   }
   objects[catalog - 1] = Buffer.from(`<< /Type /Catalog /Pages ${pagesObj} 0 R >>`, 'latin1');
@@ -74,6 +85,25 @@ export function buildPdf(pages: PageSpec[], title?: string): Buffer {
   tail += `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R /Info ${info} 0 R >>\nstartxref\n${len}\n%%EOF\n`;
   parts.push(Buffer.from(tail, 'latin1'));
   return Buffer.concat(parts);
+}
+
+function isLatin1(s: string): boolean {
+  return [...s].every((ch) => (ch.codePointAt(0) ?? 0) < 0x100);
+}
+
+/** A Type0 font over `chars` (code i+1 is chars[i]), each 1 em wide, with its ToUnicode map. */
+function addCidFont(add: (body: string) => number, chars: string[]): number {
+  const hex = (n: number) => n.toString(16).padStart(4, '0');
+  const map = chars.map((ch, i) => `<${hex(i + 1)}> <${hex(ch.codePointAt(0) ?? 0)}>`).join('\n');
+  const cmap = `/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Test-UCS def /CMapType 2 def
+1 begincodespacerange <0000> <FFFF> endcodespacerange
+${chars.length} beginbfchar
+${map}
+endbfchar endcmap CMapName currentdict /CMap defineresource pop end end`;
+  const toUnicode = add(`<< /Length ${Buffer.byteLength(cmap, 'latin1')} >>\nstream\n${cmap}\nendstream`);
+  const descriptor = add('<< /Type /FontDescriptor /FontName /TestCJK /Flags 4 /FontBBox [0 -120 1000 880] /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 700 /StemV 80 >>');
+  const cid = add(`<< /Type /Font /Subtype /CIDFontType2 /BaseFont /TestCJK /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor ${descriptor} 0 R /DW 1000 /CIDToGIDMap /Identity >>`);
+  return add(`<< /Type /Font /Subtype /Type0 /BaseFont /TestCJK /Encoding /Identity-H /DescendantFonts [${cid} 0 R] /ToUnicode ${toUnicode} 0 R >>`);
 }
 
 function esc(s: string): string {

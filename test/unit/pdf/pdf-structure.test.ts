@@ -203,3 +203,52 @@ describe('PDF figures', () => {
     ]);
   });
 });
+
+describe('PDF in Chinese', () => {
+  it('reads letter-spaced (justified) Chinese as words, in paragraphs and in an alarm table, so its codes and words are found', async () => {
+    // Character spacing (Tc) of 0.3 em after every glyph: pdf.js writes each gap as a space.
+    const spaced = (text: string, x: number, y: number, size = 10): TextRun => ({ text, x, y, size, charSpacing: size * 0.3 });
+    const cols = [72, 150, 330];
+    const table = [
+      ['错误码', '描述', '处理方法'],
+      ['22', '机器人无法保持静止', '检查负载是否设置正确'],
+      ['23', '关节3温度过高', '降低运行速度后重新上使能'],
+    ].flatMap((r, i) => r.map((cell, k) => spaced(cell, cols[k] as number, 600 - i * 18)));
+    const page: PageSpec = {
+      text: [
+        { text: '报警说明', x: 72, y: 720, size: 18 },
+        spaced('控制器报警时，请先检查抱闸是否正常打开，', 72, 690),
+        spaced('再根据下表处理。', 72, 676),
+        ...table,
+      ],
+    };
+    const doc = await parsePdfBytes('alarm-zh.pdf', buildPdf([page], '报警说明'));
+    expect(ofKind(doc, 'paragraph').map((p) => p.text)).toEqual(['控制器报警时，请先检查抱闸是否正常打开，再根据下表处理。']);
+    const rows = ofKind(doc, 'table-row');
+    expect(rows.map((r) => r.cells)).toEqual([
+      ['22', '机器人无法保持静止', '检查负载是否设置正确'],
+      ['23', '关节3温度过高', '降低运行速度后重新上使能'],
+    ]);
+    expect(rows[0]?.columns).toEqual(['错误码', '描述', '处理方法']);
+    const codes = extractCodes(doc, { file: 'alarm-zh.pdf', manual: '报警说明', equipment: [] });
+    expect(codes.map((c) => [c.code, c.title, c.remedy])).toEqual([
+      ['22', '机器人无法保持静止', '检查负载是否设置正确'],
+      ['23', '关节3温度过高', '降低运行速度后重新上使能'],
+    ]);
+  });
+
+  it('keeps the spaces of English words beside Chinese ones and of a Chinese text whose runs stand a column apart', async () => {
+    const page: PageSpec = {
+      text: [
+        { text: '报警说明', x: 72, y: 720, size: 18 },
+        { text: '请检查 Brake 信号', x: 72, y: 690, size: 10 },
+        { text: '注意', x: 72, y: 660, size: 10 },
+        { text: '断电后再维修', x: 300, y: 660, size: 10 },
+      ],
+    };
+    const doc = await parsePdfBytes('mixed-zh.pdf', buildPdf([page]));
+    const text = [...ofKind(doc, 'paragraph'), ...ofKind(doc, 'table-row')].map((b) => b.text).join('\n');
+    expect(text).toContain('请检查 Brake 信号');
+    expect(text).not.toContain('注意断电后再维修');
+  });
+});
