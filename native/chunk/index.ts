@@ -24,7 +24,9 @@ export { LIMITS } from './limits.js';
  * mended quote their records from the first character (they began a few characters late: `ode: "XX307"`),
  * and a code table's note column (Note, Remarks, 备注) is kept as the record's detail, not dropped or
  * run into its title. 12: letter-spaced Chinese in a PDF (character spacing after every glyph, which
- * pdf.js writes as spaces) is read as words, not as single characters.
+ * pdf.js writes as spaces) is read as words, not as single characters; a table whose first row
+ * names its columns without being marked as a header (AsciiDoc, HTML/DOCX, RST list-table) reads it
+ * as the header.
  */
 export const CHUNKER_VERSION = 12;
 

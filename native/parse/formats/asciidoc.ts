@@ -3,6 +3,7 @@ import type { AdmonitionKind, ParsedDocument } from '../../contract/index.js';
 import { DocBuilder, normalizeInline, oneLine } from '../builder.js';
 import { admonitionKind, admonitionText, checkAbort, htmlToText } from '../text-utils.js';
 import type { TextAdapterInput } from './types.js';
+import { firstRowIsHeader } from '../table-header.js';
 
 /** The parts of Asciidoctor.js's node API this walker uses (its published types are loose). */
 interface ANode {
@@ -191,9 +192,10 @@ class Walker {
     let columns: string[] = [];
     const head = rows.head[0];
     if (head) columns = await Promise.all(head.map(cellText));
-    for (const row of [...rows.body, ...rows.foot]) {
-      this.b.row(name, columns, await Promise.all(row.map(cellText)));
-    }
+    let body = await Promise.all([...rows.body, ...rows.foot].map((row) => Promise.all(row.map(cellText))));
+    // A header row without the blank line (or `options="header"`) that marks it is still the header.
+    if (!head && firstRowIsHeader(body)) [columns, body] = [body[0] as string[], body.slice(1)];
+    for (const cells of body) this.b.row(name, columns, cells);
   }
 
   /** Plain text of nested blocks (compound admonitions, AsciiDoc table cells). */

@@ -3,6 +3,7 @@ import { EngineError, type AdmonitionKind, type ParsedDocument } from '../../con
 import { DocBuilder, oneLine } from '../builder.js';
 import { admonitionKind, admonitionText, matchAdmonition } from '../text-utils.js';
 import type { TextAdapterInput } from './types.js';
+import { firstRowIsHeader } from '../table-header.js';
 
 /** The parts of domhandler's node shape this walker reads. */
 interface HNode {
@@ -251,7 +252,8 @@ class Walker {
     };
     collect(n, false);
     const first = rows[0];
-    if (this.firstRowIsHeader && first && !rows.some((r) => r.header)) first.header = true;
+    // A header row of <td> cells (no <th>, no <thead>) is still the header when its cells are header words.
+    if (first && !rows.some((r) => r.header) && (this.firstRowIsHeader || firstRowIsHeader(rows.map((r) => r.cells)))) first.header = true;
     let columns: string[] = [];
     for (const row of rows) {
       if (row.header) columns = row.cells;

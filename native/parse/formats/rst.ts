@@ -3,6 +3,7 @@ import type { ParsedDocument } from '../../contract/index.js';
 import { DocBuilder, normalizeInline, oneLine } from '../builder.js';
 import { admonitionKind, admonitionText, matchAdmonition } from '../text-utils.js';
 import type { TextAdapterInput } from './types.js';
+import { firstRowIsHeader } from '../table-header.js';
 
 /*
  * A deliberately small reStructuredText reader (no library covers RST in Node): section titles
@@ -336,7 +337,9 @@ interface TableRows {
 function emitTable(ctx: Ctx, t: TableRows | null, caption = ''): void {
   if (!t) return;
   const name = oneLine(inline(caption || ctx.caption || '')) || ctx.b.currentHeading || ctx.fileStem;
-  for (const cells of t.rows) ctx.b.row(name, t.columns, cells);
+  // A list-table or csv-table without :header-rows: whose first row names the columns.
+  const [columns, rows] = t.columns.length === 0 && firstRowIsHeader(t.rows) ? [t.rows[0] as string[], t.rows.slice(1)] : [t.columns, t.rows];
+  for (const cells of rows) ctx.b.row(name, columns, cells);
 }
 
 /** Cell text as a reader sees it (inline markup removed, one line). */

@@ -9,6 +9,7 @@
  */
 import type { Rule } from './graphics.js';
 import { groupLines, makeLine, splitSegments, type Item, type Line } from './layout.js';
+import { isHeaderWord } from '../table-header.js';
 
 export interface Table {
   x0: number;
@@ -29,14 +30,6 @@ export interface Table {
 const TOL = 2;
 /** More rules than this on one page is a drawing, not tables. */
 const MAX_RULES = 3000;
-
-/** Header words of maintenance tables (code tables, parts lists, settings, wiring). */
-const HEADER_WORDS =
-  /^(?:no\.?|nr\.?|#|item|pos\.?|code|codes|error|fault|alarm|alert|event|message|display|led|description|desc\.?|meaning|name|title|part|part\s*(?:no\.?|number|#)|qty|quantity|cause|causes|possible\s+cause|remedy|solution|action|corrective\s+action|measure|value|values|unit|units|default|range|min\.?|max\.?|parameter|setting|settings|function|symptom|problem|check|type|model|size|torque|pin|signal|terminal|wire|colou?r|connector|voltage|current|interval|notes?|remarks?|comment|step|page|ref\.?|reference|supplier|vendor|status|state|condition|level|severity|reason|result|spec(?:ification)?|standard|mode|address|register|bit|key|id|代码|故障码|报警|报警号|错误|错误码|故障|名称|描述|说明|含义|原因|可能原因|处理|处理方法|对策|措施|解决方法|排除方法|备注|数量|型号|参数|设定值|默认值|范围|单位|序号|项目|信号|端子|颜色|内容)$/i;
-
-export function isHeaderWord(cell: string): boolean {
-  return HEADER_WORDS.test(cell.trim().replace(/[:：]$/, ''));
-}
 
 // ---------------------------------------------------------------- ruled tables
 

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extractCodes } from '../../../native/fault-codes/extract.js';
 import { parseFile } from '../../../native/parse/index.js';
 import { FIXTURES, makeDocx, ofKind, tempDir } from './helpers.js';
 
@@ -163,5 +164,37 @@ describe('docx', () => {
     expect(ofKind(doc, 'paragraph')[0]).toMatchObject({ text: 'Inspect the hook daily.', headingPath: ['Hoist H-3'] });
     expect(ofKind(doc, 'admonition')[0]).toMatchObject({ admonition: 'WARNING', text: 'WARNING: Never stand under the load.' });
     expect(ofKind(doc, 'table-row')[0]).toMatchObject({ columns: ['Code', 'Meaning'], cells: ['H1', 'Overload'], headingPath: ['Hoist H-3', 'Faults'] });
+  });
+});
+
+describe('tables whose header row is not marked as one', () => {
+  const codesOf = async (name: string, text: string) => {
+    const doc = await parseFile(await tmp.file(name, text));
+    return { rows: ofKind(doc, 'table-row'), codes: extractCodes(doc, { file: name, manual: 'x', equipment: [] }) };
+  };
+
+  it('reads a first row of header words as the header in AsciiDoc, HTML and reStructuredText', async () => {
+    const adoc = await codesOf('servo.adoc', '= Faults\n\n.Servo faults\n|===\n|No. |Name |Action\n|S01 |Overcurrent |Reduce acceleration\n|S02 |Overload |Check the mechanics for binding\n|===\n');
+    const html = await codesOf('alarms.html', '<h1>Alarms</h1><table><tr><td>Alarm No.</td><td>Message</td><td>Remedy</td></tr><tr><td>1001</td><td>Lubrication low</td><td>Fill the lubricant tank</td></tr></table>');
+    const rst = await codesOf('drive.rst', 'Faults\n======\n\n.. list-table:: Drive faults\n\n   * - 错误码\n     - 描述\n     - 处理方法\n   * - F12\n     - 编码器断线\n     - 检查编码器电缆\n');
+    expect(adoc.rows.map((r) => [r.columns, r.cells])).toEqual([
+      [['No.', 'Name', 'Action'], ['S01', 'Overcurrent', 'Reduce acceleration']],
+      [['No.', 'Name', 'Action'], ['S02', 'Overload', 'Check the mechanics for binding']],
+    ]);
+    expect(adoc.codes.map((c) => [c.code, c.title, c.remedy])).toEqual([
+      ['S01', 'Overcurrent', 'Reduce acceleration'],
+      ['S02', 'Overload', 'Check the mechanics for binding'],
+    ]);
+    expect(html.rows.map((r) => r.columns)).toEqual([['Alarm No.', 'Message', 'Remedy']]);
+    expect(html.codes.map((c) => [c.code, c.title, c.remedy])).toEqual([['1001', 'Lubrication low', 'Fill the lubricant tank']]);
+    expect(rst.rows.map((r) => r.columns)).toEqual([['错误码', '描述', '处理方法']]);
+    expect(rst.codes.map((c) => [c.code, c.title, c.remedy])).toEqual([['F12', '编码器断线', '检查编码器电缆']]);
+  });
+
+  it('keeps a first row of values as a row', async () => {
+    const adoc = await codesOf('plain.adoc', '= Faults\n\n|===\n|S01 |Overcurrent |Reduce acceleration\n|S02 |Overload |Check the mechanics\n|===\n');
+    const html = await codesOf('plain.html', '<table><tr><td>Feed</td><td>Slow</td></tr><tr><td>Speed</td><td>1200</td></tr></table>');
+    expect(adoc.rows.map((r) => r.cells?.[0])).toEqual(['S01', 'S02']);
+    expect(html.rows.map((r) => r.cells)).toEqual([['Feed', 'Slow'], ['Speed', '1200']]);
   });
 });
