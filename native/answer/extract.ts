@@ -409,7 +409,8 @@ export function spokenCode(m: Pick<CodeMatch, 'key' | 'code'>): string | null {
 export function codeAnswerLines(m: CodeMatch): string[] {
   // A code reached through a vendor prefix scheme shows as typed, then as the manual writes it: "31110 (XX110)".
   const typed =
-    spokenCode(m) ?? (m.key.toUpperCase() !== m.code.toUpperCase() && /^[0-9a-z]+$/i.test(m.key) ? `${m.key.toUpperCase()} (${m.code})` : m.code);
+    spokenCode(m) ??
+    (m.key.toUpperCase() !== m.code.toUpperCase() && /^[0-9a-z]+$/i.test(m.key) && !/^0x/.test(m.key) ? `${m.key.toUpperCase()} (${m.code})` : m.code);
   const head = m.title && m.title !== m.code ? `${typed}: ${m.title}` : typed;
   const lines = [head];
   // A description whose first line is the title (a table's meaning column, then its note column) adds the rest.

@@ -26,9 +26,11 @@ export { LIMITS } from './limits.js';
  * run into its title. 12: letter-spaced Chinese in a PDF (character spacing after every glyph, which
  * pdf.js writes as spaces) is read as words, not as single characters; a table whose first row
  * names its columns without being marked as a header (AsciiDoc, HTML/DOCX, RST list-table) reads it
- * as the header.
+ * as the header. 13: a plain-text table whose columns line up is read as a table; code records from
+ * hexadecimal codes (`0x1A`), a code's bracketed second form (`ERR_OVERCURRENT (0x04)`) as its alias,
+ * labels in Markdown emphasis (`**Cause:**`) and two labels in one paragraph.
  */
-export const CHUNKER_VERSION = 12;
+export const CHUNKER_VERSION = 13;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */

@@ -9,7 +9,9 @@
  *    that G-code words do not take: `F1500` is a feed rate, `E20` after `G1 X10` an extrusion);
  *  - an UPPER_SNAKE id that names an error (`ERROR_DRV_FAULT`, `…_FAILED`, `…_TIMEOUT`);
  *  - the whole text being one code: a bare `13201` or `9` typed alone.
+ *  - a hexadecimal value after a family word: `error 0x1A`, `fault code 0x2310`.
  * Weak candidates (kept only when the caller's `isKnown` says a manual defines them):
+ *  - a hexadecimal value in prose (`0x1A`: a register address as often as a code);
  *  - 4–6 digit numbers in prose (`XL 17202 extruder`), never a year, a quantity with a unit
  *    (`24V`, `2 mm`, `5 minutes`) or a number after `step`/`page`/`version`…;
  *  - any other letter+digit token or UPPER_SNAKE id that the library defines (`H12`, `XX201`).
@@ -46,7 +48,7 @@ const WORDS =
 const CJK_WORDS = '故障代码|错误代码|报警代码|故障码|错误码|报警码|报警号|报警|警报|错误|故障|代码';
 const NUMBER_WORD = '(?:(?:no\\.?|nr\\.?|number|#)\\s*)?';
 const BODY =
-  '(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[pbcu]\\s?[0-3]\\s[0-9a-f]{3}|[pbcu]\\s?[0-9][0-9a-f]{0,3}|[a-z]{1,3}[-_]?\\d{1,6}[a-z]?|\\d{1,7})';
+  '(?:0x[0-9a-f]{1,8}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[pbcu]\\s?[0-3]\\s[0-9a-f]{3}|[pbcu]\\s?[0-9][0-9a-f]{0,3}|[a-z]{1,3}[-_]?\\d{1,6}[a-z]?|\\d{1,7})';
 
 const PREFIXED = new RegExp(
   `(?:${B}(?:${WORDS})|${CJK_WORDS})(?:\\s{0,2}[:：#＃=\\-–]?\\s{0,2})${NUMBER_WORD}${BODY}${E}`,
@@ -65,6 +67,7 @@ const FAMILY_THEN_NUMBER = new RegExp(`${B}(error|err|alarm|alm|fault|flt)s?\\b(
 const SNAKE = new RegExp(`${B}[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+${E}`, 'gu');
 /** `-10000`, a protocol's negative return code in prose ("返回-20000"): a code only where a record defines it. */
 const NEGATIVE = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])-\\d{3,6}${E}`, 'gu');
+const HEX = new RegExp(`${B}0x[0-9a-f]{1,8}${E}`, 'giu');
 const NUMBER = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])#?\\d{4,6}${E}(?![:/]\\d)`, 'gu');
 const TOKEN = new RegExp(`${B}[A-Za-z]{1,4}[-_]?\\d{1,6}[A-Za-z]?${E}`, 'gu');
 /** `C 02`, `H 12`: a letter code typed with a space, a code only where a record defines it. */
@@ -137,6 +140,7 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
   for (const m of text.matchAll(SNAKE)) {
     if (normalizeCode(m[0])?.family === 'symbol') add(m[0], m.index, 'strong');
   }
+  for (const m of text.matchAll(HEX)) add(m[0], m.index, 'weak');
   for (const m of text.matchAll(NUMBER)) {
     const raw = m[0];
     const after = text.slice(m.index + raw.length, m.index + raw.length + 12);

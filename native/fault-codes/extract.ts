@@ -38,6 +38,7 @@ import {
   firstSentence,
   isCauseSentence,
   isRemedySentence,
+  labelledParts,
   langOf,
   roleOfLabel,
   splitLabel,
@@ -249,6 +250,12 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
     // (G17, M60, PD004) need the table to be about faults.
     const strongHeader = STRONG_CODE_HEADER.test(codeHeader);
     if (!(strongHeader && numbers / total >= 0.5)) return null;
+  }
+  // A table without a header ("Column 1…"): the columns after the code are its text, in order
+  // (the first names it; sentences that say what to do are the remedy, see fields()).
+  if (roles.size === 0 && columns.every((c) => PLACEHOLDER_COLUMN.test(c))) {
+    const text = columns.filter((c) => c !== code);
+    if (text.length > 0) roles.set('description', text);
   }
   // A text column headed like a code ("Fault": "Illegal Function") names the fault.
   for (const h of columns) {
@@ -542,6 +549,23 @@ interface LeadingCode {
   rest: string;
   /** The code's short name when the line gives one apart (`C-02 Low coolant flow: …`). */
   title?: string;
+  /** The key of a second form of the code written beside it in brackets (`ERR_OVERCURRENT (0x04)`). */
+  alias?: string;
+}
+
+/** `(0x04)`, `[E-12]`: a second form of the code in brackets, before the text (if any). */
+const BRACKETED_ALIAS = /^[([]\s*([^()[\]\s]{1,20})\s*[)\]]\s*(?:[:：=–—-]\s*)?(.*)$/su;
+
+function aliasesOf(lead: LeadingCode): Partial<CodeRecord> {
+  return lead.alias ? { aliases: [lead.alias] } : {};
+}
+
+/** A lead whose text starts with another form of its code in brackets gets it as an alias, not as its text. */
+function withAlias(lead: LeadingCode): LeadingCode {
+  const m = BRACKETED_ALIAS.exec(lead.rest);
+  const n = m ? normalizeCode(m[1] as string) : null;
+  if (!m || !n || n.key === lead.n.key || n.family === 'number') return lead;
+  return { ...lead, alias: n.key, rest: (m[2] ?? '').trim() };
 }
 
 /** Splits `calibration fault - the encoder was…` into a name and its text (a short name, at most 8 words). */
@@ -571,7 +595,12 @@ type LeadMode = 'heading' | 'term' | 'line';
  * `errorContext` (the nearest heading talks about errors) admits UPPER_SNAKE ids, other
  * letter codes (`H12: …`) and, with the heading's family word, plain numbers (`9: …`).
  */
-function leadingCode(
+function leadingCode(text: string, mode: LeadMode, errorContext: boolean, contextFamily: string | undefined): LeadingCode | null {
+  const lead = codeAtStart(text, mode, errorContext, contextFamily);
+  return lead ? withAlias(lead) : null;
+}
+
+function codeAtStart(
   text: string,
   mode: LeadMode,
   errorContext: boolean,
@@ -662,19 +691,20 @@ function headingRecord(blocks: Block[], at: number, lead: LeadingCode, sink: Rec
     consumed.add(j);
     texts.push(b.text);
     chars += b.text.length;
-    const { role: labelled, rest } = splitLabel(b.text);
-    if (labelled) role = labelled;
-    const target: Role | null = labelled ?? role;
-    if (target) {
-      if (rest) parts[target].push(rest);
-      continue;
-    }
-    if (b.kind === 'list-item' || b.kind === 'step') {
-      parts[isRemedySentence(rest) ? 'remedy' : isCauseSentence(rest) ? 'cause' : 'description'].push(rest);
-      continue;
-    }
-    for (const s of splitSentences(rest)) {
-      parts[isRemedySentence(s) ? 'remedy' : isCauseSentence(s) ? 'cause' : 'description'].push(s);
+    for (const { role: labelled, rest } of labelledParts(b.text)) {
+      if (labelled) role = labelled;
+      const target: Role | null = labelled ?? role;
+      if (target) {
+        if (rest) parts[target].push(rest);
+        continue;
+      }
+      if (b.kind === 'list-item' || b.kind === 'step') {
+        parts[isRemedySentence(rest) ? 'remedy' : isCauseSentence(rest) ? 'cause' : 'description'].push(rest);
+        continue;
+      }
+      for (const s of splitSentences(rest)) {
+        parts[isRemedySentence(s) ? 'remedy' : isCauseSentence(s) ? 'cause' : 'description'].push(s);
+      }
     }
   }
   const description = parts.description.join(' ');
@@ -684,7 +714,7 @@ function headingRecord(blocks: Block[], at: number, lead: LeadingCode, sink: Rec
     cause: parts.cause.join(' '),
     remedy: parts.remedy.join(' '),
   };
-  sink.add(lead.raw, lead.n, f, h, texts.join('\n'));
+  sink.add(lead.raw, lead.n, f, h, texts.join('\n'), aliasesOf(lead));
 }
 
 /** Where a new entry starts inside a paragraph: after a sentence end, a code, then its name and a colon. */
@@ -767,7 +797,7 @@ function passages(blocks: Block[], sink: RecordSink, consumed: Set<number>, numb
           : role === 'remedy'
             ? fields({ title: lead.rest, remedy: rest })
             : fields({ title: lead.rest, description: rest });
-      sink.add(lead.raw, lead.n, f, b, `${b.term ?? ''}\n${b.text}`);
+      sink.add(lead.raw, lead.n, f, b, `${b.term ?? ''}\n${b.text}`, aliasesOf(lead));
       continue;
     }
     // Prose: one definition per line that starts with a code.
@@ -788,7 +818,7 @@ function passages(blocks: Block[], sink: RecordSink, consumed: Set<number>, numb
             : fields({ title, description: rest });
       // A one-line list item's record quotes the item as written, bullet included.
       const quoted = b.kind === 'list-item' && b.raw && !b.text.includes('\n') ? b.raw.replace(/\s+/g, ' ').trim() : line.trim();
-      sink.add(lead.raw, lead.n, f, b, quoted);
+      sink.add(lead.raw, lead.n, f, b, quoted, aliasesOf(lead));
       if (/^-?\d+$/.test(lead.raw)) numbered.push({ at: sink.records.length - 1, raw: lead.raw, section: section(b) });
     }
   }

@@ -14,6 +14,7 @@
  * | `P0301`, `b0301`, `dtc p0301`, `obd p 0420`           | `obd-p` … `obd-u` | `p0301`          | fixed: 4 hex digits, kept; after `dtc`/`obd` a short body is left-padded (`obd p420` = `p0420`) |
  * | `13201`, `04101`, `9` (digits, no family word)        | `number`        | `04101`            | kept (width may be meaningful)    |
  * | `XX201`, `H12`, `oC3` (other letters + digits)        | the letters     | `xx201`            | kept                              |
+ * | `0x1A`, `0x0001`, `error 0x2310` (hexadecimal)        | `hex`           | `0x1a`             | ignored (a value: `0x001A` = `0x1A`); a family word does not change it |
  *
  * Prefix words: `code`, `error code`, `fault code`, `alarm code`, `trouble code`, `no.`, `number`,
  * `#`, `代码`, `故障码`, `错误码`, `报警号`, `编号` name a code without saying its family (the
@@ -92,6 +93,7 @@ const SYMBOLIC = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/;
 const OBD_STRICT = /^([pbcu])([0-3][0-9a-f]{3})$/;
 const OBD_SHORT = /^([pbcu])([0-9][0-9a-f]{0,3})$/;
 const DIGITS = /^\d{1,9}$/;
+const HEX = /^0x([0-9a-f]{1,8})$/;
 const LETTERS_DIGITS = /^([a-z]{1,4})(\d{1,9})([a-z]?)$/;
 const NUMBER_WORD = /^(?:no\.?|nr\.?|number|num\.?|id)(?![a-z])/;
 /** An UPPER-case one-word identifier of at least three characters. */
@@ -170,6 +172,10 @@ function normalizeCodeShape(raw: string, ctx?: { family?: string }): NormalizedC
   const body = s.replace(SEPARATORS, '');
   if (body === '') return null;
   if (isSymbolic(s)) return { key: s, family: 'symbol' };
+
+  // A hexadecimal code (a protocol's or drive's error value) is its value, whatever word stands before it.
+  const hex = HEX.exec(body);
+  if (hex) return { key: `0x${stripZeros(hex[1] as string)}`, family: 'hex' };
 
   const obd = OBD_STRICT.exec(body) ?? (obdHint ? OBD_SHORT.exec(body) : null);
   if (obd) {

@@ -12,8 +12,9 @@ const CAUSE_START =
   /^(?:caused by|possible causes?|likely causes?|causes?\b|reasons?\b|due to|this (?:error|alarm|fault|code|warning) (?:occurs|appears|happens|is (?:triggered|raised|shown|set|reported)) (?:when|if)|occurs (?:when|if)|原因|由于)/i;
 
 /** Explicit labels at the start of a paragraph ("Cause:", "Remedy –", "处理："). */
-const LABEL =
-  /^\s*(possible causes?|likely causes?|causes?|reasons?|remed(?:y|ies)|solutions?|corrective actions?|actions?|fix(?:es)?|what to do|resolution|countermeasures?|description|meaning|原因|处理方法|处理|措施|解决方法|解决|对策|说明|描述)\s*[:：\-–—]\s*/i;
+const LABEL_WORDS =
+  'possible causes?|likely causes?|causes?|reasons?|remed(?:y|ies)|solutions?|corrective actions?|actions?|fix(?:es)?|what to do|resolution|countermeasures?|description|meaning|原因|处理方法|处理|措施|解决方法|解决|对策|说明|描述';
+const LABEL = new RegExp(`^\\s*(${LABEL_WORDS})\\s*[:：\\-–—]\\s*`, 'i');
 
 export type Role = 'description' | 'cause' | 'remedy';
 
@@ -31,11 +32,31 @@ export function roleOfLabel(word: string): Role | null {
   return null;
 }
 
-/** Splits a leading "Cause:" style label off a paragraph. */
+/** Splits a leading "Cause:" style label off a paragraph (emphasis around it, `**Cause:**`, is no text). */
 export function splitLabel(text: string): { role: Role | null; rest: string } {
-  const m = LABEL.exec(text);
+  const plain = withoutEmphasis(text);
+  const m = LABEL.exec(plain);
   if (!m) return { role: null, rest: text };
-  return { role: roleOfLabel(m[1] ?? ''), rest: text.slice(m[0].length) };
+  return { role: roleOfLabel(m[1] ?? ''), rest: plain.slice(m[0].length) };
+}
+
+/** A later label inside a paragraph, after a sentence end: "Cause: cable damaged. Remedy: replace it." */
+const LATER_LABEL = new RegExp(`(?<=[.!?。！？;；])\\s*(?=(?:${LABEL_WORDS})\\s*[:：\\-–—])`, 'giu');
+
+/**
+ * A paragraph's labelled parts, in order: "Cause: cable damaged. Remedy: replace the cable." (two
+ * lines a Markdown paragraph joined) is a cause and a remedy. A part before the first label has role null.
+ */
+export function labelledParts(text: string): { role: Role | null; rest: string }[] {
+  return withoutEmphasis(text)
+    .split(LATER_LABEL)
+    .filter((p) => p.trim() !== '')
+    .map((p) => splitLabel(p));
+}
+
+/** Text without Markdown emphasis and inline-code marks (`**Cause:**`, `__E12__`, `` `E12` ``). */
+export function withoutEmphasis(text: string): string {
+  return text.replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/gsu, '$2').replace(/`([^`\n]+)`/gu, '$1');
 }
 
 export function splitSentences(text: string): string[] {
@@ -56,11 +77,20 @@ export function isCauseSentence(s: string): boolean {
   return CAUSE_START.test(s.replace(/^[-*•\d.)\s]+/, ''));
 }
 
+/** A dash inside a sentence before what to do: "Random misfire detected — check the ignition coils." */
+const DASH_REMEDY = new RegExp(`\\s+[—–-]\\s+(?=${REMEDY_START.source.slice(1)})`, 'iu');
+
 /** Splits a description into what it says and what to do: `{ rest, remedy }` (both may be ''). */
 export function splitRemedy(text: string): { rest: string; remedy: string } {
   const rest: string[] = [];
   const remedy: string[] = [];
-  for (const s of splitSentences(text)) (isRemedySentence(s) ? remedy : rest).push(s);
+  for (const s of splitSentences(text)) {
+    const [said, todo] = s.split(DASH_REMEDY, 2);
+    if (todo !== undefined && said && !isRemedySentence(said)) {
+      rest.push(said);
+      remedy.push(todo);
+    } else (isRemedySentence(s) ? remedy : rest).push(s);
+  }
   return { rest: joinSentences(rest), remedy: joinSentences(remedy) };
 }
 

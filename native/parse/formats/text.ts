@@ -1,5 +1,6 @@
 import type { ParsedDocument } from '../../contract/index.js';
 import { DocBuilder, oneLine } from '../builder.js';
+import { firstRowIsHeader } from '../table-header.js';
 import { admonitionText, matchAdmonition } from '../text-utils.js';
 import type { TextAdapterInput } from './types.js';
 
@@ -15,7 +16,7 @@ const UNDERLINE_RE = /^([=\-~^*#])\1{2,}\s*$/;
  * and underlined lines become headings; "WARNING:" etc. start admonitions; "1." / "1)" lines are
  * steps and "-"/"*"/"•" lines list items.
  */
-export function parseText({ text }: TextAdapterInput): ParsedDocument {
+export function parseText({ text, fileStem }: TextAdapterInput): ParsedDocument {
   const b = new DocBuilder('text');
   const lines = text.replace(/\r\n?/g, '\n').replace(/\f/g, '\n\n').split('\n');
   let para: string[] = [];
@@ -30,7 +31,7 @@ export function parseText({ text }: TextAdapterInput): ParsedDocument {
     } else {
       if (label !== null) para[0] = `${label}: ${(para[0] ?? '').trim()}`;
       label = null;
-      emitParagraph(b, para);
+      emitParagraph(b, para, fileStem);
     }
     para = [];
   };
@@ -53,7 +54,7 @@ export function parseText({ text }: TextAdapterInput): ParsedDocument {
     para.push(line);
   }
   flushPara();
-  if (label !== null) emitParagraph(b, [label]);
+  if (label !== null) emitParagraph(b, [label], fileStem);
   return b.finish({});
 }
 
@@ -68,7 +69,7 @@ function headingLevel(line: string, alone: boolean): number | null {
 }
 
 /** A blank-line separated paragraph: heading, admonition, steps/list items, or running text. */
-function emitParagraph(b: DocBuilder, lines: string[]): void {
+function emitParagraph(b: DocBuilder, lines: string[], fileStem: string): void {
   const first = lines[0] ?? '';
   const level = headingLevel(first, lines.length === 1);
   if (level) {
@@ -81,6 +82,13 @@ function emitParagraph(b: DocBuilder, lines: string[]): void {
     b.heading(lead, first.trim());
     lines = lines.slice(1);
   }
+  const table = alignedTable(lines);
+  if (table) {
+    const header = firstRowIsHeader(table) ? (table.shift() as string[]) : [];
+    const name = b.currentHeading || fileStem;
+    for (const cells of table) b.row(name, header, cells);
+    return;
+  }
   // Split the paragraph where steps, bullets or admonitions start.
   let cur: string[] = [];
   const flush = (): void => {
@@ -92,6 +100,46 @@ function emitParagraph(b: DocBuilder, lines: string[]): void {
     cur.push(line);
   }
   flush();
+}
+
+/** Columns of a plain-text table are set apart by two or more spaces or a tab. */
+const COLUMN_GAP = / {2,}|\t+/;
+/** How far (characters) a column may start from where the same column starts on the other lines. */
+const COLUMN_SLACK = 2;
+
+/**
+ * The cells of a plain-text table, or null: a paragraph of two or more lines, each cut by wide gaps
+ * into the same number (two or more) of cells that start at the same places on every line ("E01  Overheat
+ * Let the unit cool down"). Prose never lines up so; a tab-separated line is taken as it comes.
+ */
+function alignedTable(lines: string[]): string[][] | null {
+  if (lines.length < 2) return null;
+  const rows: { cells: string[]; starts: number[] }[] = [];
+  for (const line of lines) {
+    const cells: string[] = [];
+    const starts: number[] = [];
+    const re = new RegExp(COLUMN_GAP.source, 'g');
+    let pos = line.length - line.trimStart().length;
+    for (const m of line.trimEnd().matchAll(re)) {
+      if (m.index < pos) continue;
+      cells.push(line.slice(pos, m.index));
+      starts.push(pos);
+      pos = m.index + m[0].length;
+    }
+    cells.push(line.trimEnd().slice(pos));
+    starts.push(pos);
+    rows.push({ cells, starts });
+  }
+  const width = rows[0]?.cells.length ?? 0;
+  if (width < 2 || rows.some((r) => r.cells.length !== width)) return null;
+  const tabbed = lines.every((l) => l.includes('\t'));
+  if (!tabbed) {
+    for (let k = 1; k < width; k++) {
+      const at = rows.map((r) => r.starts[k] as number);
+      if (Math.max(...at) - Math.min(...at) > COLUMN_SLACK) return null;
+    }
+  }
+  return rows.map((r) => r.cells.map((c) => c.trim()));
 }
 
 function emitUnit(b: DocBuilder, raw: string): void {

@@ -162,6 +162,10 @@ describe('extractive selection', () => {
     });
     expect(lines[0]).toBe('31110 (XX110): DOOR OPEN');
   });
+  it('a hexadecimal code shows as the manual writes it, not as its value', () => {
+    const rec = { code: '0x0001', key: '0x1', title: 'Overcurrent', description: '', cause: '', remedy: '', severity: null, scope: [], manual: 'm', file: 'f', page: null, section: '', text: '' };
+    expect(codeAnswerLines(rec)[0]).toBe('0x0001: Overcurrent');
+  });
   it('a bare number of a word family names the family (a manual with alarm 8 and error 8)', () => {
     const rec = { code: '8', key: 'alarm:8', title: 'Homing fail', description: '', cause: '', remedy: 'Check wiring.', severity: null, scope: [], manual: 'm', file: 'f', page: null, section: '', text: '' };
     expect(codeAnswerLines(rec)[0]).toBe('Alarm 8: Homing fail');

@@ -376,3 +376,95 @@ describe('one code path: the forms a technician types', () => {
     expect(refused).toMatchObject({ answer: false, rule: 'code-undefined', reason: 'No installed manual defines E-199.' });
   });
 });
+
+describe('hexadecimal codes', () => {
+  it('reads a hex code column and a JSON map keyed by hex values, keeps the name column as an alias, and finds them as typed', async () => {
+    const md = await recordsOf(
+      'errors.md',
+      '# Error list\n\n| Error | Name | Description |\n|---|---|---|\n| `0x1A` | `ERR_TIMEOUT` | Command timed out. Resend the command. |\n| `0x1B` | `ERR_CRC` | Checksum mismatch. Check the cable shielding. |\n',
+    );
+    expect(md.map((r) => [r.code, r.key, r.family, r.aliases, r.title])).toEqual([
+      ['0x1A', '0x1a', 'hex', ['err_timeout'], 'ERR_TIMEOUT'],
+      ['0x1B', '0x1b', 'hex', ['err_crc'], 'ERR_CRC'],
+    ]);
+    const json = await recordsOf(
+      'faults.json',
+      JSON.stringify({ faults: { '0x0001': { name: 'Overcurrent', help: 'Reduce acceleration' }, '0x0002': { name: 'Overvoltage', help: 'Check the braking resistor' } } }),
+    );
+    expect(json.map((r) => [r.code, r.key, r.title, r.remedy])).toEqual([
+      ['0x0001', '0x1', 'Overcurrent', 'Reduce acceleration'],
+      ['0x0002', '0x2', 'Overvoltage', 'Check the braking resistor'],
+    ]);
+    const index = new CodeIndex([...md, ...json]);
+    for (const typed of ['0x1a', 'error 0x1A', 'what does 0x001A mean', 'fault code 0x1 after start']) {
+      expect(index.lookup(typed).matches.map((m) => m.code), typed).toEqual([typed.includes('0x1a') || typed.includes('1A') ? '0x1A' : '0x0001']);
+    }
+  });
+
+  it('takes a hex value in prose for a code only where a record defines it (registers are written so too)', () => {
+    expect(detectCodes('register 0x00f holds the fault code')).toEqual([]);
+    expect(detectCodes('drive shows error 0x2310').map((c) => c.key)).toEqual(['0x2310']);
+    expect(detectCodes('register 0x00f holds the fault code', { isKnown: (k) => k === '0xf' }).map((c) => c.key)).toEqual(['0xf']);
+  });
+
+  it('takes a second form of a code in brackets for an alias, not for its name ("ERR_OVERCURRENT (0x04)")', async () => {
+    const recs = await recordsOf(
+      'errors.rst',
+      'Errors\n======\n\nERR_OVERCURRENT (0x04)\n   Phase current exceeded the limit. Lower the current limit.\n\nERR_UNDERVOLTAGE (0x08)\n   Bus voltage too low. Check the supply.\n',
+    );
+    expect(recs.map((r) => [r.code, r.aliases, r.title, r.remedy])).toEqual([
+      ['ERR_OVERCURRENT', ['0x4'], 'Phase current exceeded the limit.', 'Lower the current limit.'],
+      ['ERR_UNDERVOLTAGE', ['0x8'], 'Bus voltage too low.', 'Check the supply.'],
+    ]);
+    expect(new CodeIndex(recs).lookup('error 0x04').matches.map((m) => m.code)).toEqual(['ERR_OVERCURRENT']);
+  });
+});
+
+describe('code sections written with Markdown emphasis and plain-text tables', () => {
+  it('reads **Cause:** / **Remedy:** paragraphs, two labels in one paragraph, and **P0300** list items with a dashed remedy', async () => {
+    const recs = await recordsOf(
+      'trouble.md',
+      [
+        '# Troubleshooting',
+        '',
+        '### E-204 Spindle overload',
+        '',
+        '**Cause:** The spindle load exceeded 120 % for 5 s.',
+        '',
+        '**Remedy:** Reduce the depth of cut. Check the belt tension.',
+        '',
+        '### E-205: Spindle encoder fault',
+        'Cause: encoder cable damaged.',
+        'Remedy: replace the cable.',
+        '',
+        '## Engine codes',
+        '',
+        '1. **P0300** Random misfire detected — check the ignition coils.',
+        '2. **P0301** Cylinder 1 misfire — swap the coil.',
+        '',
+      ].join('\n'),
+    );
+    expect(recs.map((r) => [r.code, r.title, r.cause, r.remedy])).toEqual([
+      ['E-204', 'Spindle overload', 'The spindle load exceeded 120 % for 5 s.', 'Reduce the depth of cut. Check the belt tension.'],
+      ['E-205', 'Spindle encoder fault', 'encoder cable damaged.', 'replace the cable.'],
+      ['P0300', 'Random misfire detected', '', 'check the ignition coils.'],
+      ['P0301', 'Cylinder 1 misfire', '', 'swap the coil.'],
+    ]);
+  });
+
+  it('reads a plain-text table whose columns line up (two or more spaces), with or without a header line', async () => {
+    const recs = await recordsOf(
+      'codes.txt',
+      'ERROR CODES\n\nE01  Overheat           Let the unit cool down\nE02  Low pressure       Check the pump\nE03  Sensor fault       Replace the sensor\n\nALARMS\n\nCode   Message          Remedy\nA-11   Door open        Close the door\nA-12   Air low          Check the compressor\n\nThis sentence has  two spaces  but is prose.\nIt does not line up with  the next line at all.\n',
+    );
+    expect(recs.map((r) => [r.code, r.title, r.remedy])).toEqual([
+      ['E01', 'Overheat', 'Let the unit cool down'],
+      ['E02', 'Low pressure', 'Check the pump'],
+      ['E03', 'Sensor fault', 'Replace the sensor'],
+      ['A-11', 'Door open', 'Close the door'],
+      ['A-12', 'Air low', 'Check the compressor'],
+    ]);
+    const doc = await parseFile(await tmp.file('prose.txt', 'This sentence has  two spaces  but is prose.\nIt does not line up with  the next line at all.\n'));
+    expect(doc.blocks.map((b) => b.kind)).toEqual(['paragraph']);
+  });
+});
