@@ -53,6 +53,9 @@ const ABBREVIATIONS = new Set([
   'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec', 'op',
 ]);
 
+/** Abbreviations that are also units of time, written after a number ("100 ms", "5 min", "2 sec"). */
+const UNITS_AFTER_NUMBER = new Set(['ms', 'min', 'sec']);
+
 function isEnglishBoundary(text: string, i: number, sentenceStart: number): boolean {
   // The mark must close a word: "~ ! ?" in a list of commands is not a sentence end.
   if (i === 0 || !canPrecedeTerminator(text[i - 1]!)) return false;
@@ -69,7 +72,8 @@ function isEnglishBoundary(text: string, i: number, sentenceStart: number): bool
   if (text[i] !== '.' || text[i + 1] === '.') return true;
   const word = wordBefore(text, i);
   const lower = word.toLowerCase();
-  if (ABBREVIATIONS.has(lower)) return false;
+  // A unit after a number ends a sentence like any word: "…arrives within 100 ms. Then…" ("Ms." the title does not).
+  if (ABBREVIATIONS.has(lower) && !(UNITS_AFTER_NUMBER.has(lower) && /\d\s*$/.test(text.slice(Math.max(sentenceStart, i - word.length - 12), i - word.length)))) return false;
   if (/^(?:\p{L}\.)+\p{L}$/u.test(word)) return false; // U.S.A., e.g. without the list
   if (/^\p{Lu}$/u.test(word)) return false; // initials, axis letters: "J. Smith", "the X. Y axis"
   if (/^\d{1,3}$/.test(word) && i - word.length <= sentenceStart) return false; // "1. Remove the cover"

@@ -31,6 +31,16 @@ describe('sentenceRanges', () => {
     expect(sentences('Move with G0 X10. Y20. and stop. Done.')).toEqual(['Move with G0 X10. Y20. and stop.', 'Done.']);
   });
 
+  it('ends a sentence at a unit of time after a number, not at the same abbreviation elsewhere', () => {
+    expect(sentences('The drive stops when no command arrives within 100 ms. Send commands more often. Wait 5 min. Then restart.')).toEqual([
+      'The drive stops when no command arrives within 100 ms.',
+      'Send commands more often.',
+      'Wait 5 min.',
+      'Then restart.',
+    ]);
+    expect(sentences('Ask Ms. Lee about the min. Value of the setting.')).toEqual(['Ask Ms. Lee about the min. Value of the setting.']);
+  });
+
   it('does not treat detached marks in command lists as sentence ends', () => {
     const help = '[HLP:$$ $# $G $I $N $x=val $C $X $H ~ ! ? ctrl-x]';
     expect(sentences(help)).toEqual([help]);
