@@ -318,6 +318,9 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
       if (!addGroup(withCompletion(units, u, u === top))) break;
     }
   }
+  // An example alone is no answer: when all the primary passage gives is its code (with a label such
+  // as "Python:"), the prose that explains it comes first (what to do, the code then shows how).
+  explainCode(units, chosen, addGroup);
   // A how-to question is answered by what to type or set: the primary passage's first code block (the
   // command, the configuration line) comes with its lead-in even when its words are not the question's.
   // When the primary passage has none (an overview: "calibration is required when…"), the first code
@@ -372,6 +375,26 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   return [...chosen]
     .sort((a, b) => rank(a) - rank(b) || a.order - b.order)
     .map((u) => ({ text: u.text, passage: u.passage }));
+}
+
+/** A lead-in that only names what follows ("Python:", "Example:", "C++ :"): a label, not an explanation. */
+const LABEL_LEAD = /^[^\s.!?]{1,20}(?:\s[^\s.!?]{1,20})?\s*[:：]$/u;
+/** Sentences of explanation brought to a code-only answer at most. */
+const EXPLAIN_MAX = 4;
+
+/**
+ * When every unit chosen from a passage is code or a label leading to it, adds the passage's prose
+ * sentences before that code (up to EXPLAIN_MAX, as one group): the manual's explanation of why and
+ * what to do, which the question's words may not share with the example (a question about a program
+ * that sleeps matches the `sleep()` call of the example; the answer is the sentence before it).
+ */
+function explainCode(units: Unit[], chosen: Set<Unit>, addGroup: (group: Unit[]) => boolean): void {
+  const picked = units.filter((u) => chosen.has(u));
+  const isLabel = (u: Unit) => u.kind === 'sentence' && LABEL_LEAD.test(u.text);
+  if (picked.length === 0 || !picked.some((u) => u.kind === 'code') || !picked.every((u) => u.kind === 'code' || isLabel(u))) return;
+  const firstCode = units.indexOf(picked.find((u) => u.kind === 'code') as Unit);
+  const prose = units.slice(0, firstCode).filter((u) => u.kind === 'sentence' && !isLabel(u));
+  if (prose.length > 0) addGroup(prose.slice(0, EXPLAIN_MAX));
 }
 
 /**

@@ -144,6 +144,28 @@ describe('extractive selection', () => {
     const near = hit('The nozzle heats to the M109 temperature before printing.');
     expect(extractParts('M109 nozzle heat', [first, near])[0]?.passage).toBe(0);
   });
+  it('an example alone is no answer: a passage whose only match is its code block brings the prose that explains it', () => {
+    const p = hit(
+      [
+        '### Keep the watchdog fed',
+        'The drive stops when no command arrives for a tenth of a second. Your program must keep sending commands, also while it waits.',
+        'Python:',
+        '```python',
+        '# not: time.sleep(5)',
+        'for _ in range(250):',
+        '    drive.hold()',
+        '    time.sleep(0.02)',
+        '```',
+      ].join('\n'),
+    );
+    const parts = extractParts('my python program sleeps and the drive goes dead', [p]).map((x) => x.text);
+    expect(parts[0]).toBe('The drive stops when no command arrives for a tenth of a second.');
+    expect(parts).toContain('Your program must keep sending commands, also while it waits.');
+    expect(parts.at(-1)).toMatch(/^```python\n# not: time\.sleep\(5\)/);
+    // A passage whose prose carries the question's words is quoted as before (the code is not the only match).
+    const direct = extractParts('what happens when no command arrives for a tenth of a second', [p]).map((x) => x.text);
+    expect(direct[0]).toBe('The drive stops when no command arrives for a tenth of a second.');
+  });
   it('nothing in common → nothing extracted', () => {
     expect(extractParts('spindle encoder', [OTHER])).toEqual([]);
   });
