@@ -28,8 +28,9 @@ export { LIMITS } from './limits.js';
  * names its columns without being marked as a header (AsciiDoc, HTML/DOCX, RST list-table) reads it
  * as the header. 13: a plain-text table whose columns line up is read as a table; code records from
  * hexadecimal codes (`0x1A`), a code's bracketed second form (`ERR_OVERCURRENT (0x04)`) as its alias,
- * labels in Markdown emphasis (`**Cause:**`) and two labels in one paragraph; a unit of time after a
- * number ("100 ms.") ends a sentence.
+ * labels in Markdown emphasis (`**Cause:**`) and two labels in one paragraph, a numbered code table
+ * with the family of its heading ("Alarm codes"), `W-2001 Fan speed low` headings in an error
+ * section; a unit of time after a number ("100 ms.") ends a sentence.
  */
 export const CHUNKER_VERSION = 13;
 

@@ -6,7 +6,10 @@
  *     故障码, 报警…) AND by its content (most cells normalise to codes); text columns by header
  *     words (message/title, description/text/meaning/value, cause/reason, action/remedy/solution,
  *     severity/level/type, printers/models/equipment). Settings/parameter tables are left out.
- *  2. Headings that are codes (`E-204 Motor overload`, `Alarm 21`): the blocks that follow, up to
+ *     Plain numbers under a code header take the family a header or the nearest heading names
+ *     ("Code" under "Alarm codes": alarm 14, not error 14), when it names one.
+ *  2. Headings that are codes (`E-204 Motor overload`, `Alarm 21`, `W-2001 Fan speed low` in an
+ *     error section): the blocks that follow, up to
  *     the next heading of the same level, become description / cause / remedy by their labels
  *     ("Cause:", a "Remedy" sub-heading) or wording ("Check…", "Caused by…").
  *  3. Definition lists whose term is a code.
@@ -105,6 +108,17 @@ function mergedRoles(h: string): [ColumnRole, ColumnRole] | null {
   return null;
 }
 
+/** The one code family a heading names ("Alarm codes" → alarm); none when it names two ("Alarm and error codes") or none. */
+function soleFamily(heading: string): string | undefined {
+  const found = new Set<string>();
+  const key = headerKey(heading);
+  for (const word of key.split(/[\s,/&]+/)) {
+    const f = familyInText(word);
+    if (f) found.add(f);
+  }
+  return found.size === 1 ? [...found][0] : undefined;
+}
+
 function familyInText(text: string): string | undefined {
   const m = FAMILY_IN_HEADER.exec(headerKey(text));
   if (!m) return undefined;
@@ -151,7 +165,7 @@ function isSelfIdentifying(family: string): boolean {
 }
 
 /** Works out which column holds codes and what the other columns mean; null = not a code table. */
-export function analyzeTable(rows: Row[], context: string): TableLayout | null {
+export function analyzeTable(rows: Row[], context: string, headingFamily?: string): TableLayout | null {
   const columns: string[] = [];
   for (const r of rows) for (const c of r.keys()) if (!columns.includes(c)) columns.push(c);
   const roles = new Map<ColumnRole, string[]>();
@@ -187,7 +201,8 @@ export function analyzeTable(rows: Row[], context: string): TableLayout | null {
   let symbolCol: string | null = null;
   for (const header of columns) {
     const byHeader = codeHeaderCols.has(header);
-    const family = familyInText(header) ?? otherHeaderFamily;
+    // "Code" under a heading "Alarm codes": the heading says which family its numbers are.
+    const family = familyInText(header) ?? otherHeaderFamily ?? headingFamily;
     let total = 0;
     let ok = 0;
     let symbols = 0;
@@ -387,7 +402,7 @@ function extractTables(blocks: Block[], sink: RecordSink, consumed: Set<number>,
     const step = Math.max(1, Math.floor(rows.length / ANALYSIS_SAMPLE));
     const sample = step === 1 ? rows : rows.filter((_, k) => k % step === 0);
     const headings = headingContext ? b.headingPath.slice(-2).join(' ') : '';
-    const layout = analyzeTable(sample, contextWords(`${b.table ?? ''} ${headings}`));
+    const layout = analyzeTable(sample, contextWords(`${b.table ?? ''} ${headings}`), headingContext ? soleFamily(nearestHeading(b)) : undefined);
     if (layout) {
       for (let k = 0; k < group.length; k++) {
         tableRow(group[k] as Block, rows[k] as Row, layout, sink);
@@ -578,6 +593,11 @@ function nameAndText(rest: string): { title?: string; rest: string } {
 const LINE_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|-?\d{1,6})(?:\s*[:：=–—]\s*|\s+-\s+)(.*)$/u;
 /** `C-02 Low coolant flow: …`, `97 max_power: …`: a code, a short name, then a colon and the text. */
 const TITLED_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|-?\d{1,6})\s+([^\s:：.!?;][^:：.!?;]{0,58}?)\s*[:：]\s+(\S.*)$/u;
+/**
+ * `W-2001 Fan speed low` as a heading in an error section: a letter code written with its hyphen,
+ * then its capitalised name (`STM32 DFU mode`, `RP2040 boot` are boards, written without one).
+ */
+const HEADING_TOKEN = /^([A-Za-z]{1,4}[-_]\d{1,6}[A-Za-z]?)\s+(\p{Lu}[^:：]{0,80})$/u;
 /** `"43 (no position)": the most common reason…`: a code, its name in brackets, a colon, the text. */
 const PAREN_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})\s*\(([^()]{1,60})\)["”]?\s*[:：]\s+(\S.*)$/u;
 /** `calibration fault - the encoder was…`: a short name, a dash, then the text. */
@@ -636,6 +656,11 @@ function codeAtStart(
   if (!errorContext) return null;
   const m = LINE_TOKEN.exec(body) ?? (mode === 'term' || mode === 'heading' ? WHOLE_TOKEN.exec(body.trim()) : null);
   const titled = m ? null : mode === 'line' ? (PAREN_TOKEN.exec(body) ?? TITLED_TOKEN.exec(body)) : null;
+  const named = m || titled || mode !== 'heading' ? null : HEADING_TOKEN.exec(body.trim());
+  if (named) {
+    const n = normalizeCode(named[1] as string);
+    return n ? { raw: named[1] as string, n, rest: (named[2] ?? '').trim() } : null;
+  }
   const hit = m ?? titled;
   if (hit) {
     const token = hit[1] ?? '';

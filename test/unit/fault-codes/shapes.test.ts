@@ -468,3 +468,44 @@ describe('code sections written with Markdown emphasis and plain-text tables', (
     expect(doc.blocks.map((b) => b.kind)).toEqual(['paragraph']);
   });
 });
+
+describe('the heading above a code table or a code heading', () => {
+  it('gives a numbered table the family its heading names, so alarm 14 and error 14 stay apart', async () => {
+    const recs = await recordsOf(
+      'codes.md',
+      [
+        '# Alarm and error codes',
+        '',
+        '## Alarm codes',
+        '',
+        '| Code | Message | Description |',
+        '|------|---------|-------------|',
+        '| 1 | Hard limit | Hard limit has been triggered. |',
+        '| 14 | Spindle at speed timeout | Spindle did not reach speed. Check the spindle encoder. |',
+        '',
+        '## Error codes',
+        '',
+        '| Code | Message | Description |',
+        '|------|---------|-------------|',
+        '| 14 | Line overflow | Max characters per line exceeded. |',
+        '',
+      ].join('\n'),
+    );
+    expect(recs.map((r) => [r.key, r.title])).toEqual([
+      ['alarm:1', 'Hard limit'],
+      ['alarm:14', 'Spindle at speed timeout'],
+      ['error:14', 'Line overflow'],
+    ]);
+    const index = new CodeIndex(recs);
+    expect(index.lookup('alarm 14').matches.map((m) => m.title)).toEqual(['Spindle at speed timeout']);
+    expect(index.lookup('error:14').matches.map((m) => m.title)).toEqual(['Line overflow']);
+  });
+
+  it('reads "W-2001 Fan speed low" headings of a fault section, not board names such as "STM32 DFU mode"', async () => {
+    const recs = await recordsOf(
+      'faults.html',
+      '<h2>Fault codes</h2><h3>W-2001 Fan speed low</h3><p>Clean the fan filter.</p><h2>Errors while flashing</h2><h3>STM32 DFU mode</h3><p>Hold the BOOT0 button while resetting the board.</p>',
+    );
+    expect(recs.map((r) => [r.code, r.title, r.remedy])).toEqual([['W-2001', 'Fan speed low', 'Clean the fan filter.']]);
+  });
+});
