@@ -103,7 +103,7 @@ function emitParagraph(b: DocBuilder, lines: string[], fileStem: string): void {
 }
 
 /** Columns of a plain-text table are set apart by two or more spaces or a tab. */
-const COLUMN_GAP = / {2,}|\t+/;
+const COLUMN_GAP = / {2,}|\t+/g;
 /** How far (characters) a column may start from where the same column starts on the other lines. */
 const COLUMN_SLACK = 2;
 
@@ -118,9 +118,8 @@ function alignedTable(lines: string[]): string[][] | null {
   for (const line of lines) {
     const cells: string[] = [];
     const starts: number[] = [];
-    const re = new RegExp(COLUMN_GAP.source, 'g');
     let pos = line.length - line.trimStart().length;
-    for (const m of line.trimEnd().matchAll(re)) {
+    for (const m of line.trimEnd().matchAll(COLUMN_GAP)) {
       if (m.index < pos) continue;
       cells.push(line.slice(pos, m.index));
       starts.push(pos);
