@@ -379,8 +379,11 @@ const ANALYSIS_SAMPLE = 200;
 /**
  * `headingContext`: whether the headings above a table count towards its being about faults (an
  * example in a code block must say so itself: its keys and columns, see structuredExamples).
+ * `fixedColumns`: whether every row of one table has the table's columns (all formats but YAML and
+ * JSON, whose items may each have other keys): there, rows with other columns begin another table,
+ * as a page's "Alarm | Description" table followed by its "Error | Message | Description" table.
  */
-function extractTables(blocks: Block[], sink: RecordSink, consumed: Set<number>, headingContext = true): void {
+function extractTables(blocks: Block[], sink: RecordSink, consumed: Set<number>, headingContext = true, fixedColumns = false): void {
   let i = 0;
   while (i < blocks.length) {
     const b = blocks[i] as Block;
@@ -393,7 +396,7 @@ function extractTables(blocks: Block[], sink: RecordSink, consumed: Set<number>,
     while (j < blocks.length) {
       const c = blocks[j] as Block;
       if (c.kind !== 'table-row' || !c.cells || (c.table ?? '') !== (b.table ?? '')) break;
-      if (j > i && (b.table ?? '') === '' && (c.columns ?? []).join('\u0000') !== (b.columns ?? []).join('\u0000')) break;
+      if (j > i && (fixedColumns || (b.table ?? '') === '') && (c.columns ?? []).join('\u0000') !== (b.columns ?? []).join('\u0000')) break;
       j++;
     }
     const group = blocks.slice(i, j);
@@ -882,11 +885,14 @@ function structuredExamples(blocks: Block[]): Block[] {
   return out;
 }
 
+/** Formats whose rows are items of a list, each with its own keys (one table, columns that differ). */
+const VARYING_COLUMN_FORMATS: ReadonlySet<string> = new Set(['yaml', 'json']);
+
 /** Extracts every fault-code definition from a parsed document. Pure: no I/O. */
 export function extractCodes(doc: ParsedDocument, ctx: ExtractContext): CodeRecord[] {
   const sink = new RecordSink(ctx, doc.meta.language ?? null);
   const consumed = new Set<number>();
-  extractTables(doc.blocks, sink, consumed);
+  extractTables(doc.blocks, sink, consumed, true, !VARYING_COLUMN_FORMATS.has(doc.format));
   extractPassages(doc.blocks, sink, consumed);
   extractTables(structuredExamples(doc.blocks), sink, new Set(), false);
   return sink.records;

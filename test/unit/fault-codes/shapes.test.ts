@@ -501,6 +501,29 @@ describe('the heading above a code table or a code heading', () => {
     expect(index.lookup('error:14').matches.map((m) => m.title)).toEqual(['Line overflow']);
   });
 
+  it('reads two tables of one section (or of a page without headings) as two tables, each with its own columns', async () => {
+    const alarms = '| Alarm | Description |\n|---|---|\n| 1 | Hard limit triggered. Re-home the machine. |\n| 2 | Soft limit alarm. |';
+    const errors = '| Error | Message | Description |\n|---|---|---|\n| 1 | Expected command letter | A word has no letter. |\n| 2 | Bad number format | The value is not a number. |';
+    const expected = [
+      ['alarm:1', 'Hard limit triggered.'],
+      ['alarm:2', 'Soft limit alarm.'],
+      ['error:1', 'Expected command letter'],
+      ['error:2', 'Bad number format'],
+    ];
+    for (const [name, text] of [
+      ['Codes-wiki.md', `${alarms}\n\n${errors}\n`],
+      ['codes.md', `# Alarm and error codes\n\n${alarms}\n\n${errors}\n`],
+      [
+        'codes.html',
+        '<table><tr><th>Alarm</th><th>Description</th></tr><tr><td>1</td><td>Hard limit triggered. Re-home the machine.</td></tr><tr><td>2</td><td>Soft limit alarm.</td></tr></table>' +
+          '<table><tr><th>Error</th><th>Message</th><th>Description</th></tr><tr><td>1</td><td>Expected command letter</td><td>A word has no letter.</td></tr><tr><td>2</td><td>Bad number format</td><td>The value is not a number.</td></tr></table>',
+      ],
+    ] as const) {
+      const recs = await recordsOf(name, text);
+      expect(recs.map((r) => [r.key, r.title]), name).toEqual(expected);
+    }
+  });
+
   it('reads "W-2001 Fan speed low" headings of a fault section, not board names such as "STM32 DFU mode"', async () => {
     const recs = await recordsOf(
       'faults.html',
