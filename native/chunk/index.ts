@@ -30,9 +30,11 @@ export { LIMITS } from './limits.js';
  * hexadecimal codes (`0x1A`), a code's bracketed second form (`ERR_OVERCURRENT (0x04)`) as its alias,
  * labels in Markdown emphasis (`**Cause:**`) and two labels in one paragraph, a numbered code table
  * with the family of its heading ("Alarm codes"), `W-2001 Fan speed low` headings in an error
- * section; a unit of time after a number ("100 ms.") ends a sentence.
+ * section; a unit of time after a number ("100 ms.") ends a sentence. 14: a page without a title of its
+ * own (a wiki page, an untitled PDF) has its file-name title as the root of every heading path
+ * (parse/index.ts withTitleHeading); two tables of one section are read as two.
  */
-export const CHUNKER_VERSION = 13;
+export const CHUNKER_VERSION = 14;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */

@@ -278,6 +278,22 @@ function asEngineError(err: unknown, name: string, format: Format): unknown {
   );
 }
 
+/** Formats whose blocks are rows of a data file: their table is named by the file already. */
+const DATA_FORMATS: ReadonlySet<string> = new Set(['csv', 'tsv', 'xlsx', 'json', 'yaml', 'properties']);
+
+/**
+ * A page whose title is not in the page itself (a wiki page: its title is the file name the wiki shows
+ * above it; a PDF without a title) reads as if that title were its first heading: every block's
+ * heading path starts with it, so a passage before any heading, or under a top-level one, is found by
+ * the page's name as a titled page's passages are by their headings. Documents with a title of their
+ * own, and data files, are returned as they are.
+ */
+export function withTitleHeading(doc: ParsedDocument, title: string): ParsedDocument {
+  const t = title.trim();
+  if (doc.meta.title || !t || DATA_FORMATS.has(doc.format)) return doc;
+  return { ...doc, blocks: doc.blocks.map((b) => ({ ...b, headingPath: [t, ...b.headingPath] })) };
+}
+
 /**
  * The manual's metadata for the library: sidecar first, then what the document says, then the
  * file name (title only). Equipment defaults to an empty list, unknowns to null.

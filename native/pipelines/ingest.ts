@@ -21,7 +21,7 @@ import path from 'node:path';
 import type { IngestProgress, IngestReport, IngestRequest, SkippedFile } from '../contract/api.js';
 import type { Chunk, CodeRecord, FileRecord, OcrPageInfo } from '../contract/document.js';
 import { EngineError, toErrorData } from '../contract/errors.js';
-import { isSupportedFile, parseFile, readSidecar, resolveManualMeta, sidecarPaths } from '../parse/index.js';
+import { isSupportedFile, parseFile, readSidecar, resolveManualMeta, sidecarPaths, withTitleHeading } from '../parse/index.js';
 import { chunkDocument, CHUNKER_VERSION } from '../chunk/index.js';
 import { ANALYZER_VERSION } from '../text/analyze.js';
 import { extractCodes } from '../fault-codes/extract.js';
@@ -247,7 +247,7 @@ async function prepareFile(
   ocr: OcrSession | null,
 ): Promise<Prepared> {
   // Parsed from the bytes hashed: the record's sha256 is always the indexed text's, even when the file changes meanwhile.
-  const doc = await parseFile(f.abs, {
+  const parsed = await parseFile(f.abs, {
     data,
     signal,
     ocr: ocr
@@ -255,7 +255,8 @@ async function prepareFile(
       : { enabled: false },
   });
   const sidecar = await readSidecar(f.abs);
-  const meta = resolveManualMeta(doc, sidecar, f.abs);
+  const meta = resolveManualMeta(parsed, sidecar, f.abs);
+  const doc = withTitleHeading(parsed, meta.title);
   // Files are revisions of one manual only when they say so (sidecar id, or a title with a revision);
   // two unrelated files that merely share a title ("Overview") must never hide each other.
   const manualKey = sidecar?.id ?? (meta.revision ? `title:${normaliseTitle(meta.title)}` : `file:${f.rel}`);
