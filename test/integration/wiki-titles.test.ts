@@ -19,6 +19,8 @@ const engine = engineOverDocs('wiki-titles', (docs) => {
     path.join(docs, 'wiki', 'Maintenance.md'),
     '# Maintenance\n\n## Weekly\n\nCheck the spindle belt. Clean the spindle nose and the spindle taper. Grease the spindle slide.\n',
   );
+  fs.writeFileSync(path.join(docs, 'wiki', 'Alarm-codes.md'), '| Code | Description |\n|---|---|\n| 1 | Hard limit triggered. |\n| 14 | Spindle at speed timeout. Check the spindle encoder. |\n');
+  fs.writeFileSync(path.join(docs, 'wiki', 'Error-codes.md'), '| Code | Description |\n|---|---|\n| 14 | Line overflow. Shorten the line. |\n');
 });
 
 describe('a page whose title is its file name', () => {
@@ -28,6 +30,13 @@ describe('a page whose title is its file name', () => {
     expect(hits[0]?.section).toBe('Spindle warm up');
     const bearings = value(await engine().search({ query: 'warm up bearings preload', k: 3 })).hits;
     expect(bearings[0]?.section).toBe('Spindle warm up > Bearings');
+  });
+
+  it('gives a numbered code table the family its page title names, so alarm 14 and error 14 stay apart', async () => {
+    const alarm = value(await engine().lookupCode({ text: 'alarm 14' }));
+    expect(alarm.matches.map((m) => m.title)).toEqual(['Spindle at speed timeout.']);
+    const error = value(await engine().lookupCode({ text: 'error:14' }));
+    expect(error.matches.map((m) => m.title)).toEqual(['Line overflow.']);
   });
 
   it('leaves a page with a title of its own as it is', async () => {
