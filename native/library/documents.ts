@@ -10,7 +10,7 @@ import type { ManualInfo, SourceDocument, SourceRequest } from '../contract/api.
 import type { FileRecord } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
 import { LOCAL_ID } from '../contract/packs.js';
-import { parseFile } from '../parse/index.js';
+import { parseFile, withTitleHeading } from '../parse/index.js';
 import { newestRevisions } from '../store/filters.js';
 import type { Library } from './library.js';
 
@@ -56,7 +56,8 @@ export async function openSource(local: Library, packs: PackLibraries, req: Sour
   const changed = data.length !== rec.size || createHash('sha256').update(data).digest('hex') !== rec.sha256;
   const base = { file: rec.file, manual: rec.meta.title, format: rec.format, changed };
   if (rec.format === 'pdf') return { kind: 'pdf' as const, ...base, base64: data.toString('base64') };
-  return { kind: 'blocks' as const, ...base, blocks: (await parseFile(file)).blocks };
+  // The heading paths the passages were indexed with, so a cited section is found in the page.
+  return { kind: 'blocks' as const, ...base, blocks: withTitleHeading(await parseFile(file), rec.meta.title).blocks };
 }
 
 function localDocument(library: Library, name: string): { rec: FileRecord; file: string } {

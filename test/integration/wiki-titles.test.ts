@@ -30,6 +30,10 @@ describe('a page whose title is its file name', () => {
     expect(hits[0]?.section).toBe('Spindle warm up');
     const bearings = value(await engine().search({ query: 'warm up bearings preload', k: 3 })).hits;
     expect(bearings[0]?.section).toBe('Spindle warm up > Bearings');
+    // The source viewer finds the cited section: its blocks carry the heading paths the passages have.
+    const doc = value(await engine().openSource({ file: 'wiki/Spindle-warm-up.md' }));
+    const blocks = doc.kind === 'blocks' ? doc.blocks : [];
+    expect(blocks.find((b) => b.text.includes('preload'))?.headingPath.join(' > ')).toBe(bearings[0]?.section);
   });
 
   it('gives a numbered code table the family its page title names, so alarm 14 and error 14 stay apart', async () => {
