@@ -14,6 +14,7 @@ import { MAX_QUERY_CHARS } from '../../ui/limits.js';
 import { Structured } from '../../ui/Structured.js';
 import { AnswerText } from './AnswerText.js';
 import { SafetyBox } from './SafetyBox.js';
+import { sectionBelowTitle } from '../../ui/section.js';
 
 const MODE_LABEL: Record<AnswerMode, { badge: string; note: string }> = {
   code: { badge: 'Code', note: 'From the fault-code table' },
@@ -274,7 +275,7 @@ function AnswerView({
                       className="link"
                       onClick={() => onOpen({ file: c.file, manual: c.manual, page: c.page, section: c.section, text: c.section, pack: c.pack })}
                     >
-                      {c.manual} — {c.section || c.file}
+                      {c.manual} — {sectionBelowTitle(c.manual, c.section) || c.file}
                       {c.page !== null ? `, p. ${c.page}` : ''}
                     </button>
                   </li>
@@ -301,7 +302,7 @@ function AnswerView({
                   <span className="hit-head">
                     <span className="citation-n">[{c.n}]</span>
                     <span className="hit-manual">{c.manual}</span>
-                    {c.section && <span className="hit-section">{c.section}</span>}
+                    {sectionBelowTitle(c.manual, c.section) && <span className="hit-section">{sectionBelowTitle(c.manual, c.section)}</span>}
                     {c.page !== null && <span className="hit-page">p. {c.page}</span>}
                   </span>
                   <span className="citation-text">

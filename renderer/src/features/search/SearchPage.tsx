@@ -14,6 +14,7 @@ import { Structured } from '../../ui/Structured.js';
 import { isSampleManual } from '../../ui/sample.js';
 import { Filters, NO_FILTERS, toSearchFilters, type FilterState } from './Filters.js';
 import { Highlighted } from './highlight.js';
+import { sectionBelowTitle } from '../../ui/section.js';
 
 const KIND_LABEL: Record<HitKind, string> = { passage: 'Passage', 'table-row': 'Table row', code: 'Fault code' };
 /** A query left alone this long is written to the history. */
@@ -321,7 +322,7 @@ function Results({
                 <span className={`badge badge-${hit.kind}`}>{KIND_LABEL[hit.kind]}</span>
                 <span className="hit-manual">{hit.manual}</span>
                 {!hit.pack && samples.has(hit.file) && <span className="sample-badge">fictional sample</span>}
-                {hit.section && <span className="hit-section">{hit.section}</span>}
+                {sectionBelowTitle(hit.manual, hit.section) && <span className="hit-section">{sectionBelowTitle(hit.manual, hit.section)}</span>}
                 {hit.page !== null && <span className="hit-page">p. {hit.page}</span>}
               </span>
               <span className="hit-text" lang={hit.lang}>
@@ -368,7 +369,7 @@ function CodeCard({ match, onOpen, id, selected }: { match: CodeMatch; onOpen: (
       <p className="source">
         <button type="button" className="link" onClick={onOpen}>
           {match.manual}
-          {match.page !== null ? `, p. ${match.page}` : match.section ? ` — ${match.section}` : ''}
+          {match.page !== null ? `, p. ${match.page}` : sectionBelowTitle(match.manual, match.section) ? ` — ${sectionBelowTitle(match.manual, match.section)}` : ''}
         </button>
       </p>
     </article>

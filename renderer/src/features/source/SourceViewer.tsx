@@ -7,6 +7,7 @@ import { Busy, ErrorNote } from '../../ui/notices.js';
 import { BlocksView } from './BlocksView.js';
 import { citedBlocks } from './match.js';
 import { PdfView } from './PdfView.js';
+import { sectionBelowTitle } from '../../ui/section.js';
 
 export function SourceViewer({
   engine,
@@ -42,8 +43,7 @@ export function SourceViewer({
         <div>
           <h2 className="source-title">{target.manual}</h2>
           <p className="status">
-            {target.section}
-            {target.page !== null ? ` · page ${target.page}` : ''} · {target.file}
+            {[sectionBelowTitle(target.manual, target.section), target.page !== null ? `page ${target.page}` : '', target.file].filter(Boolean).join(' · ')}
           </p>
         </div>
       </header>
