@@ -54,7 +54,8 @@ export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef,
   const inputRef = useRef<HTMLInputElement>(null);
   const ticket = useRef(0);
   const pending = useRef<Promise<Outcome | null> | null>(null);
-  const keyAt = useRef<{ query: string; t: number } | null>(null);
+  /** The last keystroke, until its code card and its passages are on screen (each measured once). */
+  const keyAt = useRef<{ query: string; t: number; code?: boolean; passages?: boolean } | null>(null);
   const searchTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
   /** The result ↑/↓ selected (index into resultTargets), -1 for none. */
   const [selected, setSelected] = useState(-1);
@@ -110,13 +111,20 @@ export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef,
     inputRef.current?.focus();
   }, [request]);
 
-  // Keystroke → code card on screen, measured for the e2e run (performance entries "md:key-to-code").
+  // Keystroke → code card on screen and keystroke → passages on screen, measured for the e2e run
+  // (performance entries "md:key-to-code", "md:key-to-passages").
   useLayoutEffect(() => {
     const k = keyAt.current;
-    if (!k || !codes || codes.query !== k.query.trim() || !codes.res.ok || codes.res.value.matches.length === 0) return;
+    if (!k || k.code || !codes || codes.query !== k.query.trim() || !codes.res.ok || codes.res.value.matches.length === 0) return;
     performance.measure('md:key-to-code', { start: k.t, end: performance.now() });
-    keyAt.current = null;
+    k.code = true;
   }, [codes]);
+  useLayoutEffect(() => {
+    const k = keyAt.current;
+    if (!k || k.passages || !search || search.query !== k.query.trim() || !search.res.ok) return;
+    performance.measure('md:key-to-passages', { start: k.t, end: performance.now() });
+    k.passages = true;
+  }, [search]);
 
   useEffect(() => {
     const q = query.trim();
