@@ -64,8 +64,11 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
               (r.embedded ? ` ${r.embedded} passage(s) indexed for meaning.` : ''),
           ];
           for (const s of r.skipped) lines.push(`  skipped ${terminalName(s.file)}: ${s.reason}`);
-          for (const p of r.pagesNeedingOcr) lines.push(`  ${p.file}: pages without text (need OCR): ${p.pages.join(', ')}`);
+          const warned = new Set((r.warnings ?? []).map((w) => w.file));
+          // A PDF's warnings say which pages have no text and why; the bare page list is for the others.
+          for (const p of r.pagesNeedingOcr) if (!warned.has(p.file)) lines.push(`  ${p.file}: pages without text (need OCR): ${p.pages.join(', ')}`);
           for (const f of r.withoutText ?? []) lines.push(`  ${f}: no searchable text found in it; check that it opens and holds text (not only headings or images).`);
+          for (const w of r.warnings ?? []) for (const m of w.messages) lines.push(`  ${terminalName(w.file)}: ${m}`);
           return lines.join('\n');
         });
       });

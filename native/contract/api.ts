@@ -102,6 +102,11 @@ export interface IngestReport {
    * headings only; scanned PDF pages are in pagesNeedingOcr instead): recorded, but nothing can find them.
    */
   withoutText?: string[];
+  /**
+   * What reading a file noticed and the technician should know, per file, in plain sentences: lines of
+   * a YAML file left out for a syntax error, an encoding guessed, PDF pages without text. Absent: none.
+   */
+  warnings?: { file: string; messages: string[] }[];
   /** Passages given their vectors in this run's vector phase (absent: none). */
   embedded?: number;
   seconds: number;

@@ -234,6 +234,8 @@ interface Prepared {
   pagesWithoutText: number[];
   ocrPages: OcrPageInfo[];
   schemes: CodeScheme[];
+  /** The parser's notices for the technician (ParsedDocument.warnings). */
+  warnings: string[];
 }
 
 async function prepareFile(
@@ -288,7 +290,7 @@ async function prepareFile(
     ingestedAt: new Date().toISOString(),
     companions: f.companions,
   };
-  return { update: { record, chunks, vectors: null, codes }, pagesWithoutText: record.pagesWithoutText, ocrPages: doc.ocrPages ?? [], schemes };
+  return { update: { record, chunks, vectors: null, codes }, pagesWithoutText: record.pagesWithoutText, ocrPages: doc.ocrPages ?? [], schemes, warnings: doc.warnings };
 }
 
 /**
@@ -464,6 +466,7 @@ class Batch {
       });
     }
     if (p.schemes.length > 0) r.schemes.set(file, p.schemes);
+    if (p.warnings.length > 0) (r.warnings ??= []).push({ file, messages: p.warnings });
   }
 }
 

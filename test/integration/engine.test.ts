@@ -296,6 +296,22 @@ describe('files that give no searchable text', () => {
   });
 });
 
+describe('files read with a problem', () => {
+  it('are indexed as far as they can be read, and the report says what was left out and what to do', async () => {
+    const src = tempDir('warned');
+    fs.writeFileSync(path.join(src, 'interface.yaml'), 'errors:\n  - code: E7\n    text: Coolant pump overload.\n  - code: E8\n    text: Coolant level low.\nsettings:\n  pump: bool\n    doc: Enables the pump.\n');
+    const engine = await createEngine({ libraryDir: tempDir('warned-lib'), create: true, embedder: { kind: 'none' } });
+    try {
+      const r = value(await engine.ingest({ paths: [src] }));
+      expect(r.skipped).toEqual([]);
+      expect(r.warnings).toEqual([{ file: 'interface.yaml', messages: [expect.stringMatching(/^Line 8 of this YAML file has a syntax error and was left out; the rest of the file was read\. Fix it/)] }]);
+      expect(value(await engine.lookupCode({ text: 'E8' })).matches[0]?.title).toBe('Coolant level low.');
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
 describe('incremental re-ingest and true deletes', () => {
   let lib: string;
   let corpus: string;

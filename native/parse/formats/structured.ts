@@ -32,13 +32,22 @@ export function parseYamlDoc({ text, fileStem }: TextAdapterInput): ParsedDocume
     // PyYAML accepts quoted strings whose continuation lines are indented less than the key;
     // the YAML spec (and this parser) do not. Such files are common, so mend and retry once.
     const mended = mendQuotedContinuations(text);
-    if (mended !== text) {
-      const retry = parseYaml(mended);
-      if (!retry.some((d) => d.errors.length)) {
-        list = retry;
-        source = mended;
-        b.warn('Some quoted texts in this YAML file continue on lines that are not indented enough; they were read as PyYAML reads them.');
+    let mendedList = mended !== text ? parseYaml(mended) : list;
+    if (mended !== text && !mendedList.some((d) => d.errors.length)) {
+      b.warn('Some quoted texts in this YAML file continue on lines that are not indented enough; they were read as PyYAML reads them.');
+    }
+    // What still does not parse is left out, a few lines at a time, so one bad entry does not cost the file.
+    const firstError = mendedList.flatMap((d) => d.errors)[0];
+    const kept = firstError ? leaveOutBadLines(mended) : { docs: mendedList, text: mended, lines: [] };
+    if (kept) {
+      mendedList = kept.docs;
+      if (kept.lines.length > 0) {
+        b.warn(
+          `${lineList(kept.lines)} of this YAML file ${kept.lines.length === 1 ? 'has' : 'have'} a syntax error and ${kept.lines.length === 1 ? 'was' : 'were'} left out; the rest of the file was read. Fix ${kept.lines.length === 1 ? 'it' : 'them'} and add the file again to read ${kept.lines.length === 1 ? 'it' : 'them'} too.`,
+        );
       }
+      list = mendedList;
+      source = kept.text;
     }
   }
   for (const doc of list) {
@@ -64,6 +73,68 @@ export function parseYamlDoc({ text, fileStem }: TextAdapterInput): ParsedDocume
     walkRoot(value, b, meta, fileStem, rawOf);
   }
   return b.finish(meta);
+}
+
+/** Syntax errors mended by leaving lines out before a YAML file is refused as unreadable. */
+const MAX_LEFT_OUT_ERRORS = 20;
+
+/**
+ * Leaves out, one syntax error at a time, the lines the parser cannot place, so that one malformed
+ * entry of a hand-edited file (`power: float32` followed by an indented `doc:`) does not cost the
+ * whole file. At an error on a `key: value` line with more-indented lines under it, those lines go
+ * (a scalar cannot have children); otherwise the error's own line. Lines become comments of the same
+ * length, so every other node keeps its offsets. Null when the errors do not go away.
+ */
+function leaveOutBadLines(text: string): { docs: YamlDocument.Parsed[]; text: string; lines: number[] } | null {
+  const lines = text.split('\n');
+  const left = new Set<number>();
+  for (let n = 0; n <= MAX_LEFT_OUT_ERRORS; n++) {
+    const joined = lines.join('\n');
+    const docs = parseYaml(joined);
+    const err = docs.flatMap((d) => d.errors)[0];
+    if (!err) return { docs, text: joined, lines: [...left].sort((a, b) => a - b).map((i) => i + 1) };
+    if (n === MAX_LEFT_OUT_ERRORS) return null;
+    const at = (err.linePos?.[0]?.line ?? 0) - 1;
+    const line = lines[at];
+    if (line === undefined) return null;
+    const under = blockUnder(lines, at);
+    const targets = under.length > 0 && /^\s*(?:-\s+)?[^\s#][^:#]*:\s+[^\s#|>]/.test(line) ? under : [at];
+    if (targets.every((i) => left.has(i))) return null;
+    for (const i of targets) {
+      const l = lines[i] ?? '';
+      if (!l.trim() || left.has(i)) continue;
+      const j = l.length - l.trimStart().length;
+      lines[i] = `${l.slice(0, j)}#${l.slice(j + 1)}`;
+      left.add(i);
+    }
+  }
+  return null;
+}
+
+/** Indices of the lines indented deeper than line `at` that follow it (blank lines within included). */
+function blockUnder(lines: string[], at: number): number[] {
+  const indent = (l: string) => l.length - l.trimStart().length;
+  const own = indent(lines[at] ?? '');
+  const out: number[] = [];
+  for (let i = at + 1; i < lines.length; i++) {
+    const l = lines[i] ?? '';
+    if (!l.trim()) continue;
+    if (indent(l) <= own) break;
+    out.push(i);
+  }
+  return out;
+}
+
+/** "Line 726", "Lines 726–727", "Lines 12, 726–727". */
+function lineList(lines: number[]): string {
+  const runs: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    let j = i;
+    while (j + 1 < lines.length && lines[j + 1] === (lines[j] ?? 0) + 1) j++;
+    runs.push(j > i ? `${lines[i]}–${lines[j]}` : String(lines[i]));
+    i = j + 1;
+  }
+  return `${lines.length === 1 ? 'Line' : 'Lines'} ${runs.join(', ')}`;
 }
 
 function parseYaml(text: string): YamlDocument.Parsed[] {

@@ -69,6 +69,29 @@ describe('yaml and json', () => {
     expect(doc.warnings.join(' ')).toMatch(/quoted texts/);
   });
 
+  it('leaves out the lines of a syntax error and reads the rest, saying which lines', async () => {
+    // `power: float32` with an indented `doc:` under it: a scalar cannot have children. One such slip
+    // in a hand-edited interface file must not cost the file's other entries.
+    const yaml = [
+      'Errors:',
+      '  - code: "E1"',
+      '    text: "Low oil pressure."',
+      '  - code: "E2"',
+      '    text: "Filter blocked."',
+      'attributes:',
+      '  power: float32',
+      '    doc: "A filtered measure of',
+      '          torque * speed."',
+      '  speed: float32',
+    ].join('\n');
+    const doc = await parseFile(await tmp.file('slip.yaml', yaml));
+    expect(ofKind(doc, 'table-row').map((r) => r.cells?.[0])).toEqual(['E1', 'E2', 'power', 'speed']);
+    expect(doc.warnings.join(' ')).toMatch(/Lines 8–9 of this YAML file have a syntax error and were left out; the rest of the file was read/);
+    // A file that no left-out line mends is still refused, with the parser's reason.
+    const hopeless = await tmp.file('hopeless.yaml', Array.from({ length: 30 }, (_, i) => `k${i}: [unclosed ${i}`).join('\n'));
+    await expect(parseFile(hopeless)).rejects.toMatchObject({ code: 'FILE_UNREADABLE', message: expect.stringMatching(/syntax error/) });
+  });
+
   it('quotes every record from its own first character after a mended value', async () => {
     // The mend indents continuation lines, so the mended text is longer than the file: the rows'
     // source text must come from the text that was parsed, or it starts a few characters late ("ode: …").

@@ -459,6 +459,11 @@ function IngestSummary({ report: r }: { report: IngestReport }) {
           scanned with text recognition (OCR).
         </p>
       )}
+      {(r.warnings ?? []).length > 0 && (
+        <ul className="status-warnings" aria-label="Notes on the files read">
+          {(r.warnings ?? []).flatMap((w) => w.messages.map((m) => <li key={`${w.file}\u0000${m}`}>{`${w.file}: ${m}`}</li>))}
+        </ul>
+      )}
     </div>
   );
 }
