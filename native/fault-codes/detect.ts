@@ -17,7 +17,7 @@
  *  - any other letter+digit token or UPPER_SNAKE id that the library defines (`H12`, `XX201`).
  * Small numbers in prose (`step 3`, `M3 screw`, `G28`) are never candidates.
  */
-import { ONE_WORD_ID, WORD_FAMILIES, normalizeCode } from './normalize.js';
+import { ONE_WORD_ID, PASCAL_ID, WORD_FAMILIES, normalizeCode, snakeOfPascal } from './normalize.js';
 
 export interface DetectedCode {
   /** The text as written, including its family word (`alarm 9`). */
@@ -187,6 +187,10 @@ function knownIdentifiers(text: string, isKnown: (key: string, family: string) =
     // One plain word is an id only written as one (UPPER case or with underscores): "initializing" is a word.
     if ((ONE_WORD_ID.test(w[0]) || single.includes('_')) && isKnown(single, 'symbol')) {
       found.push({ raw: w[0], key: single, family: 'symbol', start, end: start + w[0].length, strength: 'weak' });
+    }
+    // …or in PascalCase, as the interface definition writes it (`InvalidState` is `INVALID_STATE`).
+    if (PASCAL_ID.test(w[0]) && isKnown(snakeOfPascal(w[0]), 'symbol')) {
+      found.push({ raw: w[0], key: snakeOfPascal(w[0]), family: 'symbol', start, end: start + w[0].length, strength: 'weak' });
     }
     let key = single;
     for (let j = i + 1; j < words.length && j < i + MAX_PHRASE_WORDS; j++) {

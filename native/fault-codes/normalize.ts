@@ -98,6 +98,19 @@ const LETTERS_DIGITS = /^([a-z]{1,4})(\d{1,9})([a-z]?)$/;
 const NUMBER_WORD = /^(?:no\.?|nr\.?|number|num\.?|id)(?![a-z])/;
 /** An UPPER-case one-word identifier of at least three characters. */
 export const ONE_WORD_ID = /^[A-Z][A-Z0-9]{2,47}$/;
+/** A PascalCase identifier of two or more words (`InvalidState`, `ADCFailed`): firmware's other way to write an id. */
+export const PASCAL_ID = /^(?=[A-Z0-9]*[a-z])(?=(?:[^A-Z]*[A-Z]){2})[A-Z][A-Za-z0-9]{2,47}$/;
+
+/**
+ * The UPPER_SNAKE key of a PascalCase id, as its tools print it: `InvalidState` → `invalid_state`,
+ * `ADCFailed` → `adc_failed`, `FetLowCOvercurrent` → `fet_low_c_overcurrent`.
+ */
+export function snakeOfPascal(id: string): string {
+  return id
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
+}
 
 /** Maps a family word (`error`, `Alarm`, `报警`, `flt`, `E`) to its family, or null. */
 export function familyOfWord(word: string): string | null {
@@ -134,9 +147,11 @@ function wordKey(family: string, digits: string, suffix = ''): NormalizedCode {
 export function normalizeCode(raw: string, ctx?: { family?: string; identifier?: boolean }): NormalizedCode | null {
   const n = normalizeCodeShape(raw, ctx);
   if (n || !ctx?.identifier) return n;
-  // A one-word identifier (`INITIALIZING`, `TIMEOUT`) is a code only where a document lists it as one.
+  // A one-word identifier (`INITIALIZING`, `TIMEOUT`) or a PascalCase one of two words or more
+  // (`InvalidState`; one capitalised word is a word: `None`) is a code only where a document lists it as one.
   const folded = raw.normalize('NFKC').trim();
-  return ONE_WORD_ID.test(folded) && /[A-Z]{3}/.test(folded) ? { key: folded.toLowerCase(), family: 'symbol' } : null;
+  if (ONE_WORD_ID.test(folded) && /[A-Z]{3}/.test(folded)) return { key: folded.toLowerCase(), family: 'symbol' };
+  return PASCAL_ID.test(folded) ? { key: snakeOfPascal(folded), family: 'symbol' } : null;
 }
 
 function normalizeCodeShape(raw: string, ctx?: { family?: string }): NormalizedCode | null {

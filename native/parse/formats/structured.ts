@@ -240,7 +240,7 @@ function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (st
   if (!isObj(value)) return;
   const entries = Object.entries(value);
   if (entries.length === 0) return;
-  if (isEnumeration(name, entries)) {
+  if (isEnumeration(name, entries, path[path.length - 2])) {
     // An error enumeration: `flags: { SOME_FAULT: { brief: …, doc: … }, … }` under an error type.
     // One row per identifier, named after the enclosing type ("ODrive.Axis.Error flags").
     const table = enumerationName(path, name);
@@ -282,21 +282,26 @@ const isScalarArray = (v: Json): v is Json[] => Array.isArray(v) && v.every(isSc
 const ENUM_KEY = /^(?:flags|codes|values|enum|(?:[a-z]+[_-]?)?(?:errors?|faults?|alarms?|warnings?)(?:[_-]?(?:codes?|flags|list|table))?)$/i;
 /** Type names that say their values are errors (`ODrive.Axis.Error`, `MotorError`, `alarm_codes`). */
 const ERROR_NAME = /(?:errors?|faults?|alarms?|warnings?)(?:[_-]?(?:codes?|flags))?$|^(?:errors?|faults?|alarms?)\b/i;
-/** An identifier as firmware writes one (`PHASE_RESISTANCE_OUT_OF_RANGE`, `DRV_FAULT`, `TIMEOUT`). */
-const IDENT_KEY = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
+/**
+ * An identifier as firmware writes one: UPPER_SNAKE (`PHASE_RESISTANCE_OUT_OF_RANGE`, `DRV_FAULT`,
+ * `TIMEOUT`) or PascalCase (`PhaseResistanceOutOfRange`, `Overspeed`, `ADCFailed`).
+ */
+const IDENT_KEY = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$|^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$/;
 /** Children that describe an entry (its meaning or what to do). */
 const DESCRIPTIVE = /^(?:brief|doc|docs|description|desc|message|msg|text|title|remedy|action|actions|solution|cause|meaning|help|summary)$/i;
 
 /**
  * True for a map of error identifiers: the map's own key (or its type's name) says it lists errors
- * or flags, and most of its keys are UPPER_SNAKE identifiers whose values describe them (a
- * description-like child or a plain text). A `flags:` map of a non-error type needs its type name
- * to say error; identifiers that nothing presents as errors stay ordinary data.
+ * or flags, and most of its keys are identifiers (UPPER_SNAKE or PascalCase). Where neither the key
+ * nor its parent (`error: flags:`) says error, half of them must also describe themselves (a
+ * description-like child or a plain text): identifiers that nothing presents as errors stay
+ * ordinary data. Under an error key, entries without a description are errors all the same.
  */
-function isEnumeration(name: string, entries: [string, Json][]): boolean {
+function isEnumeration(name: string, entries: [string, Json][], parent?: string | number): boolean {
   if (entries.length < 2) return false;
   const key = name.split(/[.:/]/).pop() ?? name;
   if (!ENUM_KEY.test(key)) return false;
+  const errorKey = ERROR_NAME.test(key) || (typeof parent === 'string' && ERROR_NAME.test(parent.split(/[.:/]/).pop() ?? parent));
   let idents = 0;
   let described = 0;
   for (const [k, v] of entries) {
@@ -304,7 +309,7 @@ function isEnumeration(name: string, entries: [string, Json][]): boolean {
     idents++;
     if ((typeof v === 'string' && v.trim() !== '') || (isObj(v) && Object.keys(v).some((c) => DESCRIPTIVE.test(c)))) described++;
   }
-  return idents >= entries.length * 0.8 && described >= idents * 0.5;
+  return idents >= entries.length * 0.8 && (errorKey || described >= idents * 0.5);
 }
 
 /** An entry's source text with its identifier line (the value node's range starts after `KEY:`). */
@@ -347,7 +352,7 @@ function flatten(o: Obj): { columns: string[]; cells: string[]; nested: [string,
       if (isScalar(v) || isScalarArray(v)) {
         columns.push(key);
         cells.push(scalarText(v));
-      } else if (isObj(v) && depth < 5 && !isEnumeration(k, Object.entries(v))) visit(v, key, [...keys, k], depth + 1);
+      } else if (isObj(v) && depth < 5 && !isEnumeration(k, Object.entries(v), keys[keys.length - 1])) visit(v, key, [...keys, k], depth + 1);
       else nested.push([k, v, [...keys, k]]);
     }
   };

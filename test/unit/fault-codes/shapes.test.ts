@@ -97,6 +97,50 @@ describe('structured enumerations', () => {
     }
   });
 
+  it('reads PascalCase error flags of several interfaces (`Drive.Axis: attributes: error: flags: InvalidState:`)', async () => {
+    // A map of interfaces is a map of records, each flattened into one row: the error flags inside
+    // each must still be an enumeration of their own, and PascalCase ids are the same ids tools print
+    // in UPPER_SNAKE (`AXIS_ERROR_INVALID_STATE`).
+    const yaml = [
+      'interfaces:',
+      '  Drive:',
+      '    attributes:',
+      '      vbus_voltage: {type: float32, brief: Voltage on the DC bus.}',
+      '  Drive.Axis:',
+      '    attributes:',
+      '      error:',
+      '        nullflag: None',
+      '        flags:',
+      '          InvalidState:',
+      '            brief: An invalid state was requested.',
+      '            doc: Calibrate the motor before you request closed loop control.',
+      '          DcBusOverVoltage:',
+      '            brief: The DC voltage exceeded the limit.',
+      '            doc: Connect a brake resistor of the right value.',
+      '          WatchdogTimerExpired:',
+      '      config:',
+      '        watchdog_timeout: {type: float32, doc: 0 disables the watchdog.}',
+      '  Drive.Motor:',
+      '    attributes:',
+      '      error:',
+      '        flags:',
+      '          PhaseResistanceOutOfRange: {brief: The measured phase resistance is implausible.}',
+      '          ADCFailed: {doc: The current sense ADC failed.}',
+    ].join('\n');
+    const recs = await recordsOf('interfaces.yaml', yaml);
+    expect(recs.map((r) => r.code)).toEqual(['InvalidState', 'DcBusOverVoltage', 'WatchdogTimerExpired', 'PhaseResistanceOutOfRange', 'ADCFailed']);
+    expect(recs[0]).toMatchObject({ key: 'invalid_state', title: 'An invalid state was requested.' });
+    expect(recs[0]?.scope).toContain('Axis');
+    expect(recs[4]?.key).toBe('adc_failed');
+    const index = new CodeIndex(recs);
+    const known = (key: string, family: string) => index.has(key, family);
+    for (const typed of ['InvalidState', 'INVALID_STATE', 'AXIS_ERROR_INVALID_STATE', 'AxisError.INVALID_STATE', 'axis error invalid state']) {
+      expect(index.lookup(typed).matches.map((m) => m.code), typed).toEqual(['InvalidState']);
+    }
+    expect(detectCodes('axis shows DcBusOverVoltage when braking', { isKnown: known }).map((c) => c.key)).toEqual(['dc_bus_over_voltage']);
+    expect(index.lookup('MOTOR_ERROR_PHASE_RESISTANCE_OUT_OF_RANGE').matches.map((m) => m.code)).toEqual(['PhaseResistanceOutOfRange']);
+  });
+
   it('makes one record per entry of a JSON alarm table with one object per language, searchable in both', async () => {
     const json = JSON.stringify([
       { id: 1201, level: 2, en: { description: 'Joint 3 brake fault', cause: 'Brake wire loose', solution: 'Check the brake cable' }, zh_CN: { description: '关节3抱闸故障', cause: '抱闸线松动', solution: '检查抱闸线缆' }, ja: { description: '', cause: '', solution: '' } },
