@@ -629,6 +629,12 @@ function codeAtStart(
   errorContext: boolean,
   contextFamily: string | undefined,
 ): LeadingCode | null {
+  // `**13: Hard Stop** The machine stopped…`: the bold holds the code and its name, the text follows it.
+  const bold = /^\s*(?:[-*•]\s+)?\*\*([^*]{1,80})\*\*\s+([^\s:：=–—-].*)$/su.exec(text);
+  if (bold) {
+    const inner = codeAtStart(bold[1] as string, mode, errorContext, contextFamily);
+    if (inner && inner.rest !== '' && inner.title === undefined) return { ...inner, title: inner.rest, rest: (bold[2] as string).trim() };
+  }
   // Emphasis marks around the code or its name (`**97 max_power**:`, `*calibration fault*`) are not text.
   const body = text
     .replace(/^\s*(?:[-*•]\s+)?/, '')

@@ -258,7 +258,7 @@ function inline(tokens: Token[] | undefined, asWritten = false): string {
       case 'em':
       case 'del':
       case 'link':
-        out += asWritten ? tok.raw : inline((tok as Tokens.Strong).tokens);
+        out += asWritten ? rawWithoutHtml(tok) : inline((tok as Tokens.Strong).tokens);
         break;
       case 'br':
         out += '\n';
@@ -274,6 +274,18 @@ function inline(tokens: Token[] | undefined, asWritten = false): string {
     }
   }
   return out;
+}
+
+/**
+ * A token's source with its inline HTML read as text: `**<a id="Alarm14"></a>14: Unhomed**` (a wiki's
+ * link anchor inside the bold) is `**14: Unhomed**`.
+ */
+function rawWithoutHtml(tok: Token): string {
+  let raw = tok.raw;
+  for (const child of (tok as Tokens.Strong).tokens ?? []) {
+    if (child.type === 'html') raw = raw.replace(child.raw, htmlToText((child as Tokens.HTML).text));
+  }
+  return raw;
 }
 
 /** Plain text of block tokens (inside a blockquote admonition), one line per block. */

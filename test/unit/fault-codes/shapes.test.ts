@@ -307,6 +307,24 @@ describe('code lines in PDF and prose', () => {
     expect(recs[1]?.remedy).toBe('Clean the condenser filter and check that the fan turns.');
   });
 
+  it('reads "**N: name** text" list items of an alarm section when a link anchor sits inside the bold', async () => {
+    // Wikis put an anchor before the code so other pages can link to it: `**<a id="Alarm14"></a>14: Unhomed**`.
+    const md = [
+      '# Alarm Codes',
+      '',
+      '  - **13: Hard Stop** The machine stopped at a hard stop.',
+      '  - **<a id="Alarm14"></a>14: Unhomed** Your machine needs to be homed. Home it with $H.',
+      '  - <a id="alarm_15"></a>**15: Door open** Close the door.',
+    ].join('\n');
+    const recs = await recordsOf('alarms.md', md);
+    expect(recs.map((r) => [r.key, r.title])).toEqual([
+      ['alarm:13', 'Hard Stop'],
+      ['alarm:14', 'Unhomed'],
+      ['alarm:15', 'Door open'],
+    ]);
+    expect(recs[1]?.description).toBe('Your machine needs to be homed. Home it with $H.');
+  });
+
   it('reads list items of a register or fault section: "N - name - text", "\\"N (name)\\": text", "**N name**: text"', async () => {
     const md = [
       '# Reference',
