@@ -834,6 +834,9 @@ function passages(blocks: Block[], sink: RecordSink, consumed: Set<number>, numb
       sink.add(lead.raw, lead.n, f, b, `${b.term ?? ''}\n${b.text}`, aliasesOf(lead));
       continue;
     }
+    // A code block is program text or console output: its lines' leading numbers are line numbers,
+    // counters or values (a traceback's "78  ('axis', …)"). Structured examples are read on their own.
+    if (b.kind === 'code') continue;
     // Prose: one definition per line that starts with a code.
     // A list's lead-in sentence ("…reports it via the "fault" register:") says what its items are.
     const intro = b.kind === 'list-item' ? listIntro(blocks, i) : '';

@@ -289,6 +289,23 @@ describe('records shown only as an example in a code block', () => {
     expect(await recordsOf('elided.md', guide('json', '{ "id": 2210, "description": "Door interlock open", … }'))).toEqual([]);
     expect(await recordsOf('python.md', guide('python', 'alarm = {"id": 2210, "description": "Door interlock open", "solution": "Close it."}'))).toEqual([]);
   });
+
+  it('makes no record of a numbered line of a code block in an error section (a traceback, a listing)', async () => {
+    const md = [
+      '## Error codes',
+      '',
+      'If the tool prints a traceback instead of the errors, update it:',
+      '',
+      '```py',
+      '~/.local/lib/python3.6/site-packages/drive/utils.py in dump_errors(drv, clear)',
+      "     78             ('axis', axis, {k: v for k, v in enums.items()}),",
+      "---> 80             ('motor', axis.motor, {k: v for k, v in enums.items()}),",
+      '```',
+      '',
+      '- 12: Overheat - let the drive cool down.',
+    ].join('\n');
+    expect((await recordsOf('troubleshooting.md', md)).map((r) => r.key)).toEqual(['error:12']);
+  });
 });
 
 describe('code lines in PDF and prose', () => {
