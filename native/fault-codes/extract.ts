@@ -34,7 +34,7 @@ import { tableRowTexts } from '../chunk/normalize.js';
 import { parseJsonDoc, parseYamlDoc } from '../parse/formats/structured.js';
 import { columnLanguage, productLanguage } from '../text/lang.js';
 import { detectCodes } from './detect.js';
-import { normalizeCode, type NormalizedCode } from './normalize.js';
+import { normalizeCode, snakeOfPascal, type NormalizedCode } from './normalize.js';
 import {
   ERROR_CONTEXT,
   cleanCell,
@@ -134,8 +134,8 @@ type Row = Map<string, string>;
 interface TableLayout {
   code: string;
   family?: string;
-  /** The code column holds identifiers (`DRV_FAULT`, `TIMEOUT`): one-word ones count too. */
-  identifiers: boolean;
+  /** The code column holds identifiers (`DRV_FAULT`, `TIMEOUT`): one-word ones count too ('enumeration': see normalizeCode). */
+  identifiers: boolean | 'enumeration';
   /** Columns under a merged header ("Meaning Remedy") whose cells hold both texts run together. */
   mergedCols: Map<string, [ColumnRole, ColumnRole]>;
   symbolAlias: string | null;
@@ -143,7 +143,7 @@ interface TableLayout {
 }
 
 /** Normalises one code cell; a cell may list several codes (`E01, E02`). */
-function cellCodes(cell: string, family: string | undefined, identifier = false): { raw: string; n: NormalizedCode }[] {
+function cellCodes(cell: string, family: string | undefined, identifier: boolean | 'enumeration' = false): { raw: string; n: NormalizedCode }[] {
   const raw = cleanCell(cell);
   if (!raw) return [];
   const ctx = family || identifier ? { family, identifier } : undefined;
@@ -163,6 +163,8 @@ function cellCodes(cell: string, family: string | undefined, identifier = false)
 function isSelfIdentifying(family: string): boolean {
   return family === 'error' || family === 'alarm' || family === 'fault' || family.startsWith('obd-');
 }
+
+const ENUMERATION_CONTEXT = /\b(?:errors?|faults?|alarms?|warnings?)\s+(?:flags|codes?|enum|values)\b/i;
 
 /** Works out which column holds codes and what the other columns mean; null = not a code table. */
 export function analyzeTable(rows: Row[], context: string, headingFamily?: string): TableLayout | null {
@@ -196,6 +198,8 @@ export function analyzeTable(rows: Row[], context: string, headingFamily?: strin
   }
   const otherHeaderFamily = columns.map((h) => familyInText(h)).find(Boolean);
   const tableContext = `${columns.join(' ')} ${context}`;
+  // An error enumeration ("Drive Axis error flags", a heading "Alarm codes"): its ids may be one capitalised word.
+  const enumeration = ENUMERATION_CONTEXT.test(context);
 
   let best: { col: string; family?: string; score: number } | null = null;
   let symbolCol: string | null = null;
@@ -211,7 +215,7 @@ export function analyzeTable(rows: Row[], context: string, headingFamily?: strin
       const cell = r.get(header) ?? '';
       if (!cell.trim()) continue;
       total++;
-      const codes = cellCodes(cell, byHeader ? family : undefined, byHeader);
+      const codes = cellCodes(cell, byHeader ? family : undefined, byHeader && enumeration ? 'enumeration' : byHeader);
       if (codes.length === 0) continue;
       ok++;
       if (codes[0]?.n.family === 'symbol') symbols++;
@@ -220,7 +224,8 @@ export function analyzeTable(rows: Row[], context: string, headingFamily?: strin
     if (total === 0) continue;
     const share = ok / total;
     if (symbols / total >= 0.6) {
-      if (byHeader || /\b(?:name|ids?)\b/.test(headerKey(header))) symbolCol ??= header;
+      // A dotted column is an attribute of a nested object (`attributes.error.nullflag`), not what the row is.
+      if ((byHeader || /\b(?:name|ids?)\b/.test(headerKey(header))) && !header.includes('.')) symbolCol ??= header;
       continue;
     }
     // Without a code-like header, only codes that say what they are (E-204, AL21, P0301).
@@ -233,14 +238,14 @@ export function analyzeTable(rows: Row[], context: string, headingFamily?: strin
   let code: string;
   let family: string | undefined;
   let symbolAlias: string | null = null;
-  let identifiers = false;
+  let identifiers: boolean | 'enumeration' = false;
   if (best) {
     code = best.col;
     family = best.family;
     symbolAlias = symbolCol;
   } else if (symbolCol !== null && ERROR_CONTEXT.test(tableContext)) {
     code = symbolCol;
-    identifiers = codeHeaderCols.has(symbolCol);
+    identifiers = codeHeaderCols.has(symbolCol) ? (enumeration ? 'enumeration' : true) : false;
   } else {
     return null;
   }
@@ -539,10 +544,14 @@ export function errorType(table: string): { prefixes: string[]; scope: string | 
   if (at < 0) return null;
   const err = (words[at] as string).toLowerCase().replace(/s$/, '');
   const prefixes = [err];
-  const owner = at > 0 ? (words[at - 1] as string) : null;
-  if (owner) prefixes.push(`${owner.toLowerCase()}_${err}`);
+  // The owner is the name before the error word as written (`SensorlessEstimator` in
+  // "ODrive.SensorlessEstimator error flags"), printed SENSORLESS_ESTIMATOR_ERROR_… by its tools.
+  const names = table.split(/[\s._/]+/).filter((w) => w !== '' && !ENUM_WORD.test(w));
+  const errAt = names.findIndex((w) => ERROR_WORD.test(w));
+  const owner = errAt > 0 ? (names[errAt - 1] as string) : at > 0 ? (words[at - 1] as string) : null;
+  if (owner) prefixes.push(`${owner.toLowerCase()}_${err}`, `${snakeOfPascal(owner)}_${err}`);
   if (at > 1) prefixes.push(`${words.slice(0, at).join('_').toLowerCase()}_${err}`);
-  return { prefixes: [...new Set(prefixes)], scope: owner };
+  return { prefixes: [...new Set(prefixes)], scope: owner ? contextWords(owner) : null };
 }
 
 /**

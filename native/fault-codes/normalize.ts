@@ -144,14 +144,20 @@ function wordKey(family: string, digits: string, suffix = ''): NormalizedCode {
  * Normalises a code as written in a manual or typed in a query. Returns null when `raw` is not a
  * code (no number, prose, a decimal…). Pure and allocation-light: it runs on every table cell.
  */
-export function normalizeCode(raw: string, ctx?: { family?: string; identifier?: boolean }): NormalizedCode | null {
+/**
+ * `identifier`: the text is a cell of an identifier column (one-word and PascalCase ids count);
+ * 'enumeration': of an error enumeration (`error flags`), where one capitalised word is an id too.
+ */
+export function normalizeCode(raw: string, ctx?: { family?: string; identifier?: boolean | 'enumeration' }): NormalizedCode | null {
   const n = normalizeCodeShape(raw, ctx);
   if (n || !ctx?.identifier) return n;
   // A one-word identifier (`INITIALIZING`, `TIMEOUT`) or a PascalCase one of two words or more
-  // (`InvalidState`; one capitalised word is a word: `None`) is a code only where a document lists it as one.
+  // (`InvalidState`) is a code only where a document lists it as one; one capitalised word
+  // (`Overspeed`) only in an error enumeration (a "Steady State Error" column says `Decrease`).
   const folded = raw.normalize('NFKC').trim();
   if (ONE_WORD_ID.test(folded) && /[A-Z]{3}/.test(folded)) return { key: folded.toLowerCase(), family: 'symbol' };
-  return PASCAL_ID.test(folded) ? { key: snakeOfPascal(folded), family: 'symbol' } : null;
+  const pascal = PASCAL_ID.test(folded) || (ctx.identifier === 'enumeration' && /^[A-Z][a-z0-9]{3,47}$/.test(folded));
+  return pascal ? { key: snakeOfPascal(folded), family: 'symbol' } : null;
 }
 
 function normalizeCodeShape(raw: string, ctx?: { family?: string }): NormalizedCode | null {

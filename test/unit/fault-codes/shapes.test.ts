@@ -141,6 +141,36 @@ describe('structured enumerations', () => {
     expect(index.lookup('MOTOR_ERROR_PHASE_RESISTANCE_OUT_OF_RANGE').matches.map((m) => m.code)).toEqual(['PhaseResistanceOutOfRange']);
   });
 
+  it('names a PascalCase owner as its tools print it: SensorlessEstimator → SENSORLESS_ESTIMATOR_ERROR_…', async () => {
+    const yaml = [
+      'interfaces:',
+      '  Drive.Controller:',
+      '    attributes:',
+      '      error:',
+      '        flags:',
+      '          UnstableGain: {doc: Lower the velocity gain.}',
+      '          Overspeed: {doc: Raise the velocity limit.}',
+      '  Drive.SensorlessEstimator:',
+      '    attributes:',
+      '      error:',
+      '        flags:',
+      '          UnstableGain: {doc: Lower the observer gain.}',
+      '          UnknownCurrentMeasurement: {doc: Check the current sensors.}',
+    ].join('\n');
+    const recs = await recordsOf('estimator.yaml', yaml);
+    // One capitalised word is an id in an error enumeration too (`Overspeed`).
+    expect(recs.map((r) => [r.key, r.scope?.at(-1)])).toEqual([
+      ['unstable_gain', 'Controller'],
+      ['overspeed', 'Controller'],
+      ['unstable_gain', 'Sensorless Estimator'],
+      ['unknown_current_measurement', 'Sensorless Estimator'],
+    ]);
+    const index = new CodeIndex(recs);
+    for (const typed of ['SENSORLESS_ESTIMATOR_ERROR_UNSTABLE_GAIN', 'sensorless estimator error unstable gain']) {
+      expect(index.lookup(typed).matches.map((m) => m.title), typed).toEqual(['Lower the observer gain.']);
+    }
+  });
+
   it('makes one record per entry of a JSON alarm table with one object per language, searchable in both', async () => {
     const json = JSON.stringify([
       { id: 1201, level: 2, en: { description: 'Joint 3 brake fault', cause: 'Brake wire loose', solution: 'Check the brake cable' }, zh_CN: { description: '关节3抱闸故障', cause: '抱闸线松动', solution: '检查抱闸线缆' }, ja: { description: '', cause: '', solution: '' } },
