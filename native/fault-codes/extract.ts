@@ -629,7 +629,11 @@ type LeadMode = 'heading' | 'term' | 'line';
  */
 function leadingCode(text: string, mode: LeadMode, errorContext: boolean, contextFamily: string | undefined): LeadingCode | null {
   const lead = codeAtStart(text, mode, errorContext, contextFamily);
-  return lead ? withAlias(lead) : null;
+  if (!lead) return null;
+  const aliased = withAlias(lead);
+  // `### Alarm 9 (Homing Fail)`: a name in brackets after the code is the name.
+  const bracketed = /^\(([^()]{1,80})\)$/u.exec(aliased.rest);
+  return bracketed ? { ...aliased, rest: (bracketed[1] as string).trim() } : aliased;
 }
 
 function codeAtStart(

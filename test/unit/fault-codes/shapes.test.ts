@@ -372,6 +372,12 @@ describe('code lines in PDF and prose', () => {
     expect(recs[1]?.description).toBe('Your machine needs to be homed. Home it with $H.');
   });
 
+  it('takes a name in brackets after the code of a heading as its name: "### Alarm 9 (Homing Fail)"', async () => {
+    const md = ['# Troubleshooting', '', '### **Alarm 9 (Homing Fail)**', '', 'The homing switch was not found. Check the switch wiring.'].join('\n');
+    const recs = await recordsOf('troubleshooting.md', md);
+    expect(recs.map((r) => [r.key, r.title])).toEqual([['alarm:9', 'Homing Fail']]);
+  });
+
   it('reads list items of a register or fault section: "N - name - text", "\\"N (name)\\": text", "**N name**: text"', async () => {
     const md = [
       '# Reference',
