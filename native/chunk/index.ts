@@ -32,9 +32,13 @@ export { LIMITS } from './limits.js';
  * with the family of its heading ("Alarm codes"), `W-2001 Fan speed low` headings in an error
  * section; a unit of time after a number ("100 ms.") ends a sentence. 14: a page without a title of its
  * own (a wiki page, an untitled PDF) has its file-name title as the root of every heading path
- * (parse/index.ts withTitleHeading); two tables of one section are read as two.
+ * (parse/index.ts withTitleHeading); two tables of one section are read as two. 15: a YAML file
+ * with a syntax error is read but for the lines of the error; PascalCase error flags of an interface
+ * definition (`error: flags: InvalidState:`) and one-word ids of an error enumeration are records;
+ * a code block's numbered lines are not; `**13: Hard Stop** text` and `Alarm 9 (Homing Fail)` give
+ * the name apart from the text.
  */
-export const CHUNKER_VERSION = 14;
+export const CHUNKER_VERSION = 15;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */
