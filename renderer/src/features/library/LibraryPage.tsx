@@ -438,8 +438,12 @@ export function ingestHeadline(r: IngestReport): { text: string; problem: boolea
   };
 }
 
+/** Notes on the files read (a YAML file's lines left out, an encoding guessed) shown in the summary; the rest are counted. */
+const MAX_NOTES_SHOWN = 12;
+
 function IngestSummary({ report: r }: { report: IngestReport }) {
   const head = ingestHeadline(r);
+  const notes = (r.warnings ?? []).flatMap((w) => w.messages.map((m) => `${w.file}: ${m}`));
   const failedFiles = r.skipped.filter((s) => !NOT_FOUND.test(s.reason));
   return (
     <div className={`summary${head.problem ? ' is-problem' : ''}`} role="status">
@@ -459,9 +463,12 @@ function IngestSummary({ report: r }: { report: IngestReport }) {
           scanned with text recognition (OCR).
         </p>
       )}
-      {(r.warnings ?? []).length > 0 && (
+      {notes.length > 0 && (
         <ul className="status-warnings" aria-label="Notes on the files read">
-          {(r.warnings ?? []).flatMap((w) => w.messages.map((m) => <li key={`${w.file}\u0000${m}`}>{`${w.file}: ${m}`}</li>))}
+          {notes.slice(0, MAX_NOTES_SHOWN).map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+          {notes.length > MAX_NOTES_SHOWN && <li>…and {plural(notes.length - MAX_NOTES_SHOWN, 'more note')}.</li>}
         </ul>
       )}
     </div>
