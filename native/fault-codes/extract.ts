@@ -43,6 +43,7 @@ import {
   isRemedySentence,
   labelledParts,
   langOf,
+  plainField,
   roleOfLabel,
   splitLabel,
   splitList,
@@ -312,13 +313,14 @@ interface Fields {
 function fields(parts: { title?: string; description?: string | string[]; cause?: string; remedy?: string }): Fields {
   // Several description columns (Description, Note / 描述, 备注): each keeps its own line, and the
   // first one names the code; a second one is detail, not the name.
-  const cols = (Array.isArray(parts.description) ? parts.description : [parts.description ?? '']).filter(Boolean);
+  const cols = (Array.isArray(parts.description) ? parts.description : [parts.description ?? '']).map(plainField).filter(Boolean);
   const splits = cols.map(splitRemedy);
   const rest = splits.map((x) => x.rest).filter(Boolean);
   const description = rest.join('\n');
-  const remedy = [...splits.map((x) => x.remedy), parts.remedy ?? ''].filter(Boolean).join(' ');
-  const title = parts.title || firstSentence(rest[0] || parts.cause || remedy);
-  return { title, description, cause: parts.cause ?? '', remedy };
+  const remedy = [...splits.map((x) => x.remedy), plainField(parts.remedy ?? '')].filter(Boolean).join(' ');
+  const cause = plainField(parts.cause ?? '');
+  const title = plainField(parts.title ?? '') || firstSentence(rest[0] || cause || remedy);
+  return { title, description, cause, remedy };
 }
 
 function section(b: Block): string {

@@ -143,5 +143,18 @@ export function cleanCell(cell: string): string {
   return cell.replace(/[`*]+/g, '').trim();
 }
 
+/**
+ * A record's field as a technician reads it: Markdown kept in a list item's text (`[must_home
+ * item](http://…)`, `[\$H](…)`, `![](img.png)`) becomes its words (`must_home item`, `$H`).
+ */
+export function plainField(text: string): string {
+  return text
+    .replace(/!\[[^\]]*\]\([^)\s]*(?:\s+"[^"]*")?\)/g, '')
+    .replace(/\[([^\]]+)\]\([^)\s]*(?:\s+"[^"]*")?\)/g, '$1')
+    .replace(/\\([\\`*_{}[\]()#+\-.!$|<>~])/g, '$1')
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
+}
+
 /** Words that say a heading, table or column is about errors (for symbolic ids and bare numbers). */
 export const ERROR_CONTEXT = /\b(?:errors?|faults?|alarms?|failures?|warnings?|dtcs?|trouble codes?)\b|故障|报警|错误|警报/i;

@@ -370,6 +370,9 @@ describe('code lines in PDF and prose', () => {
       ['alarm:15', 'Door open'],
     ]);
     expect(recs[1]?.description).toBe('Your machine needs to be homed. Home it with $H.');
+    // Links and escapes of the wiki's Markdown are the words they show, in what the technician reads.
+    const linked = await recordsOf('linked.md', ['# Alarm Codes', '', '- **14: Unhomed** See the [must_home item](http://wiki.example/start) in the config. Clear it with [\\$X](http://wiki.example/x).'].join('\n'));
+    expect(linked[0]).toMatchObject({ title: 'Unhomed', description: 'See the must_home item in the config.', remedy: 'Clear it with $X.' });
   });
 
   it('takes a name in brackets after the code of a heading as its name: "### Alarm 9 (Homing Fail)"', async () => {
