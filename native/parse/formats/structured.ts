@@ -255,6 +255,21 @@ function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (st
     }
     return;
   }
+  if (isDocumentedMap(value)) {
+    // An interface's attributes or functions, each documented (`vbus_voltage: {type, unit, brief}`),
+    // some bare (`serial_number: readonly uint64`): one row each, named after the owning type.
+    const table = ownedName(path, name);
+    for (const [k, v] of entries) {
+      const raw = entryRaw(k, rawOf([...path, k]));
+      if (isObj(v)) {
+        const { columns, cells, nested } = flatten(v);
+        b.row(table, ['key', ...columns], [k, ...cells], { raw });
+        for (const [nk, nv, p] of nested) walk(nv, nk, b, depth + 1, [...path, k, ...p], rawOf);
+      } else if (isScalar(v) || isScalarArray(v)) b.row(table, ['key', 'value'], [k, scalarText(v)], { raw });
+      else walk(v, k, b, depth + 1, [...path, k], rawOf);
+    }
+    return;
+  }
   if (entries.length >= 2 && entries.every(([, v]) => isObj(v))) {
     // A map of records: { "E01": { title: …, cause: … }, … }.
     for (const [k, v] of entries) {
@@ -277,6 +292,29 @@ function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (st
 }
 
 const isScalarArray = (v: Json): v is Json[] => Array.isArray(v) && v.every(isScalar);
+
+/** Documented entries that make a map a table of its own rather than columns of its parent's row. */
+const MIN_DOCUMENTED = 3;
+
+/**
+ * True for a map of named things that document themselves (an interface's attributes: at least
+ * three entries are objects with a description-like child): read as one row per entry, not
+ * flattened into its parent's row (which made one 300-column row of a whole interface).
+ */
+function isDocumentedMap(v: Obj): boolean {
+  let documented = 0;
+  for (const x of Object.values(v)) if (isObj(x) && Object.keys(x).some((c) => DESCRIPTIVE.test(c)) && ++documented >= MIN_DOCUMENTED) return true;
+  return false;
+}
+
+/** "ODrive.Axis config" for the attributes at interfaces › ODrive.Axis › attributes › config › attributes. */
+function ownedName(path: (string | number)[], name: string): string {
+  const keys = path.filter((p): p is string => typeof p === 'string');
+  const at = keys.map((k) => /^[A-Z]|\./.test(k)).lastIndexOf(true);
+  if (at < 0) return name;
+  const parts = [keys[at] as string, ...keys.slice(at + 1).filter((k) => k !== 'attributes')];
+  return parts.join(' ');
+}
 
 /** Keys that hold an enumeration of error identifiers (`flags:` of an error type, `errors:`, `alarm_codes:`). */
 const ENUM_KEY = /^(?:flags|codes|values|enum|(?:[a-z]+[_-]?)?(?:errors?|faults?|alarms?|warnings?)(?:[_-]?(?:codes?|flags|list|table))?)$/i;
@@ -352,7 +390,7 @@ function flatten(o: Obj): { columns: string[]; cells: string[]; nested: [string,
       if (isScalar(v) || isScalarArray(v)) {
         columns.push(key);
         cells.push(scalarText(v));
-      } else if (isObj(v) && depth < 5 && !isEnumeration(k, Object.entries(v), keys[keys.length - 1])) visit(v, key, [...keys, k], depth + 1);
+      } else if (isObj(v) && depth < 5 && !isEnumeration(k, Object.entries(v), keys[keys.length - 1]) && !isDocumentedMap(v)) visit(v, key, [...keys, k], depth + 1);
       else nested.push([k, v, [...keys, k]]);
     }
   };

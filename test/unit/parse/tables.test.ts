@@ -69,6 +69,33 @@ describe('yaml and json', () => {
     expect(doc.warnings.join(' ')).toMatch(/quoted texts/);
   });
 
+  it('reads the documented attributes of an interface as rows of their own, named after the interface', async () => {
+    // Flattened into the interface's row, a firmware interface definition was one row of hundreds of
+    // columns per interface: no passage about one setting, and a model reads only its first tokens.
+    const yaml = [
+      'interfaces:',
+      '  Drive.Axis:',
+      '    c_is_class: True',
+      '    attributes:',
+      '      is_homed: readonly bool',
+      '      config:',
+      '        attributes:',
+      '          watchdog_timeout: {type: float32, unit: s, doc: 0 disables the watchdog.}',
+      '          enable_watchdog: bool',
+      '          startup_homing: {type: bool, doc: Home the axis after start-up.}',
+      '          can_node_id: {type: uint32, doc: Both axes start with the same id.}',
+      '  Drive.Endpoint:',
+      '    attributes:',
+      '      endpoint: endpoint_ref',
+    ].join('\n');
+    const rows = ofKind(await parseFile(await tmp.file('interface.yaml', yaml)), 'table-row');
+    const setting = rows.find((r) => r.cells?.[0] === 'watchdog_timeout');
+    expect(setting).toMatchObject({ table: 'Drive.Axis config', columns: ['key', 'type', 'unit', 'doc'], cells: ['watchdog_timeout', 'float32', 's', '0 disables the watchdog.'] });
+    expect(setting?.raw).toBe('watchdog_timeout: {type: float32, unit: s, doc: 0 disables the watchdog.}');
+    expect(rows.find((r) => r.cells?.[0] === 'enable_watchdog')).toMatchObject({ table: 'Drive.Axis config', cells: ['enable_watchdog', 'bool'] });
+    expect(Math.max(...rows.map((r) => r.columns?.length ?? 0))).toBeLessThanOrEqual(5);
+  });
+
   it('leaves out the lines of a syntax error and reads the rest, saying which lines', async () => {
     // `power: float32` with an indented `doc:` under it: a scalar cannot have children. One such slip
     // in a hand-edited interface file must not cost the file's other entries.
