@@ -179,7 +179,14 @@ export function parseJsonDoc({ text, fileStem }: TextAdapterInput): ParsedDocume
   try {
     value = JSON.parse(text) as Json;
   } catch (e) {
-    throw new EngineError('FILE_UNREADABLE', `This JSON file is not valid JSON (${(e as Error).message}). Fix the file and add it again.`, { cause: e });
+    // A hand-edited table often ends an entry with a trailing comma: as YAML (a superset of JSON,
+    // with trailing commas allowed in flow collections) it reads; anything else is still refused.
+    const lenient = parseYaml(text);
+    if (lenient.length !== 1 || lenient.some((d) => d.errors.length > 0)) {
+      throw new EngineError('FILE_UNREADABLE', `This JSON file is not valid JSON (${(e as Error).message}). Fix the file and add it again.`, { cause: e });
+    }
+    value = (lenient[0] as YamlDocument.Parsed).toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as Json;
+    b.warn(`This file is not strict JSON (${(e as Error).message}); it was read as most tools read it (a trailing comma, for instance, is ignored).`);
   }
   walkRoot(value, b, meta, fileStem);
   return b.finish(meta);

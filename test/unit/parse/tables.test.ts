@@ -134,6 +134,18 @@ describe('yaml and json', () => {
     await expect(parseFile(bomb)).rejects.toMatchObject({ code: 'FILE_UNREADABLE' });
     const bad = await tmp.file('bad.json', '{"a": [1, 2');
     await expect(parseFile(bad)).rejects.toMatchObject({ code: 'FILE_UNREADABLE', message: expect.stringMatching(/not valid JSON/) });
+    const missingComma = await tmp.file('comma.json', '{"a": 1 "b": 2}');
+    await expect(parseFile(missingComma)).rejects.toMatchObject({ code: 'FILE_UNREADABLE', message: expect.stringMatching(/not valid JSON/) });
+  });
+
+  it('reads a JSON alarm table with trailing commas, and says it is not strict JSON', async () => {
+    const p = await tmp.file('alarms.json', '[\n  {"id": 4101, "description": "Joint 1 brake fault", "solution": "Check the brake cable",},\n  {"id": 4102, "description": "Joint 2 overload", "solution": "Reduce the load",},\n]\n');
+    const doc = await parseFile(p);
+    expect(ofKind(doc, 'table-row').map((r) => r.cells)).toEqual([
+      ['4101', 'Joint 1 brake fault', 'Check the brake cable'],
+      ['4102', 'Joint 2 overload', 'Reduce the load'],
+    ]);
+    expect(doc.warnings.join(' ')).toMatch(/not strict JSON/);
   });
 });
 
