@@ -10,6 +10,9 @@ import type { TextAdapterInput } from './types.js';
 const FRONT_MATTER_RE = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)\s*(?:\r?\n|$)/;
 const MKDOCS_ADMONITION_RE = /^(?:!!!|\?\?\?\+?)\s*([A-Za-z]+)(?:\s+"([^"]*)")?[^\n]*(?:\n([\s\S]*))?$/;
 const GFM_ALERT_RE = /^\s*\[!([A-Za-z]+)\]\s*(?:\n|$)/;
+/** Wiki.js closes a callout with its class on the quote's last line: `> Be careful…` then `{.is-warning}`. */
+const WIKIJS_CALLOUT_RE = /\{\.is-(info|success|warning|danger)\}\s*$/;
+const WIKIJS_CALLOUTS = { info: 'NOTE', success: 'TIP', warning: 'WARNING', danger: 'DANGER' } as const satisfies Record<string, AdmonitionKind>;
 /** A content tab of MkDocs Material (pymdownx.tabbed): `=== "Python"`, its body indented below. */
 const MKDOCS_TAB_RE = /^===\+?[ \t]+"([^"\n]*)"[ \t]*(?:\n([\s\S]*))?$/;
 
@@ -174,10 +177,15 @@ function blockquote(t: Tokens.Blockquote, ctx: Ctx): void {
   let label = '';
   let body = '';
   const alert = GFM_ALERT_RE.exec(t.text);
+  const wiki = WIKIJS_CALLOUT_RE.exec(t.text);
   if (alert?.[1] && admonitionKind(alert[1])) {
     kind = admonitionKind(alert[1]);
     label = kind ?? '';
     body = plain.replace(/^\s*\[![A-Za-z]+\]\s*/, '');
+  } else if (wiki?.[1]) {
+    kind = WIKIJS_CALLOUTS[wiki[1] as keyof typeof WIKIJS_CALLOUTS];
+    label = kind;
+    body = plain.replace(/\s*\{\.is-[a-z]+\}\s*$/, '');
   } else {
     const m = matchAdmonition(plain);
     if (m) {

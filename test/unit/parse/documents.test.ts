@@ -112,6 +112,33 @@ describe('markdown admonitions as written', () => {
   });
 });
 
+describe('Wiki.js callouts', () => {
+  it('reads a blockquote closed by {.is-warning} / {.is-danger} / {.is-info} as a warning, danger or note, without the marker', async () => {
+    const md = [
+      '# Upgrading',
+      '',
+      '> Be careful when upgrading firmware. A full install erases all files.',
+      '{.is-warning}',
+      '',
+      '> Disconnect mains power before you open the case.',
+      '{.is-danger}',
+      '',
+      '> You can list the files with `$LocalFS/List`.',
+      '{.is-info}',
+      '',
+      '> A quote that is only a quote.',
+    ].join('\n');
+    const doc = await parseInline('upgrade.md', md);
+    expect(ofKind(doc, 'admonition').map((a) => [a.admonition, a.text])).toEqual([
+      ['WARNING', 'WARNING: Be careful when upgrading firmware. A full install erases all files.'],
+      ['DANGER', 'DANGER: Disconnect mains power before you open the case.'],
+      ['NOTE', 'NOTE: You can list the files with $LocalFS/List.'],
+    ]);
+    expect(doc.blocks.some((b) => b.text.includes('{.is-'))).toBe(false);
+    expect(ofKind(doc, 'paragraph').map((b) => b.text)).toEqual(['A quote that is only a quote.']);
+  });
+});
+
 describe('code blocks keep the language the manual names', () => {
   it('AsciiDoc [source,lang] and HTML language-x classes', async () => {
     const adoc = await parseInline('hal.adoc', '= HAL\n\n[source,tcl]\n----\nloadrt hm2_eth\n----\n\n----\nplain listing\n----\n');
