@@ -10,6 +10,7 @@ import type { TextAdapterInput } from './types.js';
 const FRONT_MATTER_RE = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)\s*(?:\r?\n|$)/;
 const MKDOCS_ADMONITION_RE = /^(?:!!!|\?\?\?\+?)\s*([A-Za-z]+)(?:\s+"([^"]*)")?[^\n]*(?:\n([\s\S]*))?$/;
 const GFM_ALERT_RE = /^\s*\[!([A-Za-z]+)\]\s*(?:\n|$)/;
+const IMAGE_SIZE_RE = /(!\[[^\]\n]*\]\([^)\s]+)\s+=\d*x\d*\)/g;
 /** Wiki.js closes a callout with its class on the quote's last line: `> Be careful…` then `{.is-warning}`. */
 const WIKIJS_CALLOUT_RE = /\{\.is-(info|success|warning|danger)\}\s*$/;
 const WIKIJS_CALLOUTS = { info: 'NOTE', success: 'TIP', warning: 'WARNING', danger: 'DANGER' } as const satisfies Record<string, AdmonitionKind>;
@@ -26,6 +27,9 @@ export function parseMarkdown({ text, fileStem }: TextAdapterInput): ParsedDocum
     src = src.slice(fm[0].length);
     readFrontMatter(fm[1] ?? '', meta);
   }
+  // Wiki.js sizes an image inside its link (`![alt](img.png =x450)`), which no Markdown parser reads
+  // as an image: the whole text would be a passage.
+  src = src.replace(IMAGE_SIZE_RE, '$1)');
   const tokens = new Lexer({ gfm: true }).lex(src);
   const ctx: Ctx = { b, fileStem, meta };
   walk(tokens, ctx);

@@ -137,6 +137,11 @@ describe('Wiki.js callouts', () => {
     expect(doc.blocks.some((b) => b.text.includes('{.is-'))).toBe(false);
     expect(ofKind(doc, 'paragraph').map((b) => b.text)).toEqual(['A quote that is only a quote.']);
   });
+
+  it('reads an image sized the Wiki.js way (`![alt](img.png =x450)`) as an image, not as text', async () => {
+    const doc = await parseInline('startup.md', '# Startup\n\nHere is a problem free example.\n\n![fluidterm.png](/support/fluidterm.png =x450)\n\n![wide](/a.png =600x)\n');
+    expect(ofKind(doc, 'paragraph').map((b) => b.text)).toEqual(['Here is a problem free example.']);
+  });
 });
 
 describe('code blocks keep the language the manual names', () => {
