@@ -10,6 +10,11 @@ import type { TextAdapterInput } from './types.js';
 const FRONT_MATTER_RE = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)\s*(?:\r?\n|$)/;
 const MKDOCS_ADMONITION_RE = /^(?:!!!|\?\?\?\+?)\s*([A-Za-z]+)(?:\s+"([^"]*)")?[^\n]*(?:\n([\s\S]*))?$/;
 const GFM_ALERT_RE = /^\s*\[!([A-Za-z]+)\]\s*(?:\n|$)/;
+/**
+ * A heading's attribute list (Pandoc, kramdown, MkDocs attr_list, Wiki.js): `## Windows {#win}`,
+ * `# Setup {.tabset}`, `## Linux {#linux .tab lang=en}`. Markup, not words of the heading.
+ */
+const ATTRIBUTE_LIST_RE = /\s*\{\s*(?:[#.][\w-]+|[\w-]+=(?:"[^"]*"|[^\s}]+))(?:\s+(?:[#.][\w-]+|[\w-]+=(?:"[^"]*"|[^\s}]+)))*\s*\}\s*$/;
 const IMAGE_SIZE_RE = /(!\[[^\]\n]*\]\([^)\s]+)\s+=\d*x\d*\)/g;
 /** Wiki.js closes a callout with its class on the quote's last line: `> Be careful…` then `{.is-warning}`. */
 const WIKIJS_CALLOUT_RE = /\{\.is-(info|success|warning|danger)\}\s*$/;
@@ -64,7 +69,7 @@ function walk(tokens: Token[], ctx: Ctx): void {
     switch (tok.type) {
       case 'heading': {
         const t = tok as Tokens.Heading;
-        const title = oneLine(inline(t.tokens));
+        const title = oneLine(inline(t.tokens)).replace(ATTRIBUTE_LIST_RE, '');
         if (t.depth === 1 && !ctx.meta.title && title) ctx.meta.title = title;
         b.heading(t.depth, title, { raw: t.raw.trim() });
         break;

@@ -138,6 +138,12 @@ describe('Wiki.js callouts', () => {
     expect(ofKind(doc, 'paragraph').map((b) => b.text)).toEqual(['A quote that is only a quote.']);
   });
 
+  it('keeps a heading attribute list ({#id}, {.tabset}) out of the heading, and a brace that is words in it', async () => {
+    const doc = await parseInline('setup.md', '# Setup {.tabset}\n\n## Windows {#win}\n\nInstall the driver.\n\n## Linux {#linux .tab lang=en}\n\nAdd the udev rule.\n\n## Needs {Pulloff2?}\n\nText.\n');
+    expect(ofKind(doc, 'heading').map((b) => b.text)).toEqual(['Setup', 'Windows', 'Linux', 'Needs {Pulloff2?}']);
+    expect(doc.meta.title).toBe('Setup');
+  });
+
   it('reads an image sized the Wiki.js way (`![alt](img.png =x450)`) as an image, not as text', async () => {
     const doc = await parseInline('startup.md', '# Startup\n\nHere is a problem free example.\n\n![fluidterm.png](/support/fluidterm.png =x450)\n\n![wide](/a.png =600x)\n');
     expect(ofKind(doc, 'paragraph').map((b) => b.text)).toEqual(['Here is a problem free example.']);
