@@ -434,7 +434,10 @@ export function codeAnswerLines(m: CodeMatch): string[] {
   const typed =
     spokenCode(m) ??
     (m.key.toUpperCase() !== m.code.toUpperCase() && /^[0-9a-z]+$/i.test(m.key) && !/^0x/.test(m.key) ? `${m.key.toUpperCase()} (${m.code})` : m.code);
-  const head = m.title && m.title !== m.code ? `${typed}: ${m.title}` : typed;
+  // A record whose only text is what to do (`MotorFailed: {doc: Check motor.error…}`) has that as its
+  // title too: it is said once, as the remedy.
+  const titleIsRemedy = m.title !== '' && m.remedy.startsWith(m.title) && !m.description && !m.cause;
+  const head = m.title && m.title !== m.code && !titleIsRemedy ? `${typed}: ${m.title}` : typed;
   const lines = [head];
   // A description whose first line is the title (a table's meaning column, then its note column) adds the rest.
   const detail = m.title && m.description.startsWith(`${m.title}\n`) ? m.description.slice(m.title.length + 1) : m.description;

@@ -194,6 +194,10 @@ describe('extractive selection', () => {
     expect(codeAnswerLines({ ...rec, key: 'error:8', title: 'Not idle' })[0]).toBe('Error 8: Not idle');
     expect(codeAnswerLines({ ...rec, code: '1430', key: '1430', title: 'Power off' })[0]).toBe('1430: Power off');
   });
+  it('a record whose only text is what to do says it once, as the remedy', () => {
+    const rec = { code: 'MotorFailed', key: 'motor_failed', title: 'Check motor.error for more information.', description: '', cause: '', remedy: 'Check motor.error for more information.', severity: null, scope: ['Axis'], manual: 'm', file: 'f', page: null, section: '', text: '' };
+    expect(codeAnswerLines(rec)).toEqual(['MotorFailed', 'Remedy: Check motor.error for more information.', 'Applies to: Axis']);
+  });
   it('a description that opens with the title line (a meaning column, then a note column) adds only the note', () => {
     const rec = { code: '-10000', key: 'error:10000', title: '命令错误', description: '命令错误\n下发的命令不存在', cause: '', remedy: '', severity: null, scope: [], manual: 'm', file: 'f', page: null, section: '', text: '' };
     expect(codeAnswerLines(rec)).toEqual(['-10000: 命令错误', '下发的命令不存在']);
