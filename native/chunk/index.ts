@@ -36,7 +36,9 @@ export { LIMITS } from './limits.js';
  * with a syntax error is read but for the lines of the error; PascalCase error flags of an interface
  * definition (`error: flags: InvalidState:`) and one-word ids of an error enumeration are records;
  * a code block's numbered lines are not; `**13: Hard Stop** text` and `Alarm 9 (Homing Fail)` give
- * the name apart from the text.
+ * the name apart from the text; an interface's documented attributes are rows of their own; JSON
+ * with trailing commas is read; Wiki.js callouts are admonitions, its sized images are images, and
+ * heading attribute lists (`{#id}`) are not heading words.
  */
 export const CHUNKER_VERSION = 15;
 
