@@ -19,6 +19,7 @@ import { LibraryStore } from '../store/library-store.js';
 import type { LibraryMeta } from '../store/types.js';
 import type { RetrievalSource } from '../search/retriever.js';
 import { buildNameIndex, type NameIndex } from '../search/name-index.js';
+import { buildMessageIndex, type MessageIndex } from '../search/messages.js';
 import { CHUNKER_VERSION } from '../chunk/index.js';
 import { Disposable } from '../base/lifetime.js';
 import { LIBRARY_FILE, MODEL_FOLDER_FILE } from './layout.js';
@@ -52,6 +53,7 @@ export interface GivenModel {
 
 export class Library extends Disposable {
   private nameIndex: Promise<NameIndex> | null = null;
+  private messageIndex: Promise<MessageIndex> | null = null;
 
   private constructor(
     readonly dir: string,
@@ -170,7 +172,16 @@ export class Library extends Disposable {
 
   /** This library as a search source (pack: the installed pack's id, null for the local library). */
   source(pack: string | null): RetrievalSource {
-    return { pack, store: this.store, codes: this.codeIndex, embedder: this.embedder, names: () => this.names() };
+    return { pack, store: this.store, codes: this.codeIndex, embedder: this.embedder, names: () => this.names(), messages: () => this.messages() };
+  }
+
+  /** The messages the library's passages show (search/messages.ts), built like the names and kept in memory. */
+  messages(): Promise<MessageIndex> {
+    this.messageIndex ??= this.store.fencedTexts().then(buildMessageIndex, (err: unknown) => {
+      this.messageIndex = null;
+      throw err;
+    });
+    return this.messageIndex;
   }
 
   /**
@@ -229,6 +240,7 @@ export class Library extends Disposable {
     await saveSchemes(this.dir, learned, new Set(this.store.getFiles().map((f) => f.file)));
     this.codeIndex = await loadCodeIndex(this.store);
     this.nameIndex = null;
+    this.messageIndex = null;
   }
 
   /** Rebuilds the in-memory code index from the committed rows. */

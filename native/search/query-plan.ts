@@ -68,6 +68,11 @@ export interface PlanOptions {
   definitions?: Record<string, string>;
   minTopicTerms?: number;
   maxParts?: number;
+  /**
+   * Messages the manuals show that the question writes without quotes (search/messages.ts): searched
+   * on their own like quoted ones, whatever their length, since the library shows them as written.
+   */
+  shownMessages?: string[];
 }
 
 /**
@@ -186,8 +191,9 @@ export function planQuery(query: string, opts: PlanOptions = {}): QueryPlan {
   const plan = planParts(query, opts);
   // A quoted message is also searched on its own: the passage that shows it is what the technician
   // is asking about, whatever else the question says ("the panel says 'Ram stroke out of range' after a reference run").
-  const messages = quotedMessages(plan.query)
-    .filter((m) => topicTerms(m).length >= MIN_MESSAGE_TERMS)
+  const quoted = quotedMessages(plan.query).filter((m) => topicTerms(m).length >= MIN_MESSAGE_TERMS);
+  const shown = (opts.shownMessages ?? []).filter((m) => !quoted.some((q) => q.toLowerCase().includes(m.toLowerCase())));
+  const messages = [...quoted, ...shown]
     .filter((m) => !plan.parts.some((p) => p.clause === m))
     .map((m): PlanPart => ({ query: m, clause: m, reason: 'message', codes: [] }));
   return messages.length > 0 ? { query: plan.query, parts: [...plan.parts, ...messages].slice(0, (opts.maxParts ?? MAX_PARTS) + 1) } : plan;

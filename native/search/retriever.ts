@@ -27,6 +27,7 @@ import { fuseSourceHits, mergeCodeLookups } from './fuse.js';
 import { hybridSearch, toHit, type QueryEmbedder, type SearchableStore } from './hybrid.js';
 import { appendMissing, boostScope, demoteSiblingRows, interleave } from './interleave.js';
 import { inScope, matchNames, type NameIndex, type NameScope } from './name-index.js';
+import { messagesIn, type MessageIndex } from './messages.js';
 import { planQuery, type PlanPart } from './query-plan.js';
 import { fuseRrf, placeWithin } from './rrf.js';
 import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from './settings.js';
@@ -40,6 +41,8 @@ export interface RetrievalSource {
   embedder: QueryEmbedder | null;
   /** The library's known names (built once, kept by the Library); absent: no scoping. */
   names?: () => Promise<NameIndex>;
+  /** The messages the library's passages show (built once, kept by the Library); absent: none. */
+  messages?: () => Promise<MessageIndex>;
 }
 
 export interface RetrieveRequest extends SearchRequest {
@@ -104,6 +107,9 @@ export function lookupCodes(sources: RetrievalSource[], text: string, filters?: 
   return mergeCodeLookups(text, parts, round2(performance.now() - t0));
 }
 
+/** Unquoted shown messages a question is searched for at most. */
+const MAX_SHOWN_MESSAGES = 2;
+
 export async function retrieve(
   sources: RetrievalSource[],
   req: RetrieveRequest,
@@ -152,7 +158,9 @@ export async function retrieve(
   const scopeFolders = named.every((s) => s.files.length === 0) ? [...new Set(named.flatMap((s) => s.prefixes))] : [];
   const contextNames = await sourceNames(perSource, scopeNames);
   const definitions = codeDefinitions(query, codes);
-  const plan = planQuery(query, { context: contextNames, definitions: definitions.byDetected });
+  // A message a manual shows, typed without quotes ("cal timeout when running …"), is searched as a quoted one.
+  const shownMessages = [...new Set((await Promise.all(sources.map(async (s) => (s.messages ? messagesIn(await s.messages(), query) : [])))).flat())].slice(0, MAX_SHOWN_MESSAGES);
+  const plan = planQuery(query, { context: contextNames, definitions: definitions.byDetected, shownMessages });
 
   // The whole question and its parts are searched concurrently (the whole: a query embedding, a
   // full-text and a vector search; each part: a full-text search), on the native libraries' threads.
@@ -175,6 +183,7 @@ export async function retrieve(
   }));
   const partSearches = Promise.all(plan.parts.map(async (part) => {
     const partSources: { pack: string | null; hits: SearchHit[] }[] = [];
+    let showsMessage = false;
     for (const { src, matches, scope, notCodeRow } of perSource) {
       const own = matches.filter((m) => part.codes.some((c) => definitions.matchesOf(c, m)));
       const rel = own.length > 0 ? own : part.reason === 'connective' ? matches : [];
@@ -185,13 +194,14 @@ export async function retrieve(
       const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k, mode: 'keyword' }, { signal, related, keyword: settings.keyword });
       // A quoted message: the passages that show it as written come first.
       const shown = part.reason === 'message' ? sameLanguageFirst((await src.store.findText(part.query, k, req.filters)).map(toHit), lang) : [];
+      showsMessage ||= shown.some(notCodeRow);
       let hits = appendMissing(shown, res.hits, (h) => h.chunkId).filter(notCodeRow);
       if (scope) hits = boostScope(hits, (h) => inScope(scope, h.file));
       hits = demoteSiblingRows(hits, new Set(matches.map((m) => m.file)));
       partSources.push({ pack: src.pack, hits });
       signal?.throwIfAborted();
     }
-    return { part, fused: fuseSourceHits(partSources, k) };
+    return { part, fused: fuseSourceHits(partSources, k), showsMessage };
   }));
   const [wholes, searched] = await Promise.all([wholeSearches, partSearches]);
   // Hybrid when any source searched vectors.
@@ -201,7 +211,9 @@ export async function retrieve(
   const vecLists = wholes.map((w) => w.vector);
   const partLists = searched.map((x) => x.fused);
   const parts: RetrievedPart[] = searched.map(({ part, fused }) => ({ clause: part.clause, query: part.query, reason: part.reason, hits: fused.slice(0, depth) }));
-  const interleaved = interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true });
+  // The passage that shows a message the question writes is what the technician is looking at: it leads.
+  const showing = searched.flatMap((x) => (x.showsMessage && x.fused[0] ? [x.fused[0]] : []));
+  const interleaved = appendMissing(showing, interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true }), (h) => h.chunkId);
 
   // A two-part question (two codes, or a code and a second question) keeps one code hit per code
   // ahead of the passages, so each part's passage reaches the top five; a one-part question keeps all.

@@ -734,6 +734,21 @@ export class LibraryStore {
   }
 
   /**
+   * The texts of the committed passages that hold a fenced block, for the library's index of shown
+   * messages (search/messages.ts). One scan, filtered by the index.
+   */
+  async fencedTexts(): Promise<string[]> {
+    this.ensureOpen();
+    if (!this.chunksTable) return [];
+    const rows = (await this.chunksTable
+      .query()
+      .where("text LIKE '%```%'")
+      .select(['file', 'generation', 'text'])
+      .toArray()) as Record<string, unknown>[];
+    return rows.filter((r) => this.isCommitted(r)).map((r) => String(r.text));
+  }
+
+  /**
    * `NOT (…)` over the (file, generation) pairs of the chunks table that are not committed, or null
    * when there are none (the row count matches the records, so nothing is scanned). Searches fetch
    * k + 10 rows before dropping uncommitted ones; without the fence, a killed run's rows could crowd
