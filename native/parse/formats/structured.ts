@@ -250,31 +250,13 @@ function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (st
   if (isEnumeration(name, entries, path[path.length - 2])) {
     // An error enumeration: `flags: { SOME_FAULT: { brief: …, doc: … }, … }` under an error type.
     // One row per identifier, named after the enclosing type ("ODrive.Axis.Error flags").
-    const table = enumerationName(path, name);
-    for (const [k, v] of entries) {
-      // The row's verbatim text starts with the identifier itself (the value node alone lacks it).
-      const raw = entryRaw(k, rawOf([...path, k]));
-      if (isObj(v)) {
-        const { columns, cells, nested } = flatten(v);
-        b.row(table, ['key', ...columns], [k, ...cells], { raw });
-        for (const [nk, nv, p] of nested) walk(nv, nk, b, depth + 1, [...path, k, ...p], rawOf);
-      } else b.row(table, ['key', 'description'], [k, scalarText(v)], { raw });
-    }
+    entryRows(entries, enumerationName(path, name), 'description', b, depth, path, rawOf);
     return;
   }
   if (isDocumentedMap(value)) {
     // An interface's attributes or functions, each documented (`vbus_voltage: {type, unit, brief}`),
     // some bare (`serial_number: readonly uint64`): one row each, named after the owning type.
-    const table = ownedName(path, name);
-    for (const [k, v] of entries) {
-      const raw = entryRaw(k, rawOf([...path, k]));
-      if (isObj(v)) {
-        const { columns, cells, nested } = flatten(v);
-        b.row(table, ['key', ...columns], [k, ...cells], { raw });
-        for (const [nk, nv, p] of nested) walk(nv, nk, b, depth + 1, [...path, k, ...p], rawOf);
-      } else if (isScalar(v) || isScalarArray(v)) b.row(table, ['key', 'value'], [k, scalarText(v)], { raw });
-      else walk(v, k, b, depth + 1, [...path, k], rawOf);
-    }
+    entryRows(entries, ownedName(path, name), 'value', b, depth, path, rawOf);
     return;
   }
   if (entries.length >= 2 && entries.every(([, v]) => isObj(v))) {
@@ -299,6 +281,22 @@ function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (st
 }
 
 const isScalarArray = (v: Json): v is Json[] => Array.isArray(v) && v.every(isScalar);
+
+/**
+ * One row per entry of a map under `table`, keyed by the entry's name: an object flattened, a scalar
+ * in `scalarColumn`. The row's verbatim text starts with the name itself (the value node alone lacks it).
+ */
+function entryRows(entries: [string, Json][], table: string, scalarColumn: string, b: DocBuilder, depth: number, path: (string | number)[], rawOf: RawOf): void {
+  for (const [k, v] of entries) {
+    const raw = entryRaw(k, rawOf([...path, k]));
+    if (isObj(v)) {
+      const { columns, cells, nested } = flatten(v);
+      b.row(table, ['key', ...columns], [k, ...cells], { raw });
+      for (const [nk, nv, p] of nested) walk(nv, nk, b, depth + 1, [...path, k, ...p], rawOf);
+    } else if (isScalar(v) || isScalarArray(v)) b.row(table, ['key', scalarColumn], [k, scalarText(v)], { raw });
+    else walk(v, k, b, depth + 1, [...path, k], rawOf);
+  }
+}
 
 /** Documented entries that make a map a table of its own rather than columns of its parent's row. */
 const MIN_DOCUMENTED = 3;
