@@ -341,10 +341,11 @@ const DESCRIPTIVE = /^(?:brief|doc|docs|description|desc|message|msg|text|title|
  * ordinary data. Under an error key, entries without a description are errors all the same.
  */
 function isEnumeration(name: string, entries: [string, Json][], parent?: string | number): boolean {
-  if (entries.length < 2) return false;
   const key = name.split(/[.:/]/).pop() ?? name;
   if (!ENUM_KEY.test(key)) return false;
   const errorKey = ERROR_NAME.test(key) || (typeof parent === 'string' && ERROR_NAME.test(parent.split(/[.:/]/).pop() ?? parent));
+  // A type with one error flag (`error: flags: {DuplicateCanIds: }`) lists it all the same.
+  if (entries.length < (errorKey ? 1 : 2)) return false;
   let idents = 0;
   let described = 0;
   for (const [k, v] of entries) {

@@ -156,6 +156,10 @@ describe('structured enumerations', () => {
       '        flags:',
       '          UnstableGain: {doc: Lower the observer gain.}',
       '          UnknownCurrentMeasurement: {doc: Check the current sensors.}',
+      '  Drive.Can:',
+      '    attributes:',
+      '      error:',
+      '        flags: {DuplicateCanIds: {doc: Give each node its own id.}}',
     ].join('\n');
     const recs = await recordsOf('estimator.yaml', yaml);
     // One capitalised word is an id in an error enumeration too (`Overspeed`).
@@ -164,6 +168,8 @@ describe('structured enumerations', () => {
       ['overspeed', 'Controller'],
       ['unstable_gain', 'Sensorless Estimator'],
       ['unknown_current_measurement', 'Sensorless Estimator'],
+      // One error flag is an enumeration of one.
+      ['duplicate_can_ids', 'Can'],
     ]);
     const index = new CodeIndex(recs);
     for (const typed of ['SENSORLESS_ESTIMATOR_ERROR_UNSTABLE_GAIN', 'sensorless estimator error unstable gain']) {
