@@ -38,7 +38,8 @@ export { LIMITS } from './limits.js';
  * a code block's numbered lines are not; `**13: Hard Stop** text` and `Alarm 9 (Homing Fail)` give
  * the name apart from the text; an interface's documented attributes are rows of their own; JSON
  * with trailing commas is read; Wiki.js callouts are admonitions, its sized images are images, and
- * heading attribute lists (`{#id}`) are not heading words.
+ * heading attribute lists (`{#id}`) are not heading words; a record's fields keep a multiplication's
+ * asterisk and lose a code block's fence lines.
  */
 export const CHUNKER_VERSION = 15;
 

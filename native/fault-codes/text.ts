@@ -138,9 +138,20 @@ export function splitList(cell: string): string[] {
     .filter(Boolean);
 }
 
-/** Removes Markdown emphasis and inline-code marks a parser may have left in a cell. */
+/**
+ * Removes the Markdown marks a parser may have left in a cell or a doc string: emphasis, inline-code
+ * backticks, list bullets and the fence lines of a code block (whose content stays). An asterisk
+ * between spaces is a multiplication (`calibration_current * phase_resistance`) and stays.
+ */
 export function cleanCell(cell: string): string {
-  return cell.replace(/[`*]+/g, '').trim();
+  return cell
+    .replace(/^[ \t]*(?:```|~~~)[^\n]*$/gm, '')
+    .replace(/^([ \t]*)[*+-][ \t]+/gm, '$1')
+    .replace(/\*\*(?=\S)([^*]*?\S)\*\*/g, '$1')
+    .replace(/(^|[^\w*])\*(?=\S)([^*\n]*?[^\s*])\*(?![\w*])/g, '$1$2')
+    .replace(/\*{2,}|`+/g, '')
+    .replace(/\n{2,}/g, '\n')
+    .trim();
 }
 
 /**

@@ -141,6 +141,28 @@ describe('structured enumerations', () => {
     expect(index.lookup('MOTOR_ERROR_PHASE_RESISTANCE_OUT_OF_RANGE').matches.map((m) => m.code)).toEqual(['PhaseResistanceOutOfRange']);
   });
 
+  it('keeps a doc string as written but for its Markdown: a multiplication stays, fence lines go, code lines stay', async () => {
+    const yaml = [
+      'interfaces:',
+      '  Drive.Motor:',
+      '    attributes:',
+      '      error:',
+      '        flags:',
+      '          PhaseResistanceOutOfRange:',
+      '            brief: The measured phase resistance is implausible.',
+      '            doc: |',
+      '              Check that all motor leads are **connected securely**. In general, you need',
+      '              ```text',
+      '              max_voltage > calibration_current * phase_resistance',
+      '              ```',
+    ].join('\n');
+    const [rec] = await recordsOf('motor-doc.yaml', yaml);
+    const text = `${rec?.description ?? ''} ${rec?.remedy ?? ''}`;
+    expect(text).toContain('max_voltage > calibration_current * phase_resistance');
+    expect(text).toContain('connected securely');
+    expect(text).not.toMatch(/```|\*\*|\btext max_voltage/);
+  });
+
   it('names a PascalCase owner as its tools print it: SensorlessEstimator → SENSORLESS_ESTIMATOR_ERROR_…', async () => {
     const yaml = [
       'interfaces:',
