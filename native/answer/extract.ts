@@ -15,6 +15,7 @@
  */
 import type { CodeMatch, SearchHit } from '../contract/api.js';
 import type { Citation } from '../contract/answer.js';
+import { spokenCode } from '../contract/codes.js';
 import { sentenceRanges } from '../chunk/sentences.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
 import { passageTokens, sourceOf, termAlternatives } from './evidence.js';
@@ -415,17 +416,6 @@ export function renderParts(parts: ExtractedPart[], citationOf: (passage: number
     }
   });
   return lines.join('\n');
-}
-
-/**
- * A bare number of a word family with its family word: "Alarm 8", not "8" (Grbl's error 8 is
- * another code); null for codes that say what they are (`E-204`, `P0301`, `-10000`).
- */
-export function spokenCode(m: Pick<CodeMatch, 'key' | 'code'>): string | null {
-  const family = /^(error|alarm|fault):(.+)$/.exec(m.key);
-  if (!family || family[2]?.toUpperCase() !== m.code.toUpperCase()) return null;
-  const word = family[1] as string;
-  return `${word.charAt(0).toUpperCase()}${word.slice(1)} ${m.code}`;
 }
 
 /** A fault-code record as an answer: the code and title, then meaning, cause and remedy as written. */

@@ -6,3 +6,4 @@ export type * from './packs.js';
 export type * from './events.js';
 export * from './methods.js';
 export { answerCheckLine } from './messages.js';
+export { spokenCode } from './codes.js';

@@ -179,6 +179,8 @@ test('add a folder: progress bar while reading, then the new manuals are searcha
     }
     fs.writeFileSync(path.join(folder, 'px-alarms.csv'), 'Code,Message,Cause,Remedy\nX-901,Light curtain interrupted,Something crossed the light curtain.,Clear the area and press RESET.\n');
     // A hand-edited file with one slip (a scalar with an indented child): read but for that line, and said so.
+    // A numbered table under "Alarm codes": its card names the family (the same manuals may define error 31).
+    fs.writeFileSync(path.join(folder, 'px-panel.md'), '# PX panel\n\n## Alarm codes\n\n| Code | Message | Remedy |\n|---|---|---|\n| 31 | Guard door open | Close the guard door. |\n| 32 | Air pressure low | Check the air supply. |\n');
     fs.writeFileSync(path.join(folder, 'px-interface.yaml'), 'errors:\n  - code: X-902\n    text: Hydraulic oil too hot.\nsettings:\n  pump: bool\n    doc: Enables the pump.\n');
 
     await page.getByRole('button', { name: 'Library' }).click();
@@ -192,9 +194,9 @@ test('add a folder: progress bar while reading, then the new manuals are searcha
     const bar = page.locator('.job progress');
     await expect(bar).toBeVisible();
     // Any file of the folder: on a loaded machine the label may first be seen at the last one (px-alarms.csv).
-    await expect(page.locator('.job .progress-label')).toContainText(/(Reading|Saving|Indexing the meaning of) (press-\d\d\.md|px-alarms\.csv|px-interface\.yaml) \(\d+ of 26\)…/);
+    await expect(page.locator('.job .progress-label')).toContainText(/(Reading|Saving|Indexing the meaning of) (press-\d\d\.md|px-alarms\.csv|px-panel\.md|px-interface\.yaml) \(\d+ of 27\)…/);
     await app.shot('library-progress');
-    await expect(page.locator('.summary')).toContainText('26 files added or updated', { timeout: 60_000 });
+    await expect(page.locator('.summary')).toContainText('27 files added or updated', { timeout: 60_000 });
     await expect(page.locator('.summary .status-warnings')).toContainText(
       'px-interface.yaml: Line 6 of this YAML file has a syntax error and was left out; the rest of the file was read.',
     );
@@ -221,6 +223,8 @@ test('add a folder: progress bar while reading, then the new manuals are searcha
     await expect(page.locator('.code-card .code').first()).toHaveText('X-901');
     await page.locator('#search-input').fill('X-902');
     await expect(page.locator('.code-card').first()).toContainText('Hydraulic oil too hot.');
+    await page.locator('#search-input').fill('alarm 31');
+    await expect(page.locator('.code-card .code').first()).toHaveText('Alarm 31');
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@
  * opens the top result in the source viewer; Ctrl+Enter asks the question instead.
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent, type MutableRefObject } from 'react';
-import type { CodeLookupResponse, CodeMatch, HitKind, ManualInfo, PackInfo, Result, SearchFilters, SearchHit, SearchResponse } from '../../../../native/contract/index.js';
+import { spokenCode, type CodeLookupResponse, type CodeMatch, type HitKind, type ManualInfo, type PackInfo, type Result, type SearchFilters, type SearchHit, type SearchResponse } from '../../../../native/contract/index.js';
 import type { UiEngine } from '../../engine/types.js';
 import type { HistoryEntry } from '../../local/history.js';
 import type { OpenSource, SourceTarget } from '../../routes.js';
@@ -359,7 +359,8 @@ function CodeCard({ match, onOpen, id, selected }: { match: CodeMatch; onOpen: (
   return (
     <article className={`code-card${selected ? ' is-selected' : ''}`} lang={match.lang} id={id} role="option" aria-selected={selected}>
       <header className="code-card-head">
-        <span className="code">{match.code}</span>
+        {/* A bare number says which family it is in ("Alarm 14": the same manual may define error 14). */}
+        <span className="code">{spokenCode(match) ?? match.code}</span>
         <span className="code-title">{match.title}</span>
         {match.severity && <span className="badge badge-severity">{match.severity}</span>}
       </header>
