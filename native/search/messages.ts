@@ -1,11 +1,11 @@
 /**
  * Messages the manuals show as a machine or a tool prints them, so that a question that types one
- * without quotes ("cal timeout when running moteus_tool --calibrate", "fluidnc says cannot open
- * configuration file") is searched for the passages that show it, as a quoted one is
+ * without quotes ("teach stroke lost when running the press tool", "the panel says cannot read recipe
+ * file") is searched for the passages that show it, as a quoted one is
  * (query-plan.ts quotedMessages). Pure: built from passage texts, matched without a store.
  *
- * A shown message is a fenced block of one short line (`CAL timeout`, `[MSG:WARN: Cannot open
- * configuration file: config.yaml]`): how manuals display what the screen or the console says. A
+ * A shown message is a fenced block of one short line (`TEACH stroke lost`, `[LOG:WARN: Cannot read
+ * recipe file: press.rcp]`): how manuals display what the screen or the console says. A
  * question holds one when it writes the whole message, or three or more of its words in a row.
  */
 
@@ -57,7 +57,7 @@ export function shownMessages(text: string): string[] {
     // A message has words: at least two of letters, not only numbers, hex and punctuation.
     if (words.filter((w) => /\p{L}{2}/u.test(w)).length < 2) continue;
     // A formula, a command or a line of code is no message: `rotation_distance = <full_steps> * …`,
-    // `make flash FLASH_DEVICE=/dev/ttyACM0`, `moteus_tool --calibrate`, `print(x);`; nor is one
+    // `make flash FLASH_DEVICE=/dev/ttyACM0`, `press_tool --teach`, `print(x);`; nor is one
     // identifier (`SAVE_CONFIG`), nor a lead-in a passage cut inside a block left between fences
     // ("要通过Optiboot bootloader 刷写一个应用程序，请使用以下方法：").
     if (CODE_LIKE.test(line) || !/\s/.test(line) || /[:：]$/.test(line)) continue;

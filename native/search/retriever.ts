@@ -158,7 +158,7 @@ export async function retrieve(
   const scopeFolders = named.every((s) => s.files.length === 0) ? [...new Set(named.flatMap((s) => s.prefixes))] : [];
   const contextNames = await sourceNames(perSource, scopeNames);
   const definitions = codeDefinitions(query, codes);
-  // A message a manual shows, typed without quotes ("cal timeout when running …"), is searched as a quoted one.
+  // A message a manual shows, typed without quotes ("teach stroke lost when running …"), is searched as a quoted one.
   const shownMessages = [...new Set((await Promise.all(sources.map(async (s) => (s.messages ? messagesIn(await s.messages(), query) : [])))).flat())].slice(0, MAX_SHOWN_MESSAGES);
   const plan = planQuery(query, { context: contextNames, definitions: definitions.byDetected, shownMessages });
 
