@@ -138,12 +138,16 @@ export function splitList(cell: string): string[] {
     .filter(Boolean);
 }
 
+const MARKS = /[`*~]|^[ \t]*[+-][ \t]/m;
+
 /**
  * Removes the Markdown marks a parser may have left in a cell or a doc string: emphasis, inline-code
  * backticks, list bullets and the fence lines of a code block (whose content stays). An asterisk
  * between spaces is a multiplication (`calibration_current * phase_resistance`) and stays.
  */
 export function cleanCell(cell: string): string {
+  // Most cells hold no mark at all (every table cell passes here during extraction).
+  if (!MARKS.test(cell)) return cell.trim();
   return cell
     .replace(/^[ \t]*(?:```|~~~)[^\n]*$/gm, '')
     .replace(/^([ \t]*)[*+-][ \t]+/gm, '$1')
