@@ -12,7 +12,8 @@ import type { RelatedText } from './fts-query.js';
 import { detectLang } from '../text/lang.js';
 import { keywordSearch } from './keyword.js';
 import { sinkNavigation } from './navigation.js';
-import { DEFAULT_FUSION, fuseChannels, type FusionConfig } from './rrf.js';
+import { DEFAULT_FUSION, fuseChannels, placeWithin, type FusionConfig } from './rrf.js';
+import { untranslatedFiles } from './translations.js';
 import { DEFAULT_KEYWORD_CONFIG, type KeywordConfig } from './settings.js';
 
 export const DEFAULT_K = 10;
@@ -24,7 +25,7 @@ const OTHER_LANGUAGE: Record<Lang, Lang> = { en: 'zh', zh: 'en' };
 const OTHER_LANGUAGE_DEPTH = 3;
 
 /** The part of LibraryStore that search uses (so tests and callers can pass a narrower object). */
-export type SearchableStore = Pick<LibraryStore, 'fullTextSearch' | 'vectorSearch' | 'hasVectors' | 'hasPassagesIn'>;
+export type SearchableStore = Pick<LibraryStore, 'fullTextSearch' | 'vectorSearch' | 'hasVectors' | 'hasPassagesIn' | 'getFiles'>;
 
 /** What search needs from an embedder: the query's vector (cancellable). */
 export interface QueryEmbedder {
@@ -77,9 +78,12 @@ export async function hybridSearch(
 
   let ranked: ScoredChunk[];
   let rankings: SingleSearch['rankings'];
+  // The best passage of a manual the library has only in the other language (translations.ts).
+  const foreign = mode === 'vector' ? Promise.resolve(undefined) : untranslatedBest(store, query, qlang, req.filters, opts.related, cfg);
   if (mode === 'keyword') {
-    ranked = await kwSearch(k);
-    const hits = ranked.map(toHit);
+    const [kw, other] = await Promise.all([kwSearch(k), foreign]);
+    ranked = withUntranslated(kw, kw, other);
+    const hits = kw.map(toHit);
     rankings = { keyword: hits, vector: hits };
   } else if (mode === 'vector') {
     ranked = await vecSearch(k, req.filters);
@@ -92,10 +96,11 @@ export async function hybridSearch(
     const wanted = fusion.otherLanguageMargin > 0 && opts.otherLanguage !== false && !req.filters?.lang?.length ? OTHER_LANGUAGE[qlang] : undefined;
     const other = wanted && store.hasPassagesIn(wanted) ? wanted : undefined;
     const vector = embedQuery(embedder, query, opts.signal);
-    const [kw, vec, otherVec] = await Promise.all([
+    const [kw, vec, otherVec, untranslated] = await Promise.all([
       kwSearch(n),
       vector.then((v) => store.vectorSearch(v, n, req.filters)).then(sink),
       other ? vector.then((v) => store.vectorSearch(v, OTHER_LANGUAGE_DEPTH, { ...req.filters, lang: [other] })) : Promise.resolve([]),
+      foreign,
     ]);
     const chunks = new Map<string, Chunk>();
     for (const h of [...kw, ...vec, ...otherVec]) if (!chunks.has(h.chunk.id)) chunks.set(h.chunk.id, h.chunk);
@@ -107,10 +112,54 @@ export async function hybridSearch(
     ];
     const perLanguage = other ? { [other]: toRanked(otherVec) } : undefined;
     const fused = fuseChannels(channels, k, fusion, perLanguage, qlang).map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
-    ranked = siblingRowsByKeyword(fused, kw);
+    ranked = withUntranslated(siblingRowsByKeyword(fused, kw), kw, untranslated);
     rankings = { keyword: kw.map(toHit), vector: vec.map(toHit) };
   }
   return { query: req.query, hits: ranked.map(toHit), ms: performance.now() - t0, mode, rankings };
+}
+
+/** Passages of the other language's keyword ranking searched for an untranslated manual's best. */
+const UNTRANSLATED_DEPTH = 10;
+/**
+ * An untranslated manual's best keyword passage is placed within the first UNTRANSLATED_WINDOW
+ * results when its BM25 score is at least this share of the best passage's. It matches through
+ * translated words only, which weigh a fraction of the question's own (fts-query.ts), so it never
+ * outscores a passage in the question's language that shares its words. Measured (keyword library of
+ * the dev corpus plus a Chinese-only protocol manual written for the test): the manual's best passage
+ * for its ten English questions scored 0.30–1.28 of the best, and for the dev set's English questions
+ * (which it does not answer) at most 0.35; 0.4 places it for seven of the ten and for none of those.
+ */
+const UNTRANSLATED_SHARE = 0.4;
+const UNTRANSLATED_WINDOW = 5;
+
+/**
+ * The best keyword passage in the other language than the question's, from a file that exists only
+ * in that language (translations.ts), or undefined when the library has none.
+ */
+async function untranslatedBest(
+  store: SearchableStore,
+  query: string,
+  qlang: Lang,
+  filters: SearchFilters | undefined,
+  related: RelatedText | undefined,
+  cfg: KeywordConfig,
+): Promise<ScoredChunk | undefined> {
+  const other = OTHER_LANGUAGE[qlang];
+  if (filters?.lang?.length || !store.hasPassagesIn(other)) return undefined;
+  const only = untranslatedFiles(store.getFiles(), other);
+  if (only.size === 0) return undefined;
+  const hits = await keywordSearch(store, query, UNTRANSLATED_DEPTH, { ...filters, lang: [other] }, related, cfg);
+  return hits.find((h) => only.has(h.chunk.file));
+}
+
+/** `ranked` with `candidate` placed within the first UNTRANSLATED_WINDOW when it scores close enough to keyword's best. */
+function withUntranslated(ranked: ScoredChunk[], keyword: ScoredChunk[], candidate: ScoredChunk | undefined): ScoredChunk[] {
+  const best = keyword[0]?.score ?? 0;
+  if (!candidate || (best > 0 && candidate.score < UNTRANSLATED_SHARE * best)) return ranked;
+  const all = ranked.some((h) => h.chunk.id === candidate.chunk.id) ? ranked : [...ranked, { chunk: candidate.chunk, score: 0 }];
+  const byId = new Map(all.map((h) => [h.chunk.id, h] as const));
+  const placed = placeWithin(all.map((h) => ({ id: h.chunk.id, score: h.score })), [candidate.chunk.id], UNTRANSLATED_WINDOW);
+  return placed.map((r) => byId.get(r.id) as ScoredChunk).slice(0, Math.max(ranked.length, 1));
 }
 
 /**

@@ -80,6 +80,7 @@ describe('hybridSearch', () => {
     const spy = {
       hasVectors: true,
       hasPassagesIn: s.hasPassagesIn.bind(s),
+      getFiles: s.getFiles.bind(s),
       fullTextSearch: s.fullTextSearch.bind(s),
       vectorSearch: (v: Float32Array, n: number, f?: SearchFilters) => (calls.push(f?.lang), s.vectorSearch(v, n, f)),
     };
@@ -122,5 +123,51 @@ describe('rows of one table in a hybrid search', () => {
     const hyb = await hybridSearch(store, model, { query: q, k: 5 });
     const tableRows = hyb.hits.filter((h) => h.kind === 'table-row').map((h) => h.text);
     expect(tableRows[0]).toBe(rows[2]);
+  });
+});
+
+describe('a manual the library has only in the other language', () => {
+  // Six English passages that share the question's words, and a Chinese protocol manual that answers
+  // it in its own words: the English question matches it only through translated words.
+  const english = [
+    'Robot status page: the status of each robot port is shown in the feedback panel.',
+    'The robot sends its status over the serial port when asked; status requests are answered at once.',
+    'Port settings: a robot status port can be changed in the network feedback menu.',
+    'Feedback from the robot: status lines list port errors and robot state.',
+    'A robot that stops sending status: check the port cable and the feedback wiring.',
+    'Status feedback port numbers for each robot model are listed in the appendix.',
+    'Robot feedback: how often the status port is read depends on the robot controller.',
+    'The status port of a robot sends feedback when the robot state changes.',
+    'Realtime status: the robot port feedback is refreshed when the robot moves.',
+  ];
+  const zhText = '实时反馈端口每 8 毫秒推送一次机器人状态数据包。';
+  const question = 'how often does the realtime feedback port send robot status';
+
+  async function library(twin: boolean): Promise<LibraryStore> {
+    const store = await stores.open({ embedder: null, create: true });
+    await store.replaceFile(record('guide/robots.md', { langs: ['en'] }), english.map((t, i) => chunk('guide/robots.md', i, t)), null, []);
+    await store.replaceFile(record('proto/zh/tcp-protocol.md', { lang: 'zh', langs: ['zh'] }), [chunk('proto/zh/tcp-protocol.md', 0, zhText, { lang: 'zh' })], null, []);
+    if (twin) {
+      const en = 'The realtime feedback port pushes a robot status packet every 8 ms.';
+      await store.replaceFile(record('proto/en/tcp-protocol_EN.md', { langs: ['en'] }), [chunk('proto/en/tcp-protocol_EN.md', 0, en)], null, []);
+    }
+    await store.compact();
+    return store;
+  }
+
+  it('gets a place in the first five for a question in the other language', async () => {
+    const s = await library(false);
+    const top5 = (await hybridSearch(s, null, { query: question, k: 10 })).hits.slice(0, 5).map((h) => h.file);
+    expect(top5).toContain('proto/zh/tcp-protocol.md');
+    // A search the technician limited to English stays English.
+    const en = await hybridSearch(s, null, { query: question, k: 10, filters: { lang: ['en'] } });
+    expect(en.hits.map((h) => h.file)).not.toContain('proto/zh/tcp-protocol.md');
+  });
+
+  it('gets none when the library has the manual in the question\'s language too', async () => {
+    const s = await library(true);
+    const hits = (await hybridSearch(s, null, { query: question, k: 10 })).hits;
+    expect(hits.slice(0, 5).map((h) => h.file)).not.toContain('proto/zh/tcp-protocol.md');
+    expect(hits.map((h) => h.file)).toContain('proto/en/tcp-protocol_EN.md');
   });
 });
