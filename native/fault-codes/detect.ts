@@ -35,6 +35,8 @@ export interface DetectOptions {
   isKnown?: (key: string, family: string) => boolean;
   /** True when the library has codes of this family (lets a lone `H13` be looked up for suggestions). */
   knownFamily?: (family: string) => boolean;
+  /** True when a record defines this negative number (`-2` for "2"): a protocol's return code. */
+  isKnownNegative?: (digits: string) => boolean;
   /** Return weak candidates even when nothing says they are defined (for diagnostics). */
   includeWeak?: boolean;
 }
@@ -67,6 +69,8 @@ const FAMILY_THEN_NUMBER = new RegExp(`${B}(error|err|alarm|alm|fault|flt)s?\\b(
 const SNAKE = new RegExp(`${B}[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+${E}`, 'gu');
 /** `-10000`, a protocol's negative return code in prose ("返回-20000"): a code only where a record defines it. */
 const NEGATIVE = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])-\\d{3,6}${E}`, 'gu');
+/** `-2` in prose ("返回值 -2 表示什么"): a code only where a record defines that very negative number. */
+const SHORT_NEGATIVE = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])-\\d{1,2}${E}`, 'gu');
 const HEX = new RegExp(`${B}0x[0-9a-f]{1,8}${E}`, 'giu');
 const NUMBER = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])#?\\d{4,6}${E}(?![:/]\\d)`, 'gu');
 const TOKEN = new RegExp(`${B}[A-Za-z]{1,4}[-_]?\\d{1,6}[A-Za-z]?${E}`, 'gu');
@@ -83,7 +87,7 @@ const ERRORISH = new Set([
 
 /** Words after a number that make it a quantity, not a code. */
 const UNIT =
-  /^\s?(?:mm|cm|km|m|µm|um|nm|in|inch|inches|ft|"|v|vac|vdc|mv|kv|a|ma|w|kw|hz|khz|mhz|rpm|s|sec|secs|second|seconds|ms|min|mins|minute|minutes|h|hr|hrs|hour|hours|day|days|week|weeks|month|months|year|years|%|°|°c|°f|c|kg|g|lb|lbs|nm|bar|psi|kpa|mpa|ohm|ohms|Ω|kΩ|x|times|steps|mm\/s|mm\/min|分钟|秒|小时|毫米|伏|次|天|度|年|个|台)(?![A-Za-z0-9-])/iu;
+  /^\s?(?:mm|cm|km|m|µm|um|nm|in|inch|inches|ft|"|v|vac|vdc|mv|kv|a|ma|w|kw|hz|khz|mhz|rpm|deg|degree|degrees|s|sec|secs|second|seconds|ms|min|mins|minute|minutes|h|hr|hrs|hour|hours|day|days|week|weeks|month|months|year|years|%|°|°c|°f|c|kg|g|lb|lbs|nm|bar|psi|kpa|mpa|ohm|ohms|Ω|kΩ|x|times|steps|mm\/s|mm\/min|分钟|秒|小时|毫米|伏|次|天|度|年|个|台)(?![A-Za-z0-9-])/iu;
 /** Words before a number that make it something else (a step, a page, a version, a part number…). */
 const BEFORE =
   /(?:^|[^A-Za-z])(?:step|steps|page|pages|pg|p\.|chapter|section|sect|fig|fig\.|figure|table|item|items|part|pn|p\/n|s\/n|serial|version|ver|v|rev|revision|firmware|fw|model|line|lines|pin|pins|port|size|qty|quantity|year|since|from|to|and|or|第|步骤|页)\s*[:#.]?\s*$/i;
@@ -158,6 +162,13 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
       if (isKnownExactly(m[0], isKnown) && !UNIT.test(text.slice(m.index + m[0].length, m.index + m[0].length + 12))) add(m[0], m.index, 'weak');
     }
     for (const m of text.matchAll(NEGATIVE)) add(m[0], m.index, 'weak');
+    for (const m of text.matchAll(SHORT_NEGATIVE)) {
+      // "set the offset to -2 mm", "from -1 to 1": a value, not a code.
+      const after = text.slice(m.index + m[0].length, m.index + m[0].length + 12);
+      const before = text.slice(Math.max(0, m.index - 16), m.index);
+      if (UNIT.test(after) || BEFORE.test(before) || !opts.isKnownNegative?.(m[0].slice(1))) continue;
+      add(m[0], m.index, 'weak');
+    }
     knownIdentifiers(text, isKnown, found);
     for (const m of text.matchAll(FAMILY_THEN_NUMBER)) {
       const family = normalizeCode(`${m[1]} 1`)?.family;
@@ -169,6 +180,14 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
     }
   }
   return resolve(found, opts);
+}
+
+/**
+ * A code typed as a negative number (`-2`, `code -2`, `返回-20000`), not a letter code joined by a
+ * dash (`E-204`): the minus sign follows a space, a non-letter or nothing.
+ */
+export function typedNegative(raw: string): boolean {
+  return /(?:^|[^\p{L}\p{N}_])-\d+$/u.test(raw);
 }
 
 /** Words joined into an identifier when a record defines it: `phase resistance out of range`. */

@@ -7,7 +7,7 @@
 import { LRUCache } from 'lru-cache';
 import type { CodeLookupResponse, CodeMatch } from '../contract/api.js';
 import type { CodeRecord, Lang } from '../contract/document.js';
-import { detectCodes, type DetectedCode } from './detect.js';
+import { detectCodes, typedNegative, type DetectedCode } from './detect.js';
 import { boundedDistance } from './distance.js';
 import { WORD_FAMILIES, familiesCompatible, looseKey, normalizeCode } from './normalize.js';
 import { schemeAliases, type CodeScheme } from './schemes.js';
@@ -45,6 +45,8 @@ const HAN = /[\u3400-\u9fff]/;
 
 export class CodeIndex {
   private records: CodeRecord[] = [];
+  /** The digits of every negative code a record defines (`2` for `-2`). */
+  private negatives = new Set<string>();
   /** Records by file, for the record a table row shows (recordOfRow). */
   private byFile = new Map<string, number[]>();
   private exact = new Map<string, Hit[]>();
@@ -70,6 +72,7 @@ export class CodeIndex {
   /** Replaces the contents (the library changed) and drops every cached result. */
   rebuild(records: CodeRecord[], schemes: CodeScheme[] = []): void {
     this.records = records;
+    this.negatives = new Set(records.flatMap((r) => (/^-\d+$/.test(r.code) ? [r.code.slice(1).replace(/^0+(?=\d)/, '')] : [])));
     this.byFile = new Map();
     records.forEach((r, i) => push(this.byFile, r.file, i));
     this.exact = new Map();
@@ -155,6 +158,7 @@ export class CodeIndex {
     const detected = detectCodes(text, {
       isKnown: (key, family) => this.has(key, family),
       knownFamily: (family) => this.byFamily.has(family),
+      isKnownNegative: (digits) => this.negatives.has(digits),
     });
     const zhFirst = HAN.test(text);
     const words = otherWords(text, detected);
@@ -162,7 +166,7 @@ export class CodeIndex {
     const nearest: CodeLookupResponse['nearest'] = [];
     const seen = new Set<number>();
     for (const c of detected) {
-      const hits = this.hitsFor(c).filter((h) => this.passes(h, filters));
+      const hits = this.signed(c, this.hitsFor(c).filter((h) => this.passes(h, filters)));
       if (hits.length === 0) {
         for (const s of this.nearestFor(c, filters)) {
           if (!nearest.some((n) => n.code === s.code && n.manual === s.manual)) nearest.push(s);
@@ -219,6 +223,17 @@ export class CodeIndex {
     if (first === undefined || found.some((i) => (this.records[i] as CodeRecord).key !== (this.records[first] as CodeRecord).key)) return null;
     const r = this.records[first] as CodeRecord;
     return render(r, { rec: first, key: r.key, family: r.family, scope: null }, lang === 'zh');
+  }
+
+  /**
+   * A code typed with a minus sign is the negative code where a record defines one (a protocol's
+   * `-2` "robot in alarm state", not alarm 2 of another manual). Keys carry no sign (`-2` and `2`
+   * are one key), so the records' own code text decides; typed without a sign, every record shows.
+   */
+  private signed(c: DetectedCode, hits: Hit[]): Hit[] {
+    if (!typedNegative(c.raw)) return hits;
+    const negative = hits.filter((h) => /^-\d/.test((this.records[h.rec] as CodeRecord).code));
+    return negative.length > 0 ? negative : hits;
   }
 
   /** Exact key (or alias) first; the loose key only when nothing is exact and families agree. */

@@ -463,6 +463,25 @@ describe('a Chinese protocol manual: negative return codes in lines and an Error
     expect(index.lookup('the arm replied ErrorID=-30002 to MovJ').matches.map((m) => m.code)).toEqual(['-30002']);
     expect(index.lookup('-10000').matches[0]?.lang).toBe('zh');
   });
+
+  it('finds a short negative code typed in prose, and a minus sign means the negative code, not an alarm of another manual', async () => {
+    const protocol = '# 协议\n\n## 错误码\n\n| 错误码 | 描述 | 备注 |\n|---|---|---|\n| -1 | 指令执行失败 | 已收到指令，但执行失败 |\n| -2 | 机器人处于报警状态 | 清除报警后重新下发 |\n';
+    const alarms = 'Alarm code,Message,Remedy\n2,Soft limit,Jog back inside the travel.\n3,Reset while in motion,Re-home the machine.\n';
+    const index = new CodeIndex([...(await recordsOf('protocol_zh.md', protocol)), ...(await recordsOf('alarms.csv', alarms, 'mill/alarms.csv'))]);
+    const codes = (q: string) => index.lookup(q).matches.map((m) => m.code);
+    expect(codes('返回值 -2 表示什么')).toEqual(['-2']);
+    expect(codes('what does return code -2 mean')).toEqual(['-2']);
+    expect(codes('the dashboard answers -1 to MovJ')).toEqual(['-1']);
+    expect(codes('-2')).toEqual(['-2']);
+    // Without a sign, every record of the number; with a family word, that family's.
+    expect(codes('2').sort()).toEqual(['-2', '2']);
+    expect(codes('alarm 2')).toEqual(['2']);
+    // A negative value is not a code, nor a number no record defines as negative.
+    expect(codes('set the offset to -2 mm')).toEqual([]);
+    expect(codes('what happens if I set max_velocity to -1')).toEqual([]);
+    expect(codes('cooling to -3 degrees')).toEqual([]);
+    expect(codes('the reply was -3')).toEqual([]);
+  });
 });
 
 describe('one code path: the forms a technician types', () => {
