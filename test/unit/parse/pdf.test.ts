@@ -71,6 +71,22 @@ describe('pdf', () => {
     expect(paras.at(-1)).toMatchObject({ text: 'The last page has a short paragraph.', page: 4 });
   });
 
+  it('does not take a generator placeholder for the manual title', async () => {
+    // PDF writers fill the Info title with a placeholder when the author gave none; such a PDF is read
+    // as an untitled one (its manual named by its file), not "(anonymous)" on every hit and code card.
+    const page = [{ text: 'Pump P4 Manual', x: 72, y: 700, size: 20 }, { text: 'Prime the pump before the first start.', x: 72, y: 670 }];
+    const titles: string[] = [];
+    for (const placeholder of ['(anonymous)', '[Untitled]', 'Document1']) {
+      const doc = await parseFile(await tmp.file(`p4-${titles.length}.pdf`, makePdf([page], placeholder)));
+      titles.push(String(doc.meta.title));
+    }
+    const untitled = await parseFile(await tmp.file('p4-untitled.pdf', makePdf([page])));
+    expect(untitled.meta.title).toBeUndefined();
+    expect(titles).toEqual(Array(3).fill('undefined'));
+    const named = await parseFile(await tmp.file('p4-named.pdf', makePdf([page], 'P4 (2019 edition)')));
+    expect(named.meta.title).toBe('P4 (2019 edition)');
+  });
+
   it('reads a two-column page column by column', async () => {
     const left: PdfLine[] = [];
     const right: PdfLine[] = [];
