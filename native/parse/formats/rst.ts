@@ -436,6 +436,10 @@ function parseCsvLines(text: string, delim?: string): string[][] {
 /** Removes RST inline markup, keeping the text a reader sees. */
 export function inline(text: string): string {
   return text
+    // Typos docutils forgives in print: a role against the word before it ("with:code:`x`") reads
+    // "with x", and a role with a space before its backquote (":ref: `x <y>`") is still a role.
+    .replace(/(?<![:\w])(\w+)(:[\w+-]+(?::[\w+-]+)?:`)/g, '$1 $2')
+    .replace(/(^|\s)(:[\w+-]+(?::[\w+-]+)?:)\s+`/gm, '$1$2`')
     .replace(/``(.+?)``/gs, '$1')
     .replace(/:[\w:+-]+:`([^`<]*?)\s*<[^`>]*>`/g, '$1')
     .replace(/:[\w:+-]+:`([^`]*)`/g, '$1')

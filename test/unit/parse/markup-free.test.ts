@@ -35,6 +35,13 @@ describe('RST passages', () => {
     expect(text).toContain('NOTE: The speed is in turns/s.');
     expect(text).toContain('Check the endstop wiring.');
   });
+  it('reads a role typed against the word before it, or with a space before its text, as the words a reader sees', () => {
+    // Real manuals have both typos: "working over USB with:code:`odrivetool` first", ":ref: `PWM input <pwm>`".
+    const typo = texts(parseRst({ text: 'Setup\n=====\n\nCheck the board with:code:`pumptool` first, then see the :ref: `PWM input <pwm-input>` page.\n', fileStem: 'setup' }));
+    expect(typo).toContain('Check the board with pumptool first, then see the PWM input page.');
+    const domain = texts(parseRst({ text: 'Setup\n=====\n\nCall :py:func:`pump.start` to begin.\n', fileStem: 'setup' }));
+    expect(domain).toContain('Call pump.start to begin.');
+  });
   it('writes the heading as a heading and fences literal and code blocks, with the language a directive names', () => {
     expect(text.startsWith('# Homing\n')).toBe(true);
     expect(text).toContain('To enable homing at start-up, set the flag:\n```\nodrv0.axis0.config.startup_homing = True\n```');
