@@ -66,3 +66,21 @@ export function buildFtsPlan(query: string, cfg: KeywordConfig, related?: Relate
   }
   return plan.length > 0 ? plan : null;
 }
+
+/**
+ * The plan's clauses as they can match passages that hold only `terms` (a few files' indexed terms):
+ * other terms are left out, and a clause that needs all its terms goes when one is missing. Those
+ * passages score exactly as under the whole plan (a term they lack adds nothing to their BM25, and
+ * the index's tokens are the plan's: whitespace, lowercase), and a query with few terms costs the
+ * index little. Null when nothing is left to search.
+ */
+export function restrictPlan(plan: FtsPlan, terms: ReadonlySet<string>): FtsPlan | null {
+  const out: FtsPlan = [];
+  for (const clause of plan) {
+    const all = clause.terms.split(' ').filter(Boolean);
+    const kept = all.filter((t) => terms.has(t.toLowerCase()));
+    if (kept.length === 0 || (clause.allTerms && kept.length < all.length)) continue;
+    out.push({ ...clause, terms: kept.join(' ') });
+  }
+  return out.length > 0 ? out : null;
+}

@@ -13,7 +13,7 @@ import { detectLang } from '../text/lang.js';
 import { keywordSearch } from './keyword.js';
 import { sinkNavigation } from './navigation.js';
 import { DEFAULT_FUSION, fuseChannels, placeWithin, type FusionConfig } from './rrf.js';
-import { untranslatedFiles } from './translations.js';
+import { untranslatedFiles, untranslatedTerms } from './translations.js';
 import { DEFAULT_KEYWORD_CONFIG, type KeywordConfig } from './settings.js';
 
 export const DEFAULT_K = 10;
@@ -25,7 +25,7 @@ const OTHER_LANGUAGE: Record<Lang, Lang> = { en: 'zh', zh: 'en' };
 const OTHER_LANGUAGE_DEPTH = 3;
 
 /** The part of LibraryStore that search uses (so tests and callers can pass a narrower object). */
-export type SearchableStore = Pick<LibraryStore, 'fullTextSearch' | 'vectorSearch' | 'hasVectors' | 'hasPassagesIn' | 'getFiles'>;
+export type SearchableStore = Pick<LibraryStore, 'fullTextSearch' | 'vectorSearch' | 'hasVectors' | 'hasPassagesIn' | 'getFiles' | 'indexedTerms'>;
 
 /** What search needs from an embedder: the query's vector (cancellable). */
 export interface QueryEmbedder {
@@ -148,7 +148,9 @@ async function untranslatedBest(
   if (filters?.lang?.length || !store.hasPassagesIn(other)) return undefined;
   const only = untranslatedFiles(store.getFiles(), other);
   if (only.size === 0) return undefined;
-  const hits = await keywordSearch(store, query, UNTRANSLATED_DEPTH, { ...filters, lang: [other] }, related, cfg);
+  // Only the terms those manuals hold are searched: most questions share none and cost no search.
+  const within = await untranslatedTerms(store, only);
+  const hits = await keywordSearch(store, query, UNTRANSLATED_DEPTH, { ...filters, lang: [other] }, related, cfg, UNTRANSLATED_DEPTH, within);
   return hits.find((h) => only.has(h.chunk.file));
 }
 

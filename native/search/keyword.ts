@@ -4,7 +4,7 @@
  */
 import type { SearchFilters } from '../contract/api.js';
 import type { FtsPlan, ScoredChunk } from '../store/types.js';
-import { buildFtsPlan, type RelatedText } from './fts-query.js';
+import { buildFtsPlan, restrictPlan, type RelatedText } from './fts-query.js';
 import { DEFAULT_KEYWORD_CONFIG, type KeywordConfig } from './settings.js';
 
 /**
@@ -37,7 +37,8 @@ export function rankHits(hits: ScoredChunk[]): ScoredChunk[] {
 /**
  * The question's best `k` passages by BM25. `complete` (default k): how many of them must be there
  * whatever ties the index cut; fusion asks for more candidates than it shows, and a tie past the
- * shown ones may shorten its list instead of costing a second, wider fetch.
+ * shown ones may shorten its list instead of costing a second, wider fetch. `within`: the indexed
+ * terms of the only passages wanted (restrictPlan); the index is then asked for those terms alone.
  */
 export async function keywordSearch(
   store: FullTextStore,
@@ -47,9 +48,11 @@ export async function keywordSearch(
   related?: RelatedText,
   cfg: KeywordConfig = DEFAULT_KEYWORD_CONFIG,
   complete = k,
+  within?: ReadonlySet<string>,
 ): Promise<ScoredChunk[]> {
   if (k <= 0) return [];
-  const plan = buildFtsPlan(query, cfg, related);
+  const whole = buildFtsPlan(query, cfg, related);
+  const plan = whole && within ? restrictPlan(whole, within) : whole;
   if (!plan) return [];
   // The same question must give the same list every time (and in a pack of this library). When a
   // tie runs past the rows fetched, which of the tied rows came back is the index's choice: drop the

@@ -46,3 +46,33 @@ export function untranslatedFiles(files: readonly Pick<FileRecord, 'file' | 'lan
   }
   return out;
 }
+
+/** What the other-language search needs from a store: its files and their indexed terms. */
+export interface TermSource {
+  getFiles(): readonly Pick<FileRecord, 'file' | 'langs' | 'chunks' | 'generation'>[];
+  indexedTerms(files: string[]): Promise<Set<string>>;
+}
+
+const untranslatedTermsCache = new WeakMap<object, { key: string; terms: Promise<Set<string>> }>();
+
+/**
+ * The indexed terms of `files` (a store's untranslated manuals), read once per version of those
+ * files: a question's terms that none of them holds cannot find them, and leaving those out makes
+ * the other-language search cheap, or unneeded (restrictPlan).
+ */
+export function untranslatedTerms(store: TermSource, files: ReadonlySet<string>): Promise<Set<string>> {
+  const key = store
+    .getFiles()
+    .filter((f) => files.has(f.file))
+    .map((f) => `${f.file}@${f.generation}`)
+    .sort()
+    .join('\n');
+  const known = untranslatedTermsCache.get(store);
+  if (known?.key === key) return known.terms;
+  const terms = store.indexedTerms([...files]);
+  untranslatedTermsCache.set(store, { key, terms });
+  terms.catch(() => {
+    if (untranslatedTermsCache.get(store)?.terms === terms) untranslatedTermsCache.delete(store);
+  });
+  return terms;
+}

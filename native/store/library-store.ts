@@ -450,6 +450,17 @@ export class LibraryStore {
     return new Map([...(await this.fileRows(records))].map(([f, rows]) => [f, rows.map(rowToChunk)] as const));
   }
 
+  /** Every term the full-text index holds for these files (body and heading columns); one scan. */
+  async indexedTerms(files: string[]): Promise<Set<string>> {
+    this.ensureOpen();
+    const out = new Set<string>();
+    const records = files.flatMap((f) => this.files.get(f) ?? []);
+    for (const rows of (await this.fileRows(records)).values()) {
+      for (const r of rows) for (const t of `${String(r.fts)} ${String(r.fts_head)}`.split(' ')) if (t) out.add(t);
+    }
+    return out;
+  }
+
   /** The committed rows of files, every column but the vector, each file's in ordinal order; one scan. */
   private async fileRows(records: FileRecord[]): Promise<Map<string, Record<string, unknown>[]>> {
     const out = new Map<string, Record<string, unknown>[]>(records.map((r) => [r.file, []]));

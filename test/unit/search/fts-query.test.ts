@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildFtsPlan, EQUIVALENT_BOOST } from '../../../native/search/fts-query.js';
+import { buildFtsPlan, EQUIVALENT_BOOST, restrictPlan } from '../../../native/search/fts-query.js';
 import { keywordSearch, rankHits, tieRunsPast, type FullTextStore } from '../../../native/search/keyword.js';
 import { DEFAULT_KEYWORD_CONFIG, keywordConfigFrom } from '../../../native/search/settings.js';
 import { analyzeQuery } from '../../../native/text/analyze.js';
@@ -126,5 +126,25 @@ describe('keyword ranking (no database)', () => {
     const wide = await keywordSearch(store, 'belt', 20, undefined, undefined, cfg, 7);
     expect(limits).toEqual([30, 120]);
     expect(wide.map((h) => h.chunk.id).slice(5, 7)).toEqual(['tie00', 'tie01']);
+  });
+});
+
+describe('restrictPlan', () => {
+  const plan = [
+    { terms: 'robot status port', columns: ['fts', 'fts_head'] as const, columnBoosts: [1, 2] },
+    { terms: '机器人 状态', columns: ['fts'] as const, boost: 0.15 },
+    { terms: '实时 反馈', columns: ['fts'] as const, boost: 0.15, allTerms: true },
+    { terms: '端口 号', columns: ['fts'] as const, boost: 0.15, allTerms: true },
+  ];
+  it('keeps the terms some wanted passage holds, with their clause weights, and all-terms clauses only whole', () => {
+    const held = new Set(['status', '机器人', '实时', '反馈', '端口']);
+    expect(restrictPlan(plan, held)).toEqual([
+      { terms: 'status', columns: ['fts', 'fts_head'], columnBoosts: [1, 2] },
+      { terms: '机器人', columns: ['fts'], boost: 0.15 },
+      { terms: '实时 反馈', columns: ['fts'], boost: 0.15, allTerms: true },
+    ]);
+  });
+  it('leaves nothing to search when the passages hold none of the terms', () => {
+    expect(restrictPlan(plan, new Set(['encoder', '端口']))).toBeNull();
   });
 });

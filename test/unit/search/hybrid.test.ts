@@ -81,6 +81,7 @@ describe('hybridSearch', () => {
       hasVectors: true,
       hasPassagesIn: s.hasPassagesIn.bind(s),
       getFiles: s.getFiles.bind(s),
+      indexedTerms: s.indexedTerms.bind(s),
       fullTextSearch: s.fullTextSearch.bind(s),
       vectorSearch: (v: Float32Array, n: number, f?: SearchFilters) => (calls.push(f?.lang), s.vectorSearch(v, n, f)),
     };
@@ -162,6 +163,30 @@ describe('a manual the library has only in the other language', () => {
     // A search the technician limited to English stays English.
     const en = await hybridSearch(s, null, { query: question, k: 10, filters: { lang: ['en'] } });
     expect(en.hits.map((h) => h.file)).not.toContain('proto/zh/tcp-protocol.md');
+  });
+
+  it('costs no second search when the question shares no word with the manual', async () => {
+    const s = await library(false);
+    const langs: (string[] | undefined)[] = [];
+    const spy = {
+      hasVectors: false,
+      hasPassagesIn: s.hasPassagesIn.bind(s),
+      getFiles: s.getFiles.bind(s),
+      indexedTerms: s.indexedTerms.bind(s),
+      fullTextSearch: (p: Parameters<LibraryStore['fullTextSearch']>[0], n: number, f?: SearchFilters) => (langs.push(f?.lang), s.fullTextSearch(p, n, f)),
+      vectorSearch: s.vectorSearch.bind(s),
+    };
+    await hybridSearch(spy, null, { query: 'check the cable wiring', k: 10 });
+    expect(langs).toEqual([undefined]);
+    langs.length = 0;
+    const hits = (await hybridSearch(spy, null, { query: question, k: 10 })).hits;
+    expect(langs).toEqual([undefined, ['zh']]);
+    expect(hits.slice(0, 5).map((h) => h.file)).toContain('proto/zh/tcp-protocol.md');
+    // A new version of the manual is read anew: it no longer shares a word with the question.
+    await s.replaceFile(record('proto/zh/tcp-protocol.md', { lang: 'zh', langs: ['zh'], generation: 2 }), [chunk('proto/zh/tcp-protocol.md', 0, '急停按钮松开后清除报警。', { lang: 'zh' })], null, []);
+    langs.length = 0;
+    await hybridSearch(spy, null, { query: question, k: 10 });
+    expect(langs).toEqual([undefined]);
   });
 
   it('gets none when the library has the manual in the question\'s language too', async () => {
