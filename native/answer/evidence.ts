@@ -20,7 +20,7 @@
  */
 import type { CodeLookupResponse, SearchHit } from '../contract/api.js';
 import { checkCodes } from '../fault-codes/check.js';
-import { detectCodes } from '../fault-codes/detect.js';
+import { detectCodes, isQuantity } from '../fault-codes/detect.js';
 import { MIN_MESSAGE_TERMS, quotedMessages } from '../search/query-plan.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
 
@@ -33,7 +33,8 @@ const GENERIC_WORDS = [
   'time', 'sometimes', 'random', 'all', 'any', 'some', 'other', 'first', 'not', 'no',
   // forms of the words above that the stemmer does not bring back to them
   'goes', 'went', 'gone', 'got', 'gotten', 'made', 'says', 'said', 'told', 'shown', 'knew', 'known', 'kept', 'found',
-  "can't", "won't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "cannot",
+  "can't", "won't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "haven't", "hasn't", "hadn't",
+  "shouldn't", "wouldn't", "couldn't", "mustn't", "needn't", "ain't", "cannot",
   // fillers: they say how the technician talks, not what about
   'just', 'since', 'there', 'here', 'onto', 'once', 'really', 'even', 'like', 'somewhere', 'somehow', 'someone',
   'everything', 'nothing', 'everyone', 'everybody', 'somebody', 'anybody', 'everywhere', 'anywhere',
@@ -46,6 +47,8 @@ const GENERIC_WORDS = [
   '找到', '查找', '检查', '设', '之后', '以后', '之前', '以前', '时候', '再', '又', '仍然', '还是', '总是', '每次',
   '有时', '随机', '所有', '任何', '其他', '首先', '先', '没有', '没', '不是', '发生', '出现', '正常', '是否', '怎样',
   '已经', '一下', '一些',
+  // pronouns and the particles of place, as "myself", "in", "into" are above
+  '自己', '里', '里面', '上面', '下面',
 ];
 let generic: Set<string> | null = null;
 function isGeneric(term: string): boolean {
@@ -168,7 +171,7 @@ export function questionNames(question: string, words?: Map<string, string>): st
     const w = m[0];
     const capitalised = /^\p{Lu}\p{Ll}+$/u.test(w);
     const acronym = /^\p{Lu}{2,}$/u.test(w);
-    const model = /\p{L}/u.test(w) && /\p{N}/u.test(w) && w.length <= 12;
+    const model = /\p{L}/u.test(w) && /\p{N}/u.test(w) && w.length <= 12 && !isQuantity(w);
     if (capitalised || acronym || model) {
       const toks = analyze(w);
       const joined = toks[0];

@@ -88,6 +88,17 @@ const ERRORISH = new Set([
 /** Words after a number that make it a quantity, not a code. */
 const UNIT =
   /^\s?(?:mm|cm|km|m|µm|um|nm|in|inch|inches|ft|"|v|vac|vdc|mv|kv|a|ma|w|kw|hz|khz|mhz|rpm|deg|degree|degrees|s|sec|secs|second|seconds|ms|min|mins|minute|minutes|h|hr|hrs|hour|hours|day|days|week|weeks|month|months|year|years|%|°|°c|°f|c|kg|g|lb|lbs|nm|bar|psi|kpa|mpa|ohm|ohms|Ω|kΩ|x|times|steps|mm\/s|mm\/min|分钟|秒|小时|毫米|伏|次|天|度|年|个|台)(?![A-Za-z0-9-])/iu;
+/** A multiplier or unit written against a number ("5k", "24V", "2.5kW", "100ms", "6S"). */
+const QUANTITY = /^\d+(?:[.,]\d+)?(k|m)?(.*)$/i;
+
+/** True when a token is a quantity ("5k" rpm, "24V", "2.5kW", "100ms"), not a model or a code. */
+export function isQuantity(token: string): boolean {
+  const m = QUANTITY.exec(token);
+  if (!m) return false;
+  const [, multiplier, unit = ''] = m;
+  return unit === '' ? multiplier !== undefined : UNIT.test(unit) && unit.length <= 6;
+}
+
 /** Words before a number that make it something else (a step, a page, a version, a part number…). */
 const BEFORE =
   /(?:^|[^A-Za-z])(?:step|steps|page|pages|pg|p\.|chapter|section|sect|fig|fig\.|figure|table|item|items|part|pn|p\/n|s\/n|serial|version|ver|v|rev|revision|firmware|fw|model|line|lines|pin|pins|port|size|qty|quantity|year|since|from|to|and|or|第|步骤|页)\s*[:#.]?\s*$/i;

@@ -43,6 +43,13 @@ describe('content terms and names', () => {
   it('finds capitalised names, acronyms and model numbers, not codes', () => {
     expect(questionNames('Haas VF-2 alarm 108 servo overload on the ABB robot')).toEqual(['haa', 'vf2', 'abb']);
   });
+  it('takes a quantity for a quantity, not a model: 5k rpm, 24V, 2.5kW, 100ms, a 6S pack', () => {
+    expect(questionNames('past 5k rpm on 24V, 2.5kW, 100ms cycles, a 6S pack and a 840D')).toEqual(['840d']);
+  });
+  it('drops every negative contraction and the pronouns and particles of a Chinese question', () => {
+    expect(contentTerms("pump haven't primed, hasn't run, shouldn't leak, wouldn't start")).toEqual(['pump', 'prime', 'run', 'leak', 'start']);
+    expect(contentTerms('在自己的程序里读出报警')).not.toEqual(expect.arrayContaining(['自己', '里']));
+  });
 });
 
 describe('gate', () => {
