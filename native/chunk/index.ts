@@ -39,9 +39,11 @@ export { LIMITS } from './limits.js';
  * the name apart from the text; an interface's documented attributes are rows of their own; JSON
  * with trailing commas is read; Wiki.js callouts are admonitions, its sized images are images, and
  * heading attribute lists (`{#id}`) are not heading words; a record's fields keep a multiplication's
- * asterisk and lose a code block's fence lines.
+ * asterisk and lose a code block's fence lines. 16: a PDF whose title is a writer's placeholder
+ * ("(anonymous)", "Document1") is read as untitled; an RST role typed against the word before it
+ * (`with:code:\`x\``) or with a space before its text (`:ref: \`x <y>\``) reads as its words.
  */
-export const CHUNKER_VERSION = 15;
+export const CHUNKER_VERSION = 16;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */

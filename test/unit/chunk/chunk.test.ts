@@ -305,7 +305,7 @@ describe('chunkDocument: structure and metadata', () => {
       ['passage', 9, 'zh', '维护'],
     ]);
     expect(chunks[0]!.headingPath).toEqual(P);
-    expect(CHUNKER_VERSION).toBe(15);
+    expect(CHUNKER_VERSION).toBe(16);
   });
 
   it('is deterministic, and ids depend on the file', () => {
