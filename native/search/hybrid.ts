@@ -149,7 +149,7 @@ async function untranslatedBest(
   const only = untranslatedFiles(store.getFiles(), other);
   if (only.size === 0) return undefined;
   // Only the terms those manuals hold are searched: most questions share none and cost no search.
-  const within = await untranslatedTerms(store, only);
+  const within = (await untranslatedTerms(store, only)) ?? undefined;
   const hits = await keywordSearch(store, query, UNTRANSLATED_DEPTH, { ...filters, lang: [other] }, related, cfg, UNTRANSLATED_DEPTH, within);
   return hits.find((h) => only.has(h.chunk.file));
 }

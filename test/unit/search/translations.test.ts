@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { languageNeutralName, untranslatedFiles } from '../../../native/search/translations.js';
+import { languageNeutralName, untranslatedFiles, untranslatedTerms, UNTRANSLATED_TERMS_MAX_PASSAGES } from '../../../native/search/translations.js';
 
 describe('languageNeutralName', () => {
   it('takes out the folder, the extension and the language markers', () => {
@@ -34,5 +34,33 @@ describe('untranslatedFiles', () => {
     expect(en.has('old/legacy.md')).toBe(false);
     expect(en.has('docs/G-Codes.md')).toBe(false);
     expect(en.size).toBe(0);
+  });
+});
+
+describe('untranslatedTerms', () => {
+  const source = (chunks: number) => {
+    let reads = 0;
+    let generation = 1;
+    return {
+      getFiles: () => [{ file: 'zh/proto.md', langs: ['zh' as const], chunks, generation }],
+      indexedTerms: async () => (reads++, new Set(['端口', 'feedback'])),
+      bump: () => generation++,
+      reads: () => reads,
+    };
+  };
+  it('reads the terms once per version of the files', async () => {
+    const s = source(10);
+    const only = new Set(['zh/proto.md']);
+    expect(await untranslatedTerms(s, only)).toEqual(new Set(['端口', 'feedback']));
+    await untranslatedTerms(s, only);
+    expect(s.reads()).toBe(1);
+    s.bump();
+    await untranslatedTerms(s, only);
+    expect(s.reads()).toBe(2);
+  });
+  it('does not read them for manuals past the passage cap (a question shares most of their terms)', () => {
+    const s = source(UNTRANSLATED_TERMS_MAX_PASSAGES + 1);
+    expect(untranslatedTerms(s, new Set(['zh/proto.md']))).toBeNull();
+    expect(s.reads()).toBe(0);
   });
 });
