@@ -13,7 +13,7 @@ import { detectLang } from '../text/lang.js';
 import { keywordSearch } from './keyword.js';
 import { sinkNavigation } from './navigation.js';
 import { DEFAULT_FUSION, fuseChannels, placeWithin, type FusionConfig } from './rrf.js';
-import { untranslatedFiles, untranslatedTerms } from './translations.js';
+import { untranslatedManuals } from './translations.js';
 import { DEFAULT_KEYWORD_CONFIG, type KeywordConfig } from './settings.js';
 
 export const DEFAULT_K = 10;
@@ -25,7 +25,7 @@ const OTHER_LANGUAGE: Record<Lang, Lang> = { en: 'zh', zh: 'en' };
 const OTHER_LANGUAGE_DEPTH = 3;
 
 /** The part of LibraryStore that search uses (so tests and callers can pass a narrower object). */
-export type SearchableStore = Pick<LibraryStore, 'fullTextSearch' | 'vectorSearch' | 'hasVectors' | 'hasPassagesIn' | 'getFiles' | 'indexedTerms'>;
+export type SearchableStore = Pick<LibraryStore, 'fullTextSearch' | 'vectorSearch' | 'hasVectors' | 'hasPassagesIn' | 'getFiles' | 'indexedTerms' | 'filesRevision'>;
 
 /** What search needs from an embedder: the query's vector (cancellable). */
 export interface QueryEmbedder {
@@ -146,10 +146,10 @@ async function untranslatedBest(
 ): Promise<ScoredChunk | undefined> {
   const other = OTHER_LANGUAGE[qlang];
   if (filters?.lang?.length || !store.hasPassagesIn(other)) return undefined;
-  const only = untranslatedFiles(store.getFiles(), other);
+  const { files: only, terms } = untranslatedManuals(store, other);
   if (only.size === 0) return undefined;
   // Only the terms those manuals hold are searched: most questions share none and cost no search.
-  const within = (await untranslatedTerms(store, only)) ?? undefined;
+  const within = (await terms) ?? undefined;
   const hits = await keywordSearch(store, query, UNTRANSLATED_DEPTH, { ...filters, lang: [other] }, related, cfg, UNTRANSLATED_DEPTH, within);
   return hits.find((h) => only.has(h.chunk.file));
 }

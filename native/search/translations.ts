@@ -47,13 +47,20 @@ export function untranslatedFiles(files: readonly Pick<FileRecord, 'file' | 'lan
   return out;
 }
 
-/** What the other-language search needs from a store: its files and their indexed terms. */
-export interface TermSource {
-  getFiles(): readonly Pick<FileRecord, 'file' | 'langs' | 'chunks' | 'generation'>[];
+/** What the other-language search needs from a store: its files, their version and their indexed terms. */
+export interface UntranslatedSource {
+  /** Changes whenever the store's file records do. */
+  readonly filesRevision: number;
+  getFiles(): readonly Pick<FileRecord, 'file' | 'langs' | 'chunks'>[];
   indexedTerms(files: string[]): Promise<Set<string>>;
 }
 
-const untranslatedTermsCache = new WeakMap<object, { key: string; terms: Promise<Set<string>> }>();
+/** A store's manuals in one language that no file translates, and their indexed terms. */
+export interface UntranslatedManuals {
+  files: ReadonlySet<string>;
+  /** Null when there are none, or more than UNTRANSLATED_TERMS_MAX_PASSAGES passages. */
+  terms: Promise<Set<string>> | null;
+}
 
 /**
  * Passages past which the untranslated manuals' terms are not read: a question's terms are then
@@ -62,25 +69,32 @@ const untranslatedTermsCache = new WeakMap<object, { key: string; terms: Promise
  */
 export const UNTRANSLATED_TERMS_MAX_PASSAGES = 2000;
 
+const known = new WeakMap<object, { revision: number; byLang: Map<Lang, UntranslatedManuals> }>();
+
 /**
- * The indexed terms of `files` (a store's untranslated manuals), read once per version of those
- * files: a question's terms that none of them holds cannot find them, and leaving those out makes
- * the other-language search cheap, or unneeded (restrictPlan). Null when the files hold more than
- * UNTRANSLATED_TERMS_MAX_PASSAGES passages.
+ * The untranslated manuals of `lang` and their indexed terms, worked out once per version of the
+ * store's files (every search call asks; reading the file list costs 1.5 ms on the dev library): a
+ * question's terms that none of them holds cannot find them, and leaving those out makes the
+ * other-language search cheap, or unneeded (restrictPlan).
  */
-export function untranslatedTerms(store: TermSource, files: ReadonlySet<string>): Promise<Set<string>> | null {
-  const records = store.getFiles().filter((f) => files.has(f.file));
-  if (records.reduce((n, f) => n + f.chunks, 0) > UNTRANSLATED_TERMS_MAX_PASSAGES) return null;
-  const key = records
-    .map((f) => `${f.file}@${f.generation}`)
-    .sort()
-    .join('\n');
-  const known = untranslatedTermsCache.get(store);
-  if (known?.key === key) return known.terms;
-  const terms = store.indexedTerms([...files]);
-  untranslatedTermsCache.set(store, { key, terms });
-  terms.catch(() => {
-    if (untranslatedTermsCache.get(store)?.terms === terms) untranslatedTermsCache.delete(store);
+export function untranslatedManuals(store: UntranslatedSource, lang: Lang): UntranslatedManuals {
+  let entry = known.get(store);
+  if (entry?.revision !== store.filesRevision) {
+    entry = { revision: store.filesRevision, byLang: new Map() };
+    known.set(store, entry);
+  }
+  const cached = entry.byLang.get(lang);
+  if (cached) return cached;
+  const records = store.getFiles();
+  const files = untranslatedFiles(records, lang);
+  const passages = records.reduce((n, f) => n + (files.has(f.file) ? f.chunks : 0), 0);
+  const terms = files.size > 0 && passages <= UNTRANSLATED_TERMS_MAX_PASSAGES ? store.indexedTerms([...files]) : null;
+  const out: UntranslatedManuals = { files, terms };
+  const byLang = entry.byLang;
+  byLang.set(lang, out);
+  // A failed read is tried again by the next search.
+  terms?.catch(() => {
+    if (byLang.get(lang) === out) byLang.delete(lang);
   });
-  return terms;
+  return out;
 }

@@ -146,6 +146,7 @@ interface FilesJson {
 
 export class LibraryStore {
   private files: Map<string, FileRecord>;
+  private revision = 0;
   private chunksTable: lancedb.Table | null;
   private codesTable: lancedb.Table | null;
   private closed = false;
@@ -323,6 +324,11 @@ export class LibraryStore {
       out[lang] = (out[lang] ?? 0) + 1;
     }
     return out;
+  }
+
+  /** Changes whenever the file records do (a cache of what is derived from them checks it). */
+  get filesRevision(): number {
+    return this.revision;
   }
 
   getFiles(): FileRecord[] {
@@ -941,6 +947,7 @@ export class LibraryStore {
     const data: FilesJson = { formatVersion: LIBRARY_FORMAT_VERSION, files: [...next.values()] };
     await writeJsonAtomic(path.join(this.dir, FILES_FILE), data);
     this.files = next;
+    this.revision++;
     // Passages held in memory may be gone or joined by new ones.
     this.heldLanguages.clear();
     this.languageTally.clear();

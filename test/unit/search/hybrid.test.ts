@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchFilters } from '../../../native/contract/api.js';
-import { hybridSearch } from '../../../native/search/hybrid.js';
+import { hybridSearch, type SearchableStore } from '../../../native/search/hybrid.js';
 import { LibraryStore } from '../../../native/store/library-store.js';
 import { chunk, DIMS, fakeEmbedder, record, storePerTest } from '../store/fixtures.js';
 
@@ -15,6 +15,24 @@ const TEXTS = [
 
 // "gizmo" means "widget" to the fake model only: a match keyword search cannot make.
 const emb = fakeEmbedder({ gizmo: 'widget' });
+
+/** The store as search sees it, with some of its calls replaced (to record them). */
+function spyOn(s: LibraryStore, over: Partial<SearchableStore>): SearchableStore {
+  return {
+    get hasVectors() {
+      return s.hasVectors;
+    },
+    get filesRevision() {
+      return s.filesRevision;
+    },
+    hasPassagesIn: s.hasPassagesIn.bind(s),
+    getFiles: s.getFiles.bind(s),
+    indexedTerms: s.indexedTerms.bind(s),
+    fullTextSearch: s.fullTextSearch.bind(s),
+    vectorSearch: s.vectorSearch.bind(s),
+    ...over,
+  };
+}
 
 async function build(withVectors: boolean): Promise<LibraryStore> {
   const store = await stores.open({ embedder: withVectors ? { id: emb.id, dims: emb.dims } : null, create: true });
@@ -77,14 +95,7 @@ describe('hybridSearch', () => {
     await store.replaceFile(record('guide.pdf', { langs: ['en'] }), chunks.slice(0, 4), await emb.embedDocuments(TEXTS), []);
     const s = store;
     const calls: (string[] | undefined)[] = [];
-    const spy = {
-      hasVectors: true,
-      hasPassagesIn: s.hasPassagesIn.bind(s),
-      getFiles: s.getFiles.bind(s),
-      indexedTerms: s.indexedTerms.bind(s),
-      fullTextSearch: s.fullTextSearch.bind(s),
-      vectorSearch: (v: Float32Array, n: number, f?: SearchFilters) => (calls.push(f?.lang), s.vectorSearch(v, n, f)),
-    };
+    const spy = spyOn(s, { vectorSearch: (v: Float32Array, n: number, f?: SearchFilters) => (calls.push(f?.lang), s.vectorSearch(v, n, f)) });
     // An English library: no Chinese passages to look for.
     await hybridSearch(spy, emb, { query: 'encoder cable', k: 5 });
     expect(calls).toEqual([undefined]);
@@ -168,14 +179,7 @@ describe('a manual the library has only in the other language', () => {
   it('costs no second search when the question shares no word with the manual', async () => {
     const s = await library(false);
     const langs: (string[] | undefined)[] = [];
-    const spy = {
-      hasVectors: false,
-      hasPassagesIn: s.hasPassagesIn.bind(s),
-      getFiles: s.getFiles.bind(s),
-      indexedTerms: s.indexedTerms.bind(s),
-      fullTextSearch: (p: Parameters<LibraryStore['fullTextSearch']>[0], n: number, f?: SearchFilters) => (langs.push(f?.lang), s.fullTextSearch(p, n, f)),
-      vectorSearch: s.vectorSearch.bind(s),
-    };
+    const spy = spyOn(s, { fullTextSearch: (p: Parameters<LibraryStore['fullTextSearch']>[0], n: number, f?: SearchFilters) => (langs.push(f?.lang), s.fullTextSearch(p, n, f)) });
     await hybridSearch(spy, null, { query: 'check the cable wiring', k: 10 });
     expect(langs).toEqual([undefined]);
     langs.length = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { languageNeutralName, untranslatedFiles, untranslatedTerms, UNTRANSLATED_TERMS_MAX_PASSAGES } from '../../../native/search/translations.js';
+import { languageNeutralName, untranslatedFiles, untranslatedManuals, UNTRANSLATED_TERMS_MAX_PASSAGES } from '../../../native/search/translations.js';
 
 describe('languageNeutralName', () => {
   it('takes out the folder, the extension and the language markers', () => {
@@ -37,30 +37,36 @@ describe('untranslatedFiles', () => {
   });
 });
 
-describe('untranslatedTerms', () => {
+describe('untranslatedManuals', () => {
   const source = (chunks: number) => {
     let reads = 0;
-    let generation = 1;
+    let filesRevision = 1;
     return {
-      getFiles: () => [{ file: 'zh/proto.md', langs: ['zh' as const], chunks, generation }],
+      get filesRevision() {
+        return filesRevision;
+      },
+      getFiles: () => [{ file: 'zh/proto.md', langs: ['zh' as const], chunks }],
       indexedTerms: async () => (reads++, new Set(['端口', 'feedback'])),
-      bump: () => generation++,
+      bump: () => filesRevision++,
       reads: () => reads,
     };
   };
   it('reads the terms once per version of the files', async () => {
     const s = source(10);
-    const only = new Set(['zh/proto.md']);
-    expect(await untranslatedTerms(s, only)).toEqual(new Set(['端口', 'feedback']));
-    await untranslatedTerms(s, only);
+    expect(untranslatedManuals(s, 'zh').files).toEqual(new Set(['zh/proto.md']));
+    expect(await untranslatedManuals(s, 'zh').terms).toEqual(new Set(['端口', 'feedback']));
+    await untranslatedManuals(s, 'zh').terms;
     expect(s.reads()).toBe(1);
     s.bump();
-    await untranslatedTerms(s, only);
+    await untranslatedManuals(s, 'zh').terms;
+    expect(s.reads()).toBe(2);
+    // No manual is English-only here: nothing to read.
+    expect(untranslatedManuals(s, 'en')).toEqual({ files: new Set(), terms: null });
     expect(s.reads()).toBe(2);
   });
   it('does not read them for manuals past the passage cap (a question shares most of their terms)', () => {
     const s = source(UNTRANSLATED_TERMS_MAX_PASSAGES + 1);
-    expect(untranslatedTerms(s, new Set(['zh/proto.md']))).toBeNull();
+    expect(untranslatedManuals(s, 'zh').terms).toBeNull();
     expect(s.reads()).toBe(0);
   });
 });
