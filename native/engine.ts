@@ -33,6 +33,7 @@ import { IdleCollector } from './idle-gc.js';
 import { installedEmbedder, modelSearchDirs, specForRecorded } from './model-discovery.js';
 import { libraryDiskError } from './store/disk-errors.js';
 import { VOCABULARY_COUNT_CAP } from './store/vocabulary.js';
+import type { SwitchProgress } from './store/library-store.js';
 import { Library, type GivenModel } from './library/library.js';
 import { createEmbedder, type EmbedderSpec } from './embed/models.js';
 import { listManuals, openSource } from './library/documents.js';
@@ -205,6 +206,7 @@ class LocalEngine implements Engine {
       codes: stats.codes,
       vectorsPending: stats.vectorsPending,
       modelToAdd: local.keywordOnly ? modelName(installedEmbedder(this.modelDirs)) : null,
+      switching: switchingOf(local.store.switching),
       sample: isSampleLibrary(local.dir, local.store.getFiles()),
     };
   }
@@ -454,3 +456,7 @@ function round2(x: number): number {
 }
 
 export { CHUNKER_VERSION };
+
+function switchingOf(sw: SwitchProgress | null): LibraryInfo['switching'] {
+  return sw ? { to: sw.to.id, pending: sw.pending, total: sw.total } : null;
+}

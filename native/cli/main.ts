@@ -191,6 +191,12 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
             ...(i.vectorsPending > 0
               ? [`${i.vectorsPending} passages still without vectors (found by keyword meanwhile): run "manualdesk ingest" on the same folders to finish.`]
               : []),
+            ...(i.switching
+              ? [
+                  `Switching to ${i.switching.to}: ${i.switching.total - i.switching.pending} of ${i.switching.total} passages embedded. ` +
+                    `Searches use ${i.embedder?.id ?? 'the current model'} until it completes; run the same "manualdesk ingest … --embedder" again to finish.`,
+                ]
+              : []),
           ].join('\n'),
         );
       });

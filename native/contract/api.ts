@@ -157,6 +157,12 @@ export interface LibraryInfo {
   /** A keyword-only library: the installed embedding model it can take (IngestRequest.completeVectors); else null. */
   modelToAdd: string | null;
   /**
+   * A switch to another embedding model under way (ingest --embedder with a model the library does
+   * not have, stopped before it finished): the model, and passages still to embed of all. Searches
+   * use the library's own model until it completes.
+   */
+  switching?: { to: string; pending: number; total: number } | null;
+  /**
    * The bundled fictional sample library: built by `npm start` from samples/library (its marker file,
    * native/library/layout.ts SAMPLE_MARKER_FILE), or holding nothing but manuals read from a
    * samples/library folder. Its procedures must never be taken for a real machine's.

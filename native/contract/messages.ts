@@ -5,6 +5,19 @@
 /** How to start over with another embedding model. */
 export const NEW_LIBRARY_HINT = 'build a new library with another model (manualdesk ingest <folders> --library <new folder> --embedder …)';
 
+/** How to move a library to another embedding model in place. */
+export function switchModelHint(dir: string): string {
+  return (
+    `switch this library to that model: manualdesk ingest <your manual folders> --library ${dir} --embedder <that model> ` +
+    '(every passage is embedded again; until that is done the library keeps searching with its own model)'
+  );
+}
+
+/** A model given to search a library whose vectors are another model's. */
+export function otherModelGiven(dir: string, recordedId: string, givenId: string): string {
+  return `The library at ${dir} searches with "${recordedId}", and "${givenId}" was given. Vectors of different models are never mixed: search without --embedder, or ${switchModelHint(dir)}.`;
+}
+
 export function closedError(what: string): string {
   return `${what} was closed (ManualDesk is closing, or the library was switched). Open it again and repeat the request.`;
 }

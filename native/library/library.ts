@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { CodeScheme } from '../fault-codes/schemes.js';
 import { CodeIndex } from '../fault-codes/index.js';
 import { EngineError } from '../contract/errors.js';
-import { embedderRequired as embedderRequiredMessage, READ_ONLY_ENGINE } from '../contract/messages.js';
+import { embedderRequired as embedderRequiredMessage, otherModelGiven, READ_ONLY_ENGINE } from '../contract/messages.js';
 import { createEmbedder, type EmbedderSpec } from '../embed/models.js';
 import type { Embedder } from '../embed/types.js';
 import { EmbeddingCache } from '../embed/cache.js';
@@ -54,6 +54,8 @@ export interface GivenModel {
 export class Library extends Disposable {
   private nameIndex: Promise<NameIndex> | null = null;
   private messageIndex: Promise<MessageIndex> | null = null;
+  /** The embedding cache of the model a switch moves the library to. */
+  private switchCache: EmbeddingCache | null = null;
 
   private constructor(
     readonly dir: string,
@@ -115,8 +117,10 @@ export class Library extends Disposable {
         blocked = err;
       }
       try {
-        if (embedder && store.info.embedder === null) {
-          // Keyword-only until its next ingest adopts the model (adoptGivenModel).
+        const recordedModel = store.info.embedder;
+        if (embedder && (recordedModel === null || recordedModel.id !== embedder.id || recordedModel.dims !== embedder.dims)) {
+          // Keyword-only until its next ingest adopts the model (adoptGivenModel); a library with
+          // another model: without vector search in this process until the ingest has switched it.
           return new Library(dir, store, null, null, await loadCodeIndex(store), blocked, true, { embedder, spec });
         }
         if (embedder && !blocked && spec.kind === 'onnx' && remembered?.dir !== path.resolve(spec.dir)) await rememberModelFolder(dir, spec, embedder);
@@ -172,6 +176,10 @@ export class Library extends Disposable {
 
   /** This library as a search source (pack: the installed pack's id, null for the local library). */
   source(pack: string | null): RetrievalSource {
+    const given = this.given;
+    const recorded = this.store.info.embedder;
+    // Opened with another model than its own, for an ingest to switch it: not searched with either.
+    if (given && recorded) throw new EngineError('EMBEDDER_MISMATCH', otherModelGiven(this.dir, recorded.id, given.embedder.id));
     return { pack, store: this.store, codes: this.codeIndex, embedder: this.embedder, names: () => this.names(), messages: () => this.messages() };
   }
 
@@ -219,11 +227,43 @@ export class Library extends Disposable {
     const given = model ?? this.given;
     if (!given) return;
     this.given = given;
+    // A library with a model of its own switches to the given one instead (switchVectors).
+    if (!this.keywordOnly) return;
     this.assertWritable();
     await this.store.adoptEmbedder({ id: given.embedder.id, dims: given.embedder.dims });
     this.given = null;
     this.searchEmbedder = given.embedder;
     this.cache = EmbeddingCache.open(this.dir, given.embedder.id, given.embedder.dims);
+    await rememberModelFolder(this.dir, given.spec, given.embedder);
+  }
+
+  /**
+   * The model named for a library that has another one (ingest --embedder), with its embedding cache:
+   * what a model switch embeds every passage with. Null when there is no switch to make.
+   */
+  switchVectors(): { embedder: Embedder; cache: EmbeddingCache } | null {
+    const given = this.given;
+    if (!given || this.keywordOnly) return null;
+    this.switchCache ??= EmbeddingCache.open(this.dir, given.embedder.id, given.embedder.dims);
+    return { embedder: given.embedder, cache: this.switchCache };
+  }
+
+  /**
+   * Ends a model switch whose passages all have vectors of the new model (LibraryStore.completeSwitch):
+   * from here on the library searches and ingests with that model, and remembers its folder.
+   */
+  async finishSwitch(): Promise<void> {
+    const given = this.given;
+    if (!given || !this.switchCache) throw new EngineError('INVALID_INPUT', 'No model switch is under way.');
+    this.assertWritable();
+    await this.store.completeSwitch();
+    this.given = null;
+    this.searchEmbedder = given.embedder;
+    this.cache?.close();
+    this.cache = this.switchCache;
+    this.switchCache = null;
+    this.nameIndex = null;
+    this.messageIndex = null;
     await rememberModelFolder(this.dir, given.spec, given.embedder);
   }
 
@@ -270,6 +310,8 @@ export class Library extends Disposable {
   protected async dispose(): Promise<void> {
     this.cache?.close();
     this.cache = null;
+    this.switchCache?.close();
+    this.switchCache = null;
     if (this.ownsEmbedder) await this.embedder?.dispose();
     await this.given?.embedder.dispose();
     await this.store.close();

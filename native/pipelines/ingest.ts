@@ -31,7 +31,7 @@ import type { Embedder } from '../embed/types.js';
 import type { EmbeddingCache } from '../embed/cache.js';
 import { embedWithCache } from '../embed/cache.js';
 import { embeddingKey, embeddingText } from '../embed/passage-text.js';
-import type { FileUpdate, LibraryStore } from '../store/library-store.js';
+import type { FileUpdate, FileVectors, LibraryStore } from '../store/library-store.js';
 import { scanPaths, describeFsError } from './scan.js';
 import { libraryDiskError } from '../store/disk-errors.js';
 import { OcrSession, type OcrOptions } from '../ocr/tesseract.js';
@@ -69,6 +69,7 @@ export interface IngestOutcome extends IngestReport {
 export async function ingestIntoLibrary(library: Library, req: IngestRequest, hooks: IngestHooks = {}, ocr?: false | OcrOptions): Promise<IngestReport> {
   library.assertWritable();
   await library.adoptGivenModel();
+  await switchModel(library, hooks);
   library.assertEmbedderForWrites();
   const store = library.store;
   // The learned schemes were saved by afterParse, with the code index.
@@ -84,6 +85,36 @@ export async function ingestIntoLibrary(library: Library, req: IngestRequest, ho
     hooks,
   );
   return report;
+}
+
+/**
+ * ingest --embedder with a model other than the library's: every passage is embedded with the new
+ * model into a table of its own while the library keeps searching with its old one (a cancel or a
+ * crash keeps what is done; the next such ingest resumes), then the library takes the new table and
+ * model in one commit. Nothing is parsed again. Vectors of two models are never mixed.
+ */
+async function switchModel(library: Library, hooks: IngestHooks): Promise<void> {
+  const target = library.switchVectors();
+  if (!target) return;
+  const store = library.store;
+  const from = store.info.embedder?.id ?? 'none';
+  try {
+    await storeWrite(store, () => store.beginSwitch({ id: target.embedder.id, dims: target.embedder.dims }));
+    const failed: SkippedFile[] = [];
+    await embedPending(store, { vectors: target, pending: store.pendingSwitchFiles(), attach: (items) => store.attachSwitchVectors(items), skipLine }, failed, hooks.signal, hooks.onProgress ?? (() => {}));
+    if (failed.length > 0) {
+      const first = failed[0] as SkippedFile;
+      throw new EngineError(
+        'FILE_UNREADABLE',
+        `The library still searches with "${from}": ${failed.length} file(s) could not be embedded with "${target.embedder.id}" (${first.file}: ${first.reason}). ` +
+          'Fix or remove that file, then run the same ingest again: what is embedded is kept.',
+      );
+    }
+    await storeWrite(store, () => library.finishSwitch());
+    await storeWrite(store, () => store.compact());
+  } catch (err) {
+    throw err instanceof LibraryWriteFailure ? err.cause : err;
+  }
 }
 
 /** Removes files from a library for real (rows deleted, versions pruned), then its schemes and code index follow. */
@@ -214,7 +245,7 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
   await deps.afterParse?.(report.schemes);
   // Files whose text could not be indexed (a file the model fails on below keeps its text).
   const unreadable = new Set(skipped.map((s) => s.file));
-  const embedded = await embedPending(deps, report, signal, progress);
+  const embedded = await embedPending(store, pendingOfLibrary(deps), report.skipped, signal, progress);
   if (embedded > 0) report.embedded = embedded;
 
   progress({ phase: 'store', done: total, total });
@@ -299,21 +330,37 @@ async function prepareFile(
  */
 export const INGEST_BATCH = { files: 64, chunks: 2_000, embedTexts: 256 };
 
+/** Which files wait for vectors, of which model, and where their vectors go. */
+interface VectorTarget {
+  vectors: { embedder: Embedder; cache: EmbeddingCache };
+  pending: FileRecord[];
+  attach: (items: FileVectors[]) => Promise<void>;
+  /** The report line of a file the model fails on. */
+  skipLine: (file: string, err: unknown) => SkippedFile;
+}
+
+/** The library's own pending vectors (LibraryStore.attachVectors). */
+function pendingOfLibrary(deps: IngestDeps): VectorTarget | null {
+  const store = deps.store;
+  return deps.vectors ? { vectors: deps.vectors, pending: store.pendingVectorFiles(), attach: (items) => store.attachVectors(items), skipLine: vectorSkipLine } : null;
+}
+
 /**
- * Embeds the passages of every file whose vectors are pending, in groups of about
+ * Embeds the passages of every pending file of `target`, in groups of about
  * INGEST_BATCH.embedTexts passages across files, each group committed when done. Returns the number
- * of passages given vectors. A file whose passages cannot be embedded stays searchable by keyword
- * and is reported; the next run tries again.
+ * of passages given vectors. A file whose passages cannot be embedded is reported in `skipped` and
+ * stays pending; the next run tries again.
  */
 async function embedPending(
-  deps: IngestDeps,
-  report: IngestOutcome,
+  store: LibraryStore,
+  target: VectorTarget | null,
+  skipped: SkippedFile[],
   signal: AbortSignal | undefined,
   progress: (p: IngestProgress) => void,
 ): Promise<number> {
-  const vectors = deps.vectors;
-  const pending = deps.store.pendingVectorFiles();
-  if (!vectors || pending.length === 0) return 0;
+  const pending = target?.pending ?? [];
+  if (!target || pending.length === 0) return 0;
+  const { vectors } = target;
   const total = pending.reduce((n, f) => n + f.chunks, 0);
   let done = 0;
   const embedGroup = async (group: { file: string; chunks: Chunk[] }[]) => {
@@ -325,13 +372,13 @@ async function embedPending(
     signal?.throwIfAborted();
     let at = 0;
     const items = group.map((g) => ({ file: g.file, vectors: flat.slice(at, (at += g.chunks.length)) }));
-    await storeWrite(deps.store, () => deps.store.attachVectors(items));
+    await storeWrite(store, () => target.attach(items));
     done += texts.length;
   };
   // A cancel or the library's disk stops the run; any other failure is the file's own.
   const throwUnlessFileFault = (err: unknown, file: string | undefined) => {
     if (signal?.aborted || err instanceof LibraryWriteFailure || file === undefined) throw err;
-    report.skipped.push(vectorSkipLine(file, err));
+    skipped.push(target.skipLine(file, err));
   };
   const flush = async (group: { file: string; chunks: Chunk[] }[]) => {
     if (group.length === 0) return;
@@ -355,7 +402,7 @@ async function embedPending(
   // Groups by the records' passage counts; each group's passages are read in one scan.
   const next = async (files: string[]) => {
     signal?.throwIfAborted();
-    const read = await deps.store.fileChunks(files);
+    const read = await store.fileChunks(files);
     await flush(files.map((file) => ({ file, chunks: read.get(file) ?? [] })));
   };
   let group: string[] = [];

@@ -15,12 +15,12 @@
 import './lance-env.js';
 import * as lancedb from '@lancedb/lancedb';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { SearchFilters } from '../contract/api.js';
 import type { Chunk, CodeRecord, FileRecord, Lang } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
-import { closedError, NEW_LIBRARY_HINT } from '../contract/messages.js';
+import { closedError, NEW_LIBRARY_HINT, switchModelHint } from '../contract/messages.js';
 import { ANALYZER_VERSION, MAX_TOKEN_LENGTH } from '../text/analyze.js';
 import { CHUNKER_VERSION } from '../chunk/index.js';
 import { readJson, writeJsonAtomic } from './atomic-json.js';
@@ -32,10 +32,18 @@ import { CHUNK_COLUMNS, chunkToRow, codeToRow, rowToChunk, rowToCode, rowWithVec
 import type { FtsPlan, LibraryMeta, ScoredChunk, StoreStats } from './types.js';
 
 /** Version of the on-disk layout; a library written by a newer ManualDesk is refused. */
-export const LIBRARY_FORMAT_VERSION = 1;
+export const LIBRARY_FORMAT_VERSION = 2;
+/**
+ * The layout a library is created with. Format 2 only adds library.json's `chunksTable` (a library
+ * that switched models keeps its passages in another table), so a library without one stays
+ * readable by ManualDesk versions that know format 1 only.
+ */
+const CREATED_FORMAT_VERSION = 1;
 export const LIBRARY_FILE = 'library.json';
 export const FILES_FILE = 'files.json';
 export const LANCE_DIR = 'lance';
+/** A model switch in progress: the model, its passages' table, and which file versions it holds. */
+export const SWITCH_FILE = 'switch.json';
 const CHUNKS = 'chunks';
 const CODES = 'codes';
 /** Below this many vectors, brute force is exact and fast enough; above, an HNSW index is built. */
@@ -89,8 +97,9 @@ export interface OpenOptions {
   /** Most passages of one language held in memory for a vector search in that language (default IN_MEMORY_LANGUAGE_ROWS; 0: never). */
   inMemoryLanguageRows?: number;
   /**
-   * A keyword-only library with files, given an embedder: open it keyword-only instead of refusing,
-   * so that adoptEmbedder() can give it that model (ingest --embedder on a library built without one).
+   * A library with files, given an embedder it does not have: open it without vector search instead
+   * of refusing, so that adoptEmbedder() (a keyword-only library) or a model switch (beginSwitch, a
+   * library with another model) can give it that model: ingest --embedder.
    */
   mayAdopt?: boolean;
 }
@@ -139,6 +148,25 @@ export interface FileVectors {
   vectors: Float32Array[];
 }
 
+/**
+ * switch.json: the library is moving to another embedding model. Its passages are copied, with the
+ * new model's vectors, into `table`; `copied` names the version (generation) of each file copied.
+ * The library keeps searching its own table with its own model until {@link LibraryStore.completeSwitch}.
+ */
+interface SwitchState {
+  to: EmbedderIdentity;
+  table: string;
+  copied: Record<string, number>;
+}
+
+/** Where a model switch stands (LibraryStore.switching). */
+export interface SwitchProgress {
+  to: EmbedderIdentity;
+  /** Passages of the library still to be embedded with the new model. */
+  pending: number;
+  total: number;
+}
+
 interface FilesJson {
   formatVersion: number;
   files: FileRecord[];
@@ -156,6 +184,10 @@ export class LibraryStore {
   /** Highest generation written per file in this session (including uncommitted attempts). */
   private readonly usedGenerations = new Map<string, number>();
   private vectorIndexed = false;
+  /** The table the committed passages are in (library.json `chunksTable`; 'chunks' by default). */
+  private chunksName: string;
+  private switchState: SwitchState | null = null;
+  private switchTable: lancedb.Table | null = null;
   private readonly heldLanguages = new Map<string, Promise<HeldPassages | null>>();
   /** Passages per language of the files a filter selects (languageCounts), until the next write. */
   private readonly languageTally = new Map<string, Promise<Record<string, number>>>();
@@ -171,6 +203,7 @@ export class LibraryStore {
     private readonly opts: OpenOptions,
   ) {
     this.files = new Map(files.map((f) => [f.file, f]));
+    this.chunksName = meta.chunksTable ?? CHUNKS;
     this.chunksTable = chunksTable;
     this.codesTable = codesTable;
   }
@@ -192,7 +225,7 @@ export class LibraryStore {
       let meta = (await readJson(libFile)) as LibraryMeta | undefined;
       if (!meta) {
         meta = {
-          formatVersion: LIBRARY_FORMAT_VERSION,
+          formatVersion: CREATED_FORMAT_VERSION,
           chunkerVersion: opts.chunkerVersion ?? 1,
           analyzerVersion: ANALYZER_VERSION,
           embedder: opts.embedder ? { id: opts.embedder.id, dims: opts.embedder.dims } : null,
@@ -205,7 +238,8 @@ export class LibraryStore {
       const files = filesJson?.files ?? [];
       const db = await lancedb.connect(path.join(dir, LANCE_DIR));
       const names = new Set(await db.tableNames());
-      const chunks = names.has(CHUNKS) ? await db.openTable(CHUNKS) : null;
+      const chunksName = meta.chunksTable ?? CHUNKS;
+      const chunks = names.has(chunksName) ? await db.openTable(chunksName) : null;
       const codes = names.has(CODES) ? await db.openTable(CODES) : null;
       const store = new LibraryStore(dir, meta, files, db, chunks, codes, lock, opts);
       try {
@@ -214,8 +248,11 @@ export class LibraryStore {
         if (!opts.readOnly) {
           await store.collectGarbage();
           await store.undoHalfAdoption();
+          await store.tidySwitch(names);
+        } else {
+          store.garbageFence = await store.uncommittedPredicate();
+          store.switchState = await store.liveSwitch();
         }
-        else store.garbageFence = await store.uncommittedPredicate();
         store.vectorIndexed = await store.hasVectorIndex();
       } catch (err) {
         await store.close();
@@ -294,6 +331,165 @@ export class LibraryStore {
     if (this.meta.embedder || ![...this.files.values()].some((f) => f.vectorsPending)) return;
     if (this.chunksTable && (await hasColumn(this.chunksTable, 'vector'))) await this.chunksTable.dropColumns(['vector']);
     await this.writeFiles(new Map([...this.files].map(([k, { vectorsPending: _mark, ...r }]) => [k, r] as const)));
+  }
+
+  /**
+   * Another embedding model, for a library that has one: the first step of switching models. The
+   * library goes on answering with its own table and model; the passages are copied, with vectors of
+   * `to`, into a table of their own (attachSwitchVectors), and completeSwitch() makes that table the
+   * library's in one write of library.json. Resumes a switch to the same model; a switch to another
+   * model is started again.
+   */
+  async beginSwitch(to: EmbedderIdentity): Promise<void> {
+    await this.exclusive(async () => {
+      this.ensureWritable();
+      const have = this.meta.embedder;
+      if (!have) throw new EngineError('INVALID_INPUT', 'This library has no embedding model to switch from; give it one with ingest --embedder.');
+      if (have.id === to.id && have.dims === to.dims) return;
+      const st = this.switchState;
+      if (st && st.to.id === to.id && st.to.dims === to.dims) return;
+      await this.dropSwitch();
+      const state: SwitchState = { to: { id: to.id, dims: to.dims }, table: `${CHUNKS}_${Date.now().toString(36)}`, copied: {} };
+      await writeJsonAtomic(path.join(this.dir, SWITCH_FILE), state);
+      this.switchState = state;
+    });
+  }
+
+  /** Where a model switch stands; null when none is under way. */
+  get switching(): SwitchProgress | null {
+    const st = this.switchState;
+    if (!st) return null;
+    let total = 0;
+    for (const f of this.files.values()) total += f.chunks;
+    return { to: { ...st.to }, pending: this.pendingSwitchFiles().reduce((n, f) => n + f.chunks, 0), total };
+  }
+
+  /** Committed files with passages whose current version the switch's table does not hold yet. */
+  pendingSwitchFiles(): FileRecord[] {
+    const st = this.switchState;
+    if (!st) return [];
+    return [...this.files.values()].filter((f) => f.chunks > 0 && st.copied[f.file] !== f.generation);
+  }
+
+  /**
+   * Copies files' committed passages, each with its vector of the switch's model, into the switch's
+   * table, then records their versions as copied. A crash between the two leaves rows the next copy
+   * of the file replaces.
+   */
+  async attachSwitchVectors(items: FileVectors[]): Promise<void> {
+    await this.exclusive(async () => {
+      this.ensureWritable();
+      const st = this.switchState;
+      if (!st) throw new EngineError('INVALID_INPUT', 'No model switch is under way.');
+      const records = items.map(({ file }) => {
+        const rec = this.files.get(file);
+        if (!rec) throw new EngineError('INVALID_INPUT', `${file} is not in the library.`);
+        return rec;
+      });
+      const byFile = await this.fileRows(records);
+      const rows: ChunkRow[] = [];
+      for (const [i, rec] of records.entries()) {
+        const { vectors } = items[i] as FileVectors;
+        const stored = byFile.get(rec.file) ?? [];
+        if (stored.length !== vectors.length) throw new EngineError('INVALID_INPUT', `${rec.file}: ${stored.length} passages but ${vectors.length} vectors.`);
+        for (const v of vectors) {
+          if (v.length !== st.to.dims) throw new EngineError('EMBEDDER_MISMATCH', `${rec.file}: a vector has ${v.length} dimensions; "${st.to.id}" has ${st.to.dims}.`);
+        }
+        stored.forEach((r, k) => rows.push(rowWithVector(r, vectors[k] as Float32Array)));
+      }
+      const files = records.map((r) => r.file);
+      if (this.switchTable) {
+        for (let i = 0; i < files.length; i += DELETE_BATCH) await this.switchTable.delete(sqlIn('file', files.slice(i, i + DELETE_BATCH)));
+      }
+      for (let i = 0; i < rows.length; i += ADD_BATCH) {
+        const batch = rows.slice(i, i + ADD_BATCH) as unknown as Record<string, unknown>[];
+        if (this.switchTable) await this.switchTable.add(batch);
+        else this.switchTable = await this.db.createTable(st.table, batch);
+      }
+      if (failpoints.afterAdd) throw new Error('failpoint: afterAdd');
+      const next: SwitchState = { ...st, copied: { ...st.copied, ...Object.fromEntries(records.map((r) => [r.file, r.generation])) } };
+      await writeJsonAtomic(path.join(this.dir, SWITCH_FILE), next);
+      this.switchState = next;
+    });
+  }
+
+  /**
+   * Ends a switch whose table holds every file's current version: drops the rows of files removed
+   * or changed since they were copied, indexes the table for keyword search, then makes it the
+   * library's, with its model, in one write of library.json (the commit point). The old table is
+   * dropped after; a crash before that leaves it to the next open.
+   */
+  async completeSwitch(): Promise<void> {
+    await this.exclusive(async () => {
+      this.ensureWritable();
+      const st = this.switchState;
+      if (!st) throw new EngineError('INVALID_INPUT', 'No model switch is under way.');
+      const left = this.pendingSwitchFiles();
+      if (left.length > 0) throw new EngineError('INVALID_INPUT', `${left.length} files still wait for vectors of "${st.to.id}".`);
+      const tbl = this.switchTable;
+      if (tbl) {
+        const stale = new Set((await tbl.query().select(['file', 'generation']).toArray()).filter((r) => !this.isCommitted(r as Record<string, unknown>)).map((r) => String((r as Record<string, unknown>).file)));
+        const preds = [...stale].map((file) => {
+          const rec = this.files.get(file);
+          return rec ? `(file = ${sqlString(file)} AND generation <> ${rec.generation})` : `(file = ${sqlString(file)})`;
+        });
+        for (let i = 0; i < preds.length; i += DELETE_BATCH) await tbl.delete(preds.slice(i, i + DELETE_BATCH).join(' OR '));
+        if ((await tbl.countRows()) > 0) await this.createTextIndexes(tbl, new Set((await tbl.listIndices()).map((i) => i.columns.join(','))));
+      }
+      if (failpoints.afterAdd) throw new Error('failpoint: afterAdd');
+      const old = this.chunksTable;
+      const oldName = this.chunksName;
+      this.meta = { ...this.meta, formatVersion: LIBRARY_FORMAT_VERSION, embedder: { ...st.to }, chunksTable: st.table };
+      await writeJsonAtomic(path.join(this.dir, LIBRARY_FILE), this.meta);
+      if (failpoints.afterCommit) throw new Error('failpoint: afterCommit');
+      this.chunksTable = tbl;
+      this.chunksName = st.table;
+      this.switchTable = null;
+      this.switchState = null;
+      // Every passage has a vector of the new model: no file waits for one.
+      await this.writeFiles(new Map([...this.files].map(([k, { vectorsPending: _done, ...r }]) => [k, r] as const)));
+      this.vectorIndexed = await this.hasVectorIndex();
+      old?.close();
+      await this.db.dropTable(oldName).catch(() => undefined);
+      await rm(path.join(this.dir, SWITCH_FILE), { force: true });
+    });
+  }
+
+  /**
+   * On a writer's open: what a finished, abandoned or killed switch left. A switch whose table became
+   * the library's (killed before its clean-up) or whose model the library already has is over; tables
+   * that are neither the library's nor a live switch's are dropped.
+   */
+  private async tidySwitch(names: Set<string>): Promise<void> {
+    const st = await this.liveSwitch();
+    if (!st) await rm(path.join(this.dir, SWITCH_FILE), { force: true });
+    for (const name of names) {
+      const passages = name === CHUNKS || name.startsWith(`${CHUNKS}_`);
+      if (passages && name !== this.chunksName && name !== st?.table) await this.db.dropTable(name);
+    }
+    if (!st) return;
+    this.switchState = st;
+    this.switchTable = names.has(st.table) ? await this.db.openTable(st.table) : null;
+  }
+
+  /** switch.json when it describes a switch still under way (not finished, to another model). */
+  private async liveSwitch(): Promise<SwitchState | null> {
+    const st = (await readJson(path.join(this.dir, SWITCH_FILE)).catch(() => undefined)) as SwitchState | undefined;
+    const have = this.meta.embedder;
+    if (!st || !have || typeof st.copied !== 'object' || typeof st.table !== 'string' || !st.to) return null;
+    if (st.table === this.chunksName || (st.to.id === have.id && st.to.dims === have.dims)) return null;
+    return st;
+  }
+
+  /** Gives up the switch under way (its table and switch.json). */
+  private async dropSwitch(): Promise<void> {
+    const st = this.switchState;
+    if (!st) return;
+    this.switchTable?.close();
+    this.switchTable = null;
+    if ((await this.db.tableNames()).includes(st.table)) await this.db.dropTable(st.table);
+    await rm(path.join(this.dir, SWITCH_FILE), { force: true });
+    this.switchState = null;
   }
 
   /** True when some file has passages in this language (or, recorded before languages were, may have). */
@@ -386,7 +582,7 @@ export class LibraryStore {
       }
       let isCommitted = false;
       try {
-        await this.addRows(CHUNKS, chunkRows);
+        await this.addRows('chunks', chunkRows);
         await this.addRows(CODES, codeRows);
         if (failpoints.afterAdd) throw new Error('failpoint: afterAdd');
         const next = new Map(this.files);
@@ -836,6 +1032,7 @@ export class LibraryStore {
     this.closed = true;
     await this.writeChain.catch(() => undefined);
     this.chunksTable?.close();
+    this.switchTable?.close();
     this.codesTable?.close();
     this.db.close();
     this.lock?.release();
@@ -867,13 +1064,14 @@ export class LibraryStore {
       if (this.chunksTable) {
         this.chunksTable.close();
         this.chunksTable = null;
-        await this.db.dropTable(CHUNKS);
+        await this.db.dropTable(this.chunksName);
       }
       this.meta = { ...this.meta, embedder: { id: wanted.id, dims: wanted.dims } };
       await writeJsonAtomic(path.join(this.dir, LIBRARY_FILE), this.meta);
       return;
     }
-    if (!have && this.opts.mayAdopt && !this.opts.readOnly) return; // keyword-only until adoptEmbedder()
+    // Keyword-only until adoptEmbedder(); a library with another model: until a switch (beginSwitch) completes.
+    if (this.opts.mayAdopt && !this.opts.readOnly) return;
     if (!have) {
       // Nothing to mix with: the library can take the model, by an ingest that names it.
       throw new EngineError(
@@ -886,7 +1084,7 @@ export class LibraryStore {
     throw new EngineError(
       'EMBEDDER_MISMATCH',
       `The library at ${this.dir} was indexed with ${recorded}, but "${wanted.id}" (${wanted.dims} dimensions) was given. ` +
-        `Vectors of different models cannot be mixed: use the matching model, or ${NEW_LIBRARY_HINT}.`,
+        `Vectors of different models cannot be mixed: use the matching model, ${switchModelHint(this.dir)}, or ${NEW_LIBRARY_HINT}.`,
     );
   }
 
@@ -921,15 +1119,15 @@ export class LibraryStore {
     }
   }
 
-  private async addRows(name: typeof CHUNKS | typeof CODES, rows: (ChunkRow | CodeRow)[]): Promise<void> {
+  private async addRows(name: 'chunks' | 'codes', rows: (ChunkRow | CodeRow)[]): Promise<void> {
     for (let i = 0; i < rows.length; i += ADD_BATCH) {
       const batch = rows.slice(i, i + ADD_BATCH) as unknown as Record<string, unknown>[];
-      const current = name === CHUNKS ? this.chunksTable : this.codesTable;
+      const current = name === 'chunks' ? this.chunksTable : this.codesTable;
       if (current) {
         await current.add(batch);
       } else {
-        const created = await this.db.createTable(name, batch);
-        if (name === CHUNKS) this.chunksTable = created;
+        const created = await this.db.createTable(name === 'chunks' ? this.chunksName : CODES, batch);
+        if (name === 'chunks') this.chunksTable = created;
         else this.codesTable = created;
       }
     }

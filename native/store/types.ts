@@ -14,6 +14,8 @@ export interface LibraryMeta {
   analyzerVersion: number;
   embedder: { id: string; dims: number } | null;
   createdAt: string;
+  /** The LanceDB table of the passages, when not `chunks` (format 2: the library switched models). */
+  chunksTable?: string;
 }
 
 export interface StoreStats {

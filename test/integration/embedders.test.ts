@@ -5,7 +5,9 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbedderSpec } from '../../native/embed/models.js';
+import type { IngestProgress } from '../../native/contract/api.js';
 import { createEngine, type Engine } from '../../native/engine.js';
+import { INGEST_BATCH } from '../../native/pipelines/ingest.js';
 import { writeTinyBertModel } from '../../scripts/make-tiny-onnx.js';
 import { cleanupTemp, copyFixtures, failure, tempDir, value } from './helpers.js';
 
@@ -64,21 +66,21 @@ describe('a library indexed with a tiny ONNX embedder', () => {
     expect(kw.hits[0]?.text.toLowerCase()).toContain('hydraulic oil');
   });
 
-  it('refuses another model on the same library with EMBEDDER_MISMATCH and says how to build a new library', async () => {
+  it('refuses to search with another model (EMBEDDER_MISMATCH) and says how to switch or build a new library', async () => {
     await engine.close();
     try {
       const other = await createEngine({ libraryDir: lib, embedder: modelB });
       const err = failure(await other.search({ query: 'hydraulic oil' }));
       expect(err.code).toBe('EMBEDDER_MISMATCH');
-      expect(err.message).toContain('--library <new folder> --embedder');
+      expect(err.message).toContain(`switch this library to that model: manualdesk ingest <your manual folders> --library ${lib} --embedder`);
       expect(err.message).toContain('tiny-bert@');
-      const ing = failure(await other.ingest({ paths: [corpus] }));
-      expect(ing.code).toBe('EMBEDDER_MISMATCH');
       await other.close();
 
       // Read-only opens are refused the same way.
       const reader = await createEngine({ libraryDir: lib, embedder: modelB, readOnly: true });
-      expect(failure(await reader.search({ query: 'hydraulic oil' })).code).toBe('EMBEDDER_MISMATCH');
+      const ro = failure(await reader.search({ query: 'hydraulic oil' }));
+      expect(ro.code).toBe('EMBEDDER_MISMATCH');
+      expect(ro.message).toContain('--library <new folder> --embedder');
       await reader.close();
 
       // The library is untouched: the right model still opens it and nothing is re-indexed.
@@ -110,5 +112,62 @@ describe('a library indexed with a tiny ONNX embedder', () => {
     }
     // Nothing was lost by the refused run.
     expect(value(await engine.info()).files).toBe(11);
+  });
+});
+
+describe('a library switched to another embedding model by an ingest that names it', () => {
+  it('keeps searching with its own model until the new one has every passage, resumes after a cancel, then searches with the new one', async () => {
+    const root = tempDir('switch-models');
+    const modelA = tinyModel(root, 21);
+    const modelB = tinyModel(root, 22);
+    const lib = path.join(tempDir('switch-lib'), 'lib');
+    const corpus = copyFixtures('switch-corpus');
+    const a = await createEngine({ libraryDir: lib, embedder: modelA, create: true });
+    value(await a.ingest({ paths: [corpus] }));
+    const before = value(await a.info());
+    const idA = before.embedder?.id;
+    await a.close();
+
+    // Cancelled halfway through embedding with model B: the library is still model A's.
+    const b = await createEngine({ libraryDir: lib, embedder: modelB });
+    const ac = new AbortController();
+    const group = INGEST_BATCH.embedTexts;
+    INGEST_BATCH.embedTexts = 8;
+    try {
+      // Small groups, each committed: cancelled once a few are.
+      const onProgress = (p: IngestProgress) => void (p.phase === 'embed' && p.done >= 20 && ac.abort());
+      expect(failure(await b.ingest({ paths: [corpus] }, { signal: ac.signal, onProgress })).code).toBe('CANCELLED');
+    } finally {
+      INGEST_BATCH.embedTexts = group;
+    }
+    await b.close();
+    const mid = await createEngine({ libraryDir: lib, embedder: modelA });
+    const info = value(await mid.info());
+    expect(info.embedder?.id).toBe(idA);
+    expect(info.switching?.pending).toBeGreaterThan(0);
+    expect(info.switching?.pending).toBeLessThan(info.chunks);
+    const hybrid = value(await mid.search({ query: 'coolant pump priming', k: 3 }));
+    expect(hybrid.mode).toBe('hybrid');
+    expect(hybrid.hits[0]?.file).toBe('help/coolant-pump.html');
+    await mid.close();
+
+    // The same ingest again finishes the switch; nothing is parsed again.
+    const b2 = await createEngine({ libraryDir: lib, embedder: modelB });
+    const report = value(await b2.ingest({ paths: [corpus] }));
+    expect(report.files).toBe(0);
+    const after = value(await b2.info());
+    expect(after.embedder?.id).not.toBe(idA);
+    expect(after.embedder?.id).toBe(b2.embedderId);
+    expect(after).toMatchObject({ files: before.files, chunks: before.chunks, codes: before.codes, vectorsPending: 0, switching: null });
+    await b2.close();
+
+    // The library remembers model B's folder: no flag needed; model A is now the other one.
+    const plain = await createEngine({ libraryDir: lib });
+    expect(value(await plain.search({ query: 'coolant pump priming', k: 3 })).mode).toBe('hybrid');
+    expect(value(await plain.search({ query: 'F0042', k: 3 })).hits[0]).toMatchObject({ kind: 'code', file: 'servo/sd40-servo-drive.adoc' });
+    await plain.close();
+    const old = await createEngine({ libraryDir: lib, embedder: modelA, readOnly: true });
+    expect(failure(await old.search({ query: 'coolant pump' })).code).toBe('EMBEDDER_MISMATCH');
+    await old.close();
   });
 });
