@@ -428,12 +428,7 @@ export class LibraryStore {
       if (left.length > 0) throw new EngineError('INVALID_INPUT', `${left.length} files still wait for vectors of "${st.to.id}".`);
       const tbl = this.switchTable;
       if (tbl) {
-        const stale = new Set((await tbl.query().select(['file', 'generation']).toArray()).filter((r) => !this.isCommitted(r as Record<string, unknown>)).map((r) => String((r as Record<string, unknown>).file)));
-        const preds = [...stale].map((file) => {
-          const rec = this.files.get(file);
-          return rec ? `(file = ${sqlString(file)} AND generation <> ${rec.generation})` : `(file = ${sqlString(file)})`;
-        });
-        for (let i = 0; i < preds.length; i += DELETE_BATCH) await tbl.delete(preds.slice(i, i + DELETE_BATCH).join(' OR '));
+        await this.deleteUncommitted(tbl, await this.uncommittedRows(tbl, 'chunks'));
         if ((await tbl.countRows()) > 0) await this.createTextIndexes(tbl, new Set((await tbl.listIndices()).map((i) => i.columns.join(','))));
       }
       if (failpoints.afterAdd) throw new Error('failpoint: afterAdd');
@@ -462,7 +457,7 @@ export class LibraryStore {
    */
   private async tidySwitch(names: Set<string>): Promise<void> {
     const st = await this.liveSwitch();
-    if (!st) await rm(path.join(this.dir, SWITCH_FILE), { force: true });
+    if (!st && existsSync(path.join(this.dir, SWITCH_FILE))) await rm(path.join(this.dir, SWITCH_FILE), { force: true });
     for (const name of names) {
       const passages = name === CHUNKS || name.startsWith(`${CHUNKS}_`);
       if (passages && name !== this.chunksName && name !== st?.table) await this.db.dropTable(name);
@@ -1012,18 +1007,20 @@ export class LibraryStore {
     ];
     for (const [tbl, count] of tables) {
       if (!tbl) continue;
-      const bad = new Set((await this.uncommittedRows(tbl, count, opts.force)).map((r) => String(r.file)));
-      if (bad.size === 0) continue;
-      pairs += bad.size;
-      const preds = [...bad].map((file) => {
-        const rec = this.files.get(file);
-        return rec
-          ? `(file = ${sqlString(file)} AND generation <> ${rec.generation})`
-          : `(file = ${sqlString(file)})`;
-      });
-      for (let i = 0; i < preds.length; i += DELETE_BATCH) await tbl.delete(preds.slice(i, i + DELETE_BATCH).join(' OR '));
+      pairs += await this.deleteUncommitted(tbl, await this.uncommittedRows(tbl, count, opts.force));
     }
     return pairs;
+  }
+
+  /** Deletes the rows of these files' other generations (all of a file no longer committed). Returns the files. */
+  private async deleteUncommitted(tbl: lancedb.Table, rows: Record<string, unknown>[]): Promise<number> {
+    const bad = new Set(rows.map((r) => String(r.file)));
+    const preds = [...bad].map((file) => {
+      const rec = this.files.get(file);
+      return rec ? `(file = ${sqlString(file)} AND generation <> ${rec.generation})` : `(file = ${sqlString(file)})`;
+    });
+    for (let i = 0; i < preds.length; i += DELETE_BATCH) await tbl.delete(preds.slice(i, i + DELETE_BATCH).join(' OR '));
+    return bad.size;
   }
 
   /** Releases the tables and the lock. Safe to call twice. */
