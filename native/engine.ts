@@ -205,7 +205,8 @@ class LocalEngine implements Engine {
       chunks: stats.chunks,
       codes: stats.codes,
       vectorsPending: stats.vectorsPending,
-      modelToAdd: local.keywordOnly ? modelName(installedEmbedder(this.modelDirs)) : null,
+      modelToAdd: local.keywordOnly || local.missingModel ? modelName(installedEmbedder(this.modelDirs)) : null,
+      modelMissing: local.missingModel ? { id: local.missingModel.id, message: local.missingModel.error.message } : null,
       switching: switchingOf(local.store.switching),
       sample: isSampleLibrary(local.dir, local.store.getFiles()),
     };
@@ -287,8 +288,10 @@ class LocalEngine implements Engine {
 
   ingest(req: IngestRequest, hooks: EngineHooks = {}): Promise<Result<IngestReport>> {
     return this.write(async () => {
-      const local = await this.openForWriting(true);
-      if (req.completeVectors && local.keywordOnly) await local.adoptGivenModel(await this.installedModel());
+      // "Turn on search by meaning" also serves a library whose own model is not installed here: it
+      // switches to the installed one (the library is searched by keyword until the switch completes).
+      const local = await this.openForWriting(true, req.completeVectors === true);
+      if (req.completeVectors && (local.keywordOnly || local.missingModel)) await local.adoptGivenModel(await this.installedModel());
       return ingestIntoLibrary(local, req, hooks);
     });
   }
@@ -307,7 +310,8 @@ class LocalEngine implements Engine {
   }
 
   removeFiles(files: string[]): Promise<Result<{ removed: number }>> {
-    return this.write(async () => removeFromLibrary(await this.openForWriting(false), files));
+    // Removing a manual needs no model: it works on a library whose model is not installed here.
+    return this.write(async () => removeFromLibrary(await this.openForWriting(false, true), files));
   }
 
   openLibrary(req: OpenLibraryRequest): Promise<Result<OpenedLibrary>> {
@@ -410,7 +414,13 @@ class LocalEngine implements Engine {
 
   /** Opens the library for a write: refused when it is read-only, also when opening finds the folder so. */
   private async openForWriting(create: boolean, modelOptional = false): Promise<Library> {
-    const local = await this.ensureOpen(create, modelOptional);
+    let local = await this.ensureOpen(create, modelOptional);
+    // Opened without its model (by a read): a write that needs the model opens it again, so a model
+    // installed since is loaded, or the write is refused with what to install.
+    if (local.missingModel && !modelOptional) {
+      await this.closeLocal();
+      local = await this.ensureOpen(create, false);
+    }
     local.assertWritable();
     return local;
   }
@@ -423,7 +433,8 @@ class LocalEngine implements Engine {
     return this.guard(async () => {
       for (;;) {
         const sources = this.sources;
-        const done = await sources.read(async () => (sources === this.sources ? { value: await fn(await this.ensureOpen(false), sources) } : null));
+        // A library whose model is not installed here is still searched, by keyword and fault code.
+        const done = await sources.read(async () => (sources === this.sources ? { value: await fn(await this.ensureOpen(false, true), sources) } : null));
         if (done) return done.value;
       }
     });

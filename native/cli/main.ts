@@ -94,6 +94,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
         throw new UsageError('Give a query, e.g. manualdesk search "spindle will not home", or --batch <file>.');
       }
       await withEngine({ libraryDir: opts.library, readOnly: true, embedder: parseEmbedder(opts.embedder) }, async (engine) => {
+        await noteMissingModel(engine, io);
         const base: Omit<SearchRequest, 'query'> = {
           k,
           mode: opts.mode,
@@ -186,7 +187,8 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
           [
             `Library: ${i.dir}`,
             `Format ${i.formatVersion}, chunker ${i.chunkerVersion}`,
-            `Embedder: ${i.embedder ? `${i.embedder.id} (${i.embedder.dims}-d), hybrid search` : `none (keyword search + fault codes). ${addModelHint()}`}`,
+            `Embedder: ${i.embedder ? `${i.embedder.id} (${i.embedder.dims}-d), ${i.modelMissing ? 'not installed here: keyword search + fault codes only' : 'hybrid search'}` : `none (keyword search + fault codes). ${addModelHint()}`}`,
+            ...(i.modelMissing ? [missingModelNote(i.modelMissing.message, i.modelToAdd)] : []),
             `${i.files} files, ${i.chunks} passages, ${i.codes} fault codes`,
             ...(i.vectorsPending > 0
               ? [`${i.vectorsPending} passages still without vectors (found by keyword meanwhile): run "manualdesk ingest" on the same folders to finish.`]
@@ -240,6 +242,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
       }
       const conversation = opts.conversation ? readConversation(opts.conversation) : undefined;
       await withEngine({ libraryDir: opts.library, readOnly: true }, async (engine) => {
+        await noteMissingModel(engine, io);
         const base = { k, prefer: opts.prefer, conversation, filters: opts.manual ? { manuals: opts.manual } : undefined };
         if (opts.batch) {
           exitCode = await runBatch(engine, opts.batch, io, (q) => engine.ask({ ...base, question: q }));
@@ -408,6 +411,22 @@ async function runBatch<T extends object>(
     }
   }
   return failures > 0 ? 1 : 0;
+}
+
+/**
+ * What a library whose own model is not installed here still does, and how to get search by meaning
+ * back: install its model, or switch to the one installed here (the same ingest that --embedder names).
+ */
+function missingModelNote(message: string, installed: string | null): string {
+  const found = installed ? installedEmbedder(modelSearchDirs()) : null;
+  const switchTo = found?.kind === 'onnx' ? ` Or switch it to the installed model ${installed}: manualdesk ingest <your manual folders> --embedder onnx:${found.dir}` : '';
+  return `Searching by keyword and fault code only. ${message}${switchTo}`;
+}
+
+/** Says on stderr, before results, that a library's search by meaning is off because its model is missing here. */
+async function noteMissingModel(engine: EngineApi, io: CliIo): Promise<void> {
+  const info = await engine.info();
+  if (info.ok && info.value.modelMissing) io.stderr.write(`manualdesk: ${terminalText(missingModelNote(info.value.modelMissing.message, info.value.modelToAdd))}\n`);
 }
 
 /** How a keyword-only library gets semantic search: the installed model (if any) and the re-index command. */

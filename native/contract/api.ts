@@ -154,8 +154,17 @@ export interface LibraryInfo {
    * or stopped while embedding): found by keyword and code meanwhile; the next ingest embeds them.
    */
   vectorsPending: number;
-  /** A keyword-only library: the installed embedding model it can take (IngestRequest.completeVectors); else null. */
+  /**
+   * A keyword-only library, or one whose own model is not installed here: the installed embedding
+   * model it can take (IngestRequest.completeVectors: adopted, or switched to); else null.
+   */
   modelToAdd: string | null;
+  /**
+   * The library's own embedding model when it is not installed on this computer: searched by keyword
+   * and fault code only, and no manuals can be added, until it is installed (the message says how) or
+   * the library switches to `modelToAdd`. Null otherwise.
+   */
+  modelMissing?: { id: string; message: string } | null;
   /**
    * A switch to another embedding model under way (ingest --embedder with a model the library does
    * not have, stopped before it finished): the model, and passages still to embed of all. Searches

@@ -38,9 +38,9 @@ export interface LibraryOpenOptions {
   create?: boolean;
   readOnly?: boolean;
   /**
-   * Open even when the recorded model is not installed (MODEL_MISSING): with no embedder, for
-   * installing the model pack that brings it. The caller closes it right after; nothing else may
-   * write to it (new passages would get no vectors).
+   * Open even when the recorded model is not installed (MODEL_MISSING): with no embedder. Searched by
+   * keyword and fault code only (Library.missingModel says why); refuses to take new passages
+   * (they would get no vectors) until the model is installed or the library switches to another one.
    */
   modelOptional?: boolean;
 }
@@ -68,6 +68,8 @@ export class Library extends Disposable {
     /** Whether the embedder is this library's own (disposed with it) or borrowed (a pack's). */
     private readonly ownsEmbedder: boolean,
     private given: GivenModel | null = null,
+    /** Why the recorded model is not loaded (opened with modelOptional); null: it is, or there is none. */
+    private modelMissing: EngineError | null = null,
   ) {
     super('The library');
   }
@@ -88,12 +90,14 @@ export class Library extends Disposable {
     const fresh = recorded === undefined && opts.create === true ? (opts.forNew?.() ?? null) : null;
     let spec: EmbedderSpec;
     let missing: { id: string; dims: number } | null = null;
+    let missingWhy: EngineError | null = null;
     try {
       spec = opts.embedder ?? fresh ?? opts.resolveRecorded(recorded?.embedder?.id ?? null, remembered ?? null);
     } catch (err) {
       if (!(opts.modelOptional && recorded?.embedder && err instanceof EngineError && err.code === 'MODEL_MISSING')) throw err;
       spec = { kind: 'none' };
       missing = recorded.embedder;
+      missingWhy = err;
     }
     const embedder = await createEmbedder(spec);
     try {
@@ -125,7 +129,7 @@ export class Library extends Disposable {
         }
         if (embedder && !blocked && spec.kind === 'onnx' && remembered?.dir !== path.resolve(spec.dir)) await rememberModelFolder(dir, spec, embedder);
         const cache = embedder ? EmbeddingCache.open(dir, embedder.id, embedder.dims) : null;
-        return new Library(dir, store, embedder, cache, await loadCodeIndex(store), blocked, true);
+        return new Library(dir, store, embedder, cache, await loadCodeIndex(store), blocked, true, null, missingWhy);
       } catch (err) {
         await store.close();
         throw err;
@@ -178,8 +182,9 @@ export class Library extends Disposable {
   source(pack: string | null): RetrievalSource {
     const given = this.given;
     const recorded = this.store.info.embedder;
-    // Opened with another model than its own, for an ingest to switch it: not searched with either.
-    if (given && recorded) throw new EngineError('EMBEDDER_MISMATCH', otherModelGiven(this.dir, recorded.id, given.embedder.id));
+    // Opened with another model than its own, for an ingest to switch it: not searched with either
+    // (unless its own is missing: then it is searched by keyword while it switches, as before it).
+    if (given && recorded && !this.modelMissing) throw new EngineError('EMBEDDER_MISMATCH', otherModelGiven(this.dir, recorded.id, given.embedder.id));
     return { pack, store: this.store, codes: this.codeIndex, embedder: this.embedder, names: () => this.names(), messages: () => this.messages() };
   }
 
@@ -209,6 +214,16 @@ export class Library extends Disposable {
   assertWritable(): void {
     this.lifetime.assertOpen();
     if (this.writeBlocked) throw this.writeBlocked;
+  }
+
+  /**
+   * The library's own model when it is not installed on this computer (opened with modelOptional):
+   * its id, and the error that says how to install it. The library is searched by keyword and fault
+   * code meanwhile; an ingest refuses until the model is back or the library has switched to another.
+   */
+  get missingModel(): { id: string; error: EngineError } | null {
+    const recorded = this.store.info.embedder;
+    return this.modelMissing && recorded ? { id: recorded.id, error: this.modelMissing } : null;
   }
 
   /** True when the library has no embedding model yet (keyword + fault codes only). */
@@ -258,6 +273,7 @@ export class Library extends Disposable {
     this.assertWritable();
     await this.store.completeSwitch();
     this.given = null;
+    this.modelMissing = null;
     this.searchEmbedder = given.embedder;
     this.cache?.close();
     this.cache = this.switchCache;
@@ -269,6 +285,7 @@ export class Library extends Disposable {
 
   /** Ingest and removal need the embedder the library's vectors were made with. */
   assertEmbedderForWrites(): void {
+    if (this.modelMissing) throw this.modelMissing;
     const recorded = this.store.info.embedder;
     if (recorded && (!this.embedder || this.embedder.id !== recorded.id)) {
       throw new EngineError('EMBEDDER_MISMATCH', embedderRequiredMessage(recorded.id));

@@ -68,8 +68,9 @@ export interface IngestOutcome extends IngestReport {
  */
 export async function ingestIntoLibrary(library: Library, req: IngestRequest, hooks: IngestHooks = {}, ocr?: false | OcrOptions): Promise<IngestReport> {
   library.assertWritable();
+  const t0 = performance.now();
   await library.adoptGivenModel();
-  await switchModel(library, hooks);
+  const switched = await switchModel(library, hooks);
   library.assertEmbedderForWrites();
   const store = library.store;
   // The learned schemes were saved by afterParse, with the code index.
@@ -84,7 +85,10 @@ export async function ingestIntoLibrary(library: Library, req: IngestRequest, ho
     req,
     hooks,
   );
-  return report;
+  // The passages a model switch re-embedded count as indexed for meaning, as the ingest's own do,
+  // and its time as the ingest's.
+  if (switched === 0) return report;
+  return { ...report, embedded: (report.embedded ?? 0) + switched, seconds: Math.round((performance.now() - t0) / 10) / 100 };
 }
 
 /**
@@ -93,15 +97,15 @@ export async function ingestIntoLibrary(library: Library, req: IngestRequest, ho
  * crash keeps what is done; the next such ingest resumes), then the library takes the new table and
  * model in one commit. Nothing is parsed again. Vectors of two models are never mixed.
  */
-async function switchModel(library: Library, hooks: IngestHooks): Promise<void> {
+async function switchModel(library: Library, hooks: IngestHooks): Promise<number> {
   const target = library.switchVectors();
-  if (!target) return;
+  if (!target) return 0;
   const store = library.store;
   const from = store.info.embedder?.id ?? 'none';
   try {
     await storeWrite(store, () => store.beginSwitch({ id: target.embedder.id, dims: target.embedder.dims }));
     const failed: SkippedFile[] = [];
-    await embedPending(store, { vectors: target, pending: store.pendingSwitchFiles(), attach: (items) => store.attachSwitchVectors(items), skipLine }, failed, hooks.signal, hooks.onProgress ?? (() => {}));
+    const embedded = await embedPending(store, { vectors: target, pending: store.pendingSwitchFiles(), attach: (items) => store.attachSwitchVectors(items), skipLine }, failed, hooks.signal, hooks.onProgress ?? (() => {}));
     if (failed.length > 0) {
       const first = failed[0] as SkippedFile;
       throw new EngineError(
@@ -112,6 +116,7 @@ async function switchModel(library: Library, hooks: IngestHooks): Promise<void> 
     }
     await storeWrite(store, () => library.finishSwitch());
     await storeWrite(store, () => store.compact());
+    return embedded;
   } catch (err) {
     throw err instanceof LibraryWriteFailure ? err.cause : err;
   }

@@ -170,6 +170,11 @@ export function App({ conn }: { conn: Connection }) {
               Fictional sample library
             </span>
           )}
+          {library.kind === 'ready' && library.info.modelMissing && (
+            <button type="button" className="mode-badge is-warning" title={library.info.modelMissing.message} onClick={() => go('library')}>
+              Keyword search only: search model missing
+            </button>
+          )}
           {library.kind === 'error' && <span className="library-error">{library.message}</span>}
           {conn.mode === 'browser' && <span className="mode-badge">Browser mode</span>}
         </p>

@@ -2,6 +2,7 @@
  * Vector search end to end with a generated tiny ONNX model (scripts/make-tiny-onnx.ts): hybrid mode,
  * and the refusal to mix vectors of two models in one library (EMBEDDER_MISMATCH).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbedderSpec } from '../../native/embed/models.js';
@@ -169,5 +170,68 @@ describe('a library switched to another embedding model by an ingest that names 
     const old = await createEngine({ libraryDir: lib, embedder: modelA, readOnly: true });
     expect(failure(await old.search({ query: 'coolant pump' })).code).toBe('EMBEDDER_MISMATCH');
     await old.close();
+  });
+});
+
+describe('a library whose embedding model is not installed on this computer', () => {
+  const saved = { models: process.env.MANUALDESK_MODELS, only: process.env.MANUALDESK_MODELS_ONLY };
+  afterAll(() => {
+    for (const [k, v] of [['MANUALDESK_MODELS', saved.models], ['MANUALDESK_MODELS_ONLY', saved.only]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+
+  it('is searched by keyword and fault code, refuses new manuals with what to install, and switches to the model installed here', async () => {
+    const root = tempDir('missing-model');
+    // Model A: a folder of its own, remembered by the library, then gone (a library carried to another PC).
+    const modelA = tinyModel(root, 31);
+    const lib = path.join(tempDir('missing-lib'), 'lib');
+    const corpus = copyFixtures('missing-corpus');
+    const build = await createEngine({ libraryDir: lib, embedder: modelA, create: true });
+    value(await build.ingest({ paths: [corpus] }));
+    const built = value(await build.info());
+    await build.close();
+    fs.rmSync(path.dirname(path.dirname((modelA as { dir: string }).dir)), { recursive: true });
+    // This computer's models folder holds another model only (B, a manifest-known folder name).
+    const modelsDir = tempDir('missing-home');
+    writeTinyBertModel(path.join(modelsDir, 'all-MiniLM-L6-v2'), { dims: 32, seed: 32 });
+    process.env.MANUALDESK_MODELS = modelsDir;
+    process.env.MANUALDESK_MODELS_ONLY = '1';
+
+    const eng = await createEngine({ libraryDir: lib });
+    try {
+      const info = value(await eng.info());
+      expect(info.modelMissing?.id).toBe(built.embedder?.id);
+      expect(info.modelMissing?.message).toMatch(/^This library was indexed with the model test\/tiny-bert, which is not installed on this computer\. Import a model pack/);
+      expect(info.modelToAdd).toBe('Xenova/all-MiniLM-L6-v2');
+      // Nothing found before is lost: fault codes and keyword search as without a model.
+      const code = value(await eng.search({ query: 'F0042', k: 3 }));
+      expect(code.mode).toBe('keyword');
+      expect(code.hits[0]).toMatchObject({ kind: 'code', file: 'servo/sd40-servo-drive.adoc' });
+      expect(value(await eng.search({ query: 'coolant pump priming', k: 3 })).hits[0]?.file).toBe('help/coolant-pump.html');
+      expect(value(await eng.ask({ question: 'what does F0042 mean', prefer: 'extractive' })).refused).toBe(false);
+      // New manuals would get no vectors: refused with what to install, the library unchanged.
+      const extra = tempDir('missing-extra');
+      fs.writeFileSync(path.join(extra, 'pump.md'), '# Pump\n\nPrime the pump before the first start.\n');
+      expect(failure(await eng.ingest({ paths: [extra] })).code).toBe('MODEL_MISSING');
+      expect(value(await eng.info())).toMatchObject({ files: built.files, chunks: built.chunks });
+
+      // "Switch to B": every passage re-embedded with B from its stored text, nothing parsed again.
+      const report = value(await eng.ingest({ paths: [], completeVectors: true }));
+      expect(report).toMatchObject({ files: 0, embedded: built.chunks });
+      const after = value(await eng.info());
+      expect(after).toMatchObject({ files: built.files, chunks: built.chunks, codes: built.codes, vectorsPending: 0, modelMissing: null, modelToAdd: null });
+      expect(after.embedder?.id).not.toBe(built.embedder?.id);
+      expect(after.embedder?.id).toBe(eng.embedderId);
+      expect(value(await eng.search({ query: 'coolant pump priming', k: 3 })).mode).toBe('hybrid');
+      value(await eng.ingest({ paths: [extra] }));
+    } finally {
+      await eng.close();
+    }
+    // A later start finds B by the folder the library now remembers.
+    const again = await createEngine({ libraryDir: lib });
+    expect(value(await again.search({ query: 'coolant pump priming', k: 3 })).mode).toBe('hybrid');
+    await again.close();
   });
 });

@@ -158,7 +158,7 @@ describe('a model pack of a models folder with a loose GGUF and a transformers.j
     expect(value(await eng.ask(question)).fallbackReason ?? '').not.toMatch(/No language model|could not be used/);
   }, 120_000);
 
-  it('a library indexed with a model this computer lacks takes the model pack that carries it, then searches hybrid', async () => {
+  it('a library indexed with a model this computer lacks is searched by keyword, takes the model pack that carries it, then searches hybrid', async () => {
     // Built elsewhere with the same model files; carried here without them (no remembered folder).
     const lib = path.join(tempDir('site-moved'), 'library');
     const build = await createEngine({ libraryDir: lib, create: true, embedder: { kind: 'onnx', dir: path.join(source, EMBED_FOLDER) } });
@@ -168,9 +168,10 @@ describe('a model pack of a models folder with a loose GGUF and a transformers.j
     await trustKey(keys.publicKey, lib);
     const modelsDir = tempDir('home-moved');
     let eng = await engineAt(lib, modelsDir);
-    const missing = failure(await eng.search({ query: 'hydraulic oil change', k: 5 }));
-    expect(missing.code).toBe('MODEL_MISSING');
-    expect(missing.message).toMatch(/^This library was indexed with the model Xenova\/all-MiniLM-L6-v2, which is not installed on this computer\. Import a model pack/);
+    // Searched by keyword meanwhile; info says which model is missing and how to install it.
+    expect(value(await eng.search({ query: 'hydraulic oil change', k: 5 })).mode).toBe('keyword');
+    const missing = value(await eng.info()).modelMissing;
+    expect(missing?.message).toMatch(/^This library was indexed with the model Xenova\/all-MiniLM-L6-v2, which is not installed on this computer\. Import a model pack/);
     value(await eng.importPack({ file: pack }));
     expect(value(await eng.search({ query: 'hydraulic oil change', k: 5 })).mode).toBe('hybrid');
     await eng.close();

