@@ -18,6 +18,14 @@ export function otherModelGiven(dir: string, recordedId: string, givenId: string
   return `The library at ${dir} searches with "${recordedId}", and "${givenId}" was given. Vectors of different models are never mixed: search without --embedder, or ${switchModelHint(dir)}.`;
 }
 
+/** The model installed under a library's model's name has other weights than the ones its vectors were made with. */
+export function otherWeights(recordedId: string, installedId: string): string {
+  return (
+    `This library was indexed with the model "${recordedId}", and the model installed under that name on this computer has other weights ("${installedId}"). ` +
+    'Vectors of different weights are never mixed: import the model pack the library was built with, or switch the library to the installed model (every passage is embedded again).'
+  );
+}
+
 export function closedError(what: string): string {
   return `${what} was closed (ManualDesk is closing, or the library was switched). Open it again and repeat the request.`;
 }

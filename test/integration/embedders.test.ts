@@ -234,4 +234,38 @@ describe('a library whose embedding model is not installed on this computer', ()
     expect(value(await again.search({ query: 'coolant pump priming', k: 3 })).mode).toBe('hybrid');
     await again.close();
   });
+
+  it('treats a model installed under its name with other weights as missing: keyword search, then a switch on request', async () => {
+    const modelsDir = tempDir('other-weights-home');
+    const folder = path.join(modelsDir, 'all-MiniLM-L6-v2');
+    writeTinyBertModel(folder, { dims: 32, seed: 41 });
+    process.env.MANUALDESK_MODELS = modelsDir;
+    process.env.MANUALDESK_MODELS_ONLY = '1';
+    const lib = path.join(tempDir('other-weights-lib'), 'lib');
+    const build = await createEngine({ libraryDir: lib, create: true, newLibraryEmbedder: 'installed' });
+    value(await build.ingest({ paths: [copyFixtures('other-weights-corpus')] }));
+    const built = value(await build.info());
+    await build.close();
+    // The same model name, rebuilt with other weights (another quantisation, a newer pack).
+    fs.rmSync(folder, { recursive: true });
+    writeTinyBertModel(folder, { dims: 32, seed: 42 });
+
+    const eng = await createEngine({ libraryDir: lib });
+    try {
+      const info = value(await eng.info());
+      expect(info.modelMissing?.id).toBe(built.embedder?.id);
+      expect(info.modelMissing?.message).toMatch(/the model installed under that name on this computer has other weights/);
+      expect(info.modelToAdd).toBe('Xenova/all-MiniLM-L6-v2');
+      const res = value(await eng.search({ query: 'coolant pump priming', k: 3 }));
+      expect(res).toMatchObject({ mode: 'keyword' });
+      expect(res.hits[0]?.file).toBe('help/coolant-pump.html');
+      value(await eng.ingest({ paths: [], completeVectors: true }));
+      const after = value(await eng.info());
+      expect(after).toMatchObject({ modelMissing: null, chunks: built.chunks });
+      expect(after.embedder?.id).not.toBe(built.embedder?.id);
+      expect(value(await eng.search({ query: 'coolant pump priming', k: 3 })).mode).toBe('hybrid');
+    } finally {
+      await eng.close();
+    }
+  });
 });
