@@ -4,6 +4,7 @@ import { detectLang } from '../text/lang.js';
 import { fenceCode, headingLine, tableRowTexts } from './normalize.js';
 import { packRun, type Piece } from './pack.js';
 import { buildRun, type Run } from './units.js';
+import { countTokens } from '../text/tokens.js';
 
 export { LIMITS } from './limits.js';
 
@@ -41,9 +42,11 @@ export { LIMITS } from './limits.js';
  * heading attribute lists (`{#id}`) are not heading words; a record's fields keep a multiplication's
  * asterisk and lose a code block's fence lines. 16: a PDF whose title is a writer's placeholder
  * ("(anonymous)", "Document1") is read as untitled; an RST role typed against the word before it
- * (`with:code:\`x\``) or with a space before its text (`:ref: \`x <y>\``) reads as its words.
+ * (`with:code:\`x\``) or with a space before its text (`:ref: \`x <y>\``) reads as its words. 17: a
+ * section that only leads in to its subsections (a heading and a short paragraph) opens its first
+ * subsection's passage instead of being a passage of its own.
  */
-export const CHUNKER_VERSION = 16;
+export const CHUNKER_VERSION = 17;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */
@@ -66,10 +69,19 @@ interface Draft {
  */
 export function chunkDocument(doc: ParsedDocument, ctx: ChunkContext): Chunk[] {
   const drafts: Draft[] = [];
-  for (const section of sections(doc.blocks)) {
+  const all = sections(doc.blocks);
+  // A lead-in (a heading and a line or two before its first subsection) opens that subsection's passage.
+  let leadIn = '';
+  for (const [i, section] of all.entries()) {
     let passage: Block[] = [];
     // The section's heading line opens its first passage, as the manual prints it.
-    let headingLine = section.heading ? headingText(section.heading) : '';
+    let headingLine = [leadIn, section.heading ? headingText(section.heading) : ''].filter(Boolean).join('\n');
+    leadIn = '';
+    const next = all[i + 1];
+    if (next && isLeadIn(section, next)) {
+      leadIn = [headingLine, ...passageDrafts(section.blocks).map((d) => d.text)].join('\n');
+      continue;
+    }
     const flush = (): void => {
       if (passage.length > 0) {
         const pieces = passageDrafts(passage);
@@ -97,6 +109,26 @@ interface Section {
   /** The heading block that opened this section, when it directly precedes the body. */
   heading: Block | null;
   blocks: Block[];
+}
+
+/** A lead-in is at most this long (countTokens units): "If you get the timeout, here are ways to resolve it:". */
+export const LEAD_IN_MAX_TOKENS = 40;
+
+/**
+ * A section that only introduces its subsections: a heading, then a short paragraph or two, then a
+ * deeper heading on the same page ("## Fixes / If you get the timeout here are ways to resolve it: /
+ * ### Disable or extend the timeout duration …"). On its own it is a passage that says nothing, and
+ * BM25 ranks such short passages high; it opens its first subsection's passage instead.
+ */
+function isLeadIn(section: Section, next: Section): boolean {
+  if (!section.heading || !next.heading) return false;
+  if (!section.blocks.every((b) => b.kind === 'paragraph')) return false;
+  if (next.blocks[0]?.kind === 'table-row') return false;
+  const path = section.blocks[0]!.headingPath;
+  const nextPath = next.blocks[0]!.headingPath;
+  if (nextPath.length <= path.length || !path.every((t, j) => nextPath[j] === t)) return false;
+  if ((section.blocks[0]!.page ?? null) !== (next.blocks[0]!.page ?? null)) return false;
+  return countTokens(section.blocks.map((b) => b.text).join(' ')) <= LEAD_IN_MAX_TOKENS;
 }
 
 /**

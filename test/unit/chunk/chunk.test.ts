@@ -269,6 +269,42 @@ describe('chunkDocument: structure and metadata', () => {
     ]);
   });
 
+  it('opens the first subsection with a lead-in (a heading and a short line before it), and leaves every other section alone', () => {
+    const F = ['Timeout', 'Fixes'];
+    const D = [...F, 'Disable the timeout'];
+    const chunks = chunkDocument(
+      doc([
+        heading('Fixes', ['Timeout']),
+        para('If you get the timeout here are ways to resolve it:', F),
+        heading('Disable the timeout', F),
+        para('The length of time it waits is set by servo.default_timeout_s.', D),
+        heading('Send commands regularly', F),
+        para('Keep sending the same command while the application waits.', [...F, 'Send commands regularly']),
+      ]),
+      ctx,
+    );
+    expect(chunks.map((c) => [c.section, c.text])).toEqual([
+      ['Timeout > Fixes > Disable the timeout', '## Fixes\nIf you get the timeout here are ways to resolve it:\n### Disable the timeout\nThe length of time it waits is set by servo.default_timeout_s.'],
+      ['Timeout > Fixes > Send commands regularly', '### Send commands regularly\nKeep sending the same command while the application waits.'],
+    ]);
+
+    // Not a lead-in: a section with a body of its own (long, or a warning), one followed by a sibling,
+    // by a table, or by a subsection on the next page.
+    const L = ['Lube'];
+    const S = [...L, 'Schedule'];
+    const cases: Block[][] = [
+      [heading('Lube', []), para(englishSentences(4).join(' '), L), heading('Schedule', L), para('Grease weekly.', S)],
+      [heading('Lube', []), warning('Lock out the machine first.', L), heading('Schedule', L), para('Grease weekly.', S)],
+      [heading('Lube', []), para('Grease the ways.', L), heading('Spindle', []), para('Oil the spindle.', ['Spindle'])],
+      [heading('Lube', []), para('The intervals:', L), heading('Schedule', L), row(['Part', 'Interval'], ['Ways', 'weekly'], S)],
+      [heading('Lube', [], 1), para('The intervals follow.', L, 1), heading('Schedule', L, 2), para('Grease weekly.', S, 2)],
+    ];
+    for (const blocks of cases) {
+      const texts = chunkDocument(doc(blocks), ctx).map((c) => c.text);
+      expect(texts.length, blocks.map((b) => b.text).join(' / ')).toBe(blocks.filter((b) => b.kind !== 'heading').length);
+    }
+  });
+
   it('never lets a passage span two PDF pages', () => {
     const chunks = chunkDocument(doc([para('Lower the ram slowly.', P, 1), para('Use the emergency lowering knob.', P, 2)]), ctx);
     expect(chunks.map((c) => [c.text, c.page])).toEqual([
@@ -305,7 +341,7 @@ describe('chunkDocument: structure and metadata', () => {
       ['passage', 9, 'zh', '维护'],
     ]);
     expect(chunks[0]!.headingPath).toEqual(P);
-    expect(CHUNKER_VERSION).toBe(16);
+    expect(CHUNKER_VERSION).toBe(17);
   });
 
   it('is deterministic, and ids depend on the file', () => {
