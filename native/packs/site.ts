@@ -50,7 +50,7 @@ export async function installPackFile(site: PackSite, req: PackImportRequest, mo
   const models = (await peekManifest(req.file)).kind === 'models';
   const local = await site.openLocal(true, { modelOptional: models });
   if (models && local.info.embedder && !local.embedder) {
-    // Opened without its model: never kept open for other calls (they would search or ingest without vectors).
+    // Opened without its model: closed after the install, so the next call opens it with the model just installed.
     try {
       return await installWith(site, req, mode, hooks, local);
     } finally {

@@ -10,6 +10,7 @@ import { REMOTE_METHODS } from '../../../native/contract/index.js';
 import { engineOver } from '../../../renderer/src/engine/adapter.js';
 import { toSearchFilters, NO_FILTERS } from '../../../renderer/src/features/search/Filters.js';
 import { topTarget } from '../../../renderer/src/features/search/SearchPage.js';
+import { searchModelText } from '../../../renderer/src/features/settings/SettingsPage.js';
 
 const block = (kind: Block['kind'], text: string, headingPath: string[], extra: Partial<Block> = {}): Block => ({ kind, text, headingPath, page: null, ...extra });
 
@@ -145,5 +146,14 @@ describe('engine adapter and search helpers', () => {
     expect(topTarget({ query: 'q', codes: none, search: hits })).toMatchObject({ file: 'm.md', page: 3, query: 'q' });
     expect(topTarget({ query: 'E-1', codes: { ok: true, value: { ...none.value, matches: [code] } }, search: hits })).toMatchObject({ file: 'c.csv', text: 'E-1,t' });
     expect(topTarget({ query: 'q', codes: none, search: { ok: false, error: { code: 'INTERNAL', message: 'x' } } })).toBeNull();
+  });
+});
+
+describe('Settings: what the library searches with', () => {
+  it('names the model, says keyword-only without one, and never names a missing model as if it searched with it', () => {
+    const embedder = { id: 'onnx:intfloat/multilingual-e5-small@ddc7b9f6', dims: 384 };
+    expect(searchModelText({ embedder, modelMissing: null })).toBe('onnx:intfloat/multilingual-e5-small@ddc7b9f6 (384 dimensions)');
+    expect(searchModelText({ embedder: null })).toBe('keywords and fault codes only (no search model)');
+    expect(searchModelText({ embedder, modelMissing: { id: embedder.id, message: 'not installed' } })).toMatch(/^keywords and fault codes only: its search model onnx:intfloat\/multilingual-e5-small@ddc7b9f6 is not installed/);
   });
 });

@@ -64,7 +64,7 @@ export function SettingsPage({
       <h2>Models</h2>
       <p>
         This library searches with{' '}
-        <strong>{library ? (library.embedder ? `${library.embedder.id} (${library.embedder.dims} dimensions)` : 'keywords and fault codes only (no search model)') : '…'}</strong>.
+        <strong>{library ? searchModelText(library) : '…'}</strong>.
       </p>
       {!models && <Busy message="Checking the installed models…" />}
       {models && !models.ok && <ErrorNote message={models.error.message} />}
@@ -110,4 +110,10 @@ export function SettingsPage({
       )}
     </section>
   );
+}
+
+/** What the library searches with, as the Models section says it. */
+export function searchModelText(library: Pick<LibraryInfo, 'embedder' | 'modelMissing'>): string {
+  if (library.modelMissing) return `keywords and fault codes only: its search model ${library.modelMissing.id} is not installed on this computer (see the Library screen)`;
+  return library.embedder ? `${library.embedder.id} (${library.embedder.dims} dimensions)` : 'keywords and fault codes only (no search model)';
 }
