@@ -337,7 +337,7 @@ class LocalEngine implements Engine {
       // The library this engine was started with, not opened yet (none there): create it when asked.
       const unopened = create && !this.local && !(await this.opening?.then(() => true, () => false));
       const absent = unopened && (await prepareNewLibraryFolder(dir, null)).kind === 'new';
-      const local = await this.ensureOpen(create);
+      const local = await this.ensureOpen(create, true);
       if (create && isSampleLibrary(local.dir, local.store.getFiles())) {
         throw new EngineError('INVALID_INPUT', `${dir} is the fictional sample library. Choose another folder for your own library, for example ${path.join(path.dirname(dir), 'library')}.`);
       }
@@ -358,7 +358,7 @@ class LocalEngine implements Engine {
     const sources = new Sources(dir);
     let next: Library;
     try {
-      next = await this.openAt(dir, sources, created);
+      next = await this.openAt(dir, sources, created, true);
     } catch (err) {
       // The folder this call made holds nothing but what the failed open wrote.
       if (made) await fs.rm(made, { recursive: true, force: true }).catch(() => {});

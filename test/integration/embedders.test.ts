@@ -199,6 +199,13 @@ describe('a library whose embedding model is not installed on this computer', ()
     process.env.MANUALDESK_MODELS = modelsDir;
     process.env.MANUALDESK_MODELS_ONLY = '1';
 
+    // Opened from another library (the app's "Open library"), as at start.
+    const elsewhere = await createEngine({ libraryDir: path.join(tempDir('missing-other'), 'lib'), create: true });
+    value(await elsewhere.info());
+    expect(value(await elsewhere.openLibrary({ dir: lib, create: false })).info.modelMissing?.id).toBe(built.embedder?.id);
+    expect(value(await elsewhere.search({ query: 'F0042', k: 3 })).hits[0]).toMatchObject({ kind: 'code', file: 'servo/sd40-servo-drive.adoc' });
+    await elsewhere.close();
+
     const eng = await createEngine({ libraryDir: lib });
     try {
       const info = value(await eng.info());
