@@ -30,12 +30,14 @@ import { EngineError, ok, toErrorData, type Result } from './contract/errors.js'
 import { Lifetime } from './base/lifetime.js';
 import { configureNativeThreads, engineThreads, type EngineConfig } from './config.js';
 import { IdleCollector } from './idle-gc.js';
-import { installedEmbedder, modelSearchDirs, specForRecorded } from './model-discovery.js';
+import { folderMatchesId, installedEmbedder, modelSearchDirs, specForRecorded } from './model-discovery.js';
 import { libraryDiskError } from './store/disk-errors.js';
 import { VOCABULARY_COUNT_CAP } from './store/vocabulary.js';
 import type { SwitchProgress } from './store/library-store.js';
 import { Library, type GivenModel } from './library/library.js';
-import { createEmbedder, type EmbedderSpec } from './embed/models.js';
+import { createEmbedder, type EmbedderSpec, type RememberedModel } from './embed/models.js';
+import { readJson } from './store/atomic-json.js';
+import { MODEL_FOLDER_FILE } from './library/layout.js';
 import { listManuals, openSource } from './library/documents.js';
 import { assertLibraryFolder, isSampleLibrary, prepareNewLibraryFolder, sampleSourcesOf } from './library/folders.js';
 import { clampK, lookupCodes, retrieve, validateQuery, type Retrieval, type RetrieveRequest } from './search/retriever.js';
@@ -415,14 +417,27 @@ class LocalEngine implements Engine {
   /** Opens the library for a write: refused when it is read-only, also when opening finds the folder so. */
   private async openForWriting(create: boolean, modelOptional = false): Promise<Library> {
     let local = await this.ensureOpen(create, modelOptional);
-    // Opened without its model (by a read): a write that needs the model opens it again, so a model
-    // installed since is loaded, or the write is refused with what to install.
-    if (local.missingModel && !modelOptional) {
+    // Opened without its model (by a read): a write that needs the model is refused with what to
+    // install, unless the model has been installed since (then the library opens again, with it).
+    const missing = local.missingModel;
+    if (missing && !modelOptional) {
+      if (!(await this.installedNow(local.dir, missing.id))) throw missing.error;
       await this.closeLocal();
       local = await this.ensureOpen(create, false);
     }
     local.assertWritable();
     return local;
+  }
+
+  /** Whether the model `id` of the library at `dir` is installed now, with the weights its vectors were made with. */
+  private async installedNow(dir: string, id: string): Promise<boolean> {
+    const remembered = (await readJson(path.join(dir, MODEL_FOLDER_FILE)).catch(() => undefined)) as RememberedModel | undefined;
+    try {
+      const spec = specForRecorded(id, this.modelDirs, remembered ?? null);
+      return spec.kind !== 'onnx' || folderMatchesId(spec.dir, id);
+    } catch {
+      return false;
+    }
   }
 
   /**

@@ -242,6 +242,33 @@ describe('a library whose embedding model is not installed on this computer', ()
     await again.close();
   });
 
+  it('takes new manuals again once its own model is back, without a restart', async () => {
+    const root = tempDir('model-back');
+    const modelA = tinyModel(root, 51);
+    const lib = path.join(tempDir('model-back-lib'), 'lib');
+    const build = await createEngine({ libraryDir: lib, embedder: modelA, create: true });
+    value(await build.ingest({ paths: [copyFixtures('model-back-corpus')] }));
+    await build.close();
+    const modelRoot = path.dirname(path.dirname((modelA as { dir: string }).dir));
+    fs.rmSync(modelRoot, { recursive: true });
+    process.env.MANUALDESK_MODELS = tempDir('model-back-home');
+    process.env.MANUALDESK_MODELS_ONLY = '1';
+    const eng = await createEngine({ libraryDir: lib });
+    try {
+      expect(value(await eng.info()).modelMissing).not.toBeNull();
+      const extra = tempDir('model-back-extra');
+      fs.writeFileSync(path.join(extra, 'pump.md'), '# Pump\n\nPrime the pump before the first start.\n');
+      expect(failure(await eng.ingest({ paths: [extra] })).code).toBe('MODEL_MISSING');
+      // The same model files copied back where the library remembers them.
+      tinyModel(root, 51);
+      expect(value(await eng.ingest({ paths: [extra] })).files).toBe(1);
+      expect(value(await eng.info())).toMatchObject({ modelMissing: null, vectorsPending: 0 });
+      expect(value(await eng.search({ query: 'prime the pump before the first start', k: 3 })).mode).toBe('hybrid');
+    } finally {
+      await eng.close();
+    }
+  });
+
   it('treats a model installed under its name with other weights as missing: keyword search, then a switch on request', async () => {
     const modelsDir = tempDir('other-weights-home');
     const folder = path.join(modelsDir, 'all-MiniLM-L6-v2');
