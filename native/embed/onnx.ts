@@ -159,6 +159,12 @@ function defaultModelId(dir: string): string {
   return owner ? `${owner}/${name}` : name;
 }
 
+/** What release() frees: the tokenizer (its vocabulary is most of the JS heap) and the ONNX session. */
+interface Session {
+  tokenizer: PreTrainedTokenizer;
+  model: PreTrainedModel;
+}
+
 export class OnnxEmbedder implements Embedder {
   readonly id: string;
   readonly dims: number;
@@ -166,14 +172,20 @@ export class OnnxEmbedder implements Embedder {
   readonly pooling: Pooling;
   private disposed = false;
   private readonly queries = new LRUCache<string, Float32Array>({ max: QUERY_MEMO });
+  /** The tokenizer and ONNX session; null after release() until a call needs them again. */
+  private session: Session | null;
+  private loading: Promise<Session> | null = null;
+  /** Calls using the session now, and whether release() waits for them to finish. */
+  private active = 0;
+  private releaseWhenIdle = false;
 
   private constructor(
     id: string,
     dims: number,
     dtype: OnnxDtype,
     pooling: Pooling,
-    private readonly tokenizer: PreTrainedTokenizer,
-    private readonly model: PreTrainedModel,
+    session: Session,
+    private readonly reload: () => Promise<Session>,
     private readonly opts: Required<Pick<OnnxEmbedderOptions, 'batchSize' | 'maxTokens' | 'tokenBudget'>> &
       Pick<OnnxEmbedderOptions, 'queryPrefix' | 'passagePrefix'>,
     private readonly padId: bigint,
@@ -182,6 +194,7 @@ export class OnnxEmbedder implements Embedder {
     this.dims = dims;
     this.dtype = dtype;
     this.pooling = pooling;
+    this.session = session;
   }
 
   /** Loads the model from `options.dir`; throws EngineError MODEL_MISSING when it is not there. */
@@ -202,14 +215,12 @@ export class OnnxEmbedder implements Embedder {
       );
     }
     const weightsPath = join(dir, 'onnx', WEIGHT_FILES[dtype]);
-    configureOfflineEnv(options.cacheDir);
-    env.localModelPath = dirname(dir);
-
-    let tokenizer: PreTrainedTokenizer;
-    let model: PreTrainedModel;
-    try {
-      tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
-      model = await AutoModel.from_pretrained(dir, {
+    // Also what a call after release() runs again.
+    const loadSession = async (): Promise<Session> => {
+      configureOfflineEnv(options.cacheDir);
+      env.localModelPath = dirname(dir);
+      const tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
+      const model = await AutoModel.from_pretrained(dir, {
         local_files_only: true,
         dtype,
         device: 'cpu',
@@ -223,6 +234,11 @@ export class OnnxEmbedder implements Embedder {
           extra: { session: { intra_op: { allow_spinning: (options.spinning ?? DEFAULT_SESSION.spinning) ? '1' : '0' } } },
         },
       });
+      return { tokenizer, model };
+    };
+    let loaded: Session;
+    try {
+      loaded = await loadSession();
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
       throw new EngineError(
@@ -232,6 +248,7 @@ export class OnnxEmbedder implements Embedder {
       );
     }
     const sha = await sha256File(weightsPath);
+    const { tokenizer } = loaded;
     const modelMax = Number(tokenizer.model_max_length);
     const maxTokens =
       options.maxTokens ?? (Number.isFinite(modelMax) && modelMax > 0 ? Math.min(modelMax, 512) : 512);
@@ -243,8 +260,8 @@ export class OnnxEmbedder implements Embedder {
       0,
       dtype,
       pooling,
-      tokenizer,
-      model,
+      loaded,
+      loadSession,
       {
         batchSize: options.batchSize ?? (dtype === 'q8' ? Q8_BATCH_SIZE : DEFAULT_BATCH_SIZE),
         tokenBudget: options.tokenBudget ?? DEFAULT_TOKEN_BUDGET,
@@ -262,7 +279,7 @@ export class OnnxEmbedder implements Embedder {
       throw new EngineError('MODEL_MISSING', `The model in "${dir}" produced no output vector. ${installHint(dir)}`);
     }
     const id = `onnx:${options.modelId ?? defaultModelId(dir)}@${sha.slice(0, 8)}`;
-    return new OnnxEmbedder(id, dims, dtype, pooling, tokenizer, model, partial.opts, padId);
+    return partial.withIdentity(id, dims);
   }
 
   async embedDocuments(texts: string[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<Float32Array[]> {
@@ -291,7 +308,55 @@ export class OnnxEmbedder implements Embedder {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    await this.model.dispose();
+    await this.free();
+  }
+
+  /**
+   * Frees the tokenizer and the ONNX session (about 400 MB for e5-small q8) until a call needs them,
+   * which loads them again (about a second): ingest does this while it parses and builds the text
+   * index, which need no model. Calls running now finish first.
+   */
+  async release(): Promise<void> {
+    if (this.disposed) return;
+    if (this.active > 0) {
+      this.releaseWhenIdle = true;
+      return;
+    }
+    await this.free();
+  }
+
+  /** Whether the tokenizer and session are in memory (for tests and diagnostics). */
+  get loaded(): boolean {
+    return this.session !== null;
+  }
+
+  private async free(): Promise<void> {
+    const pending = this.loading;
+    const session = this.session ?? (pending ? await pending.catch(() => null) : null);
+    this.session = null;
+    this.loading = null;
+    await session?.model.dispose();
+  }
+
+  /** The session, loaded again when release() freed it. */
+  private async sessionNow(): Promise<Session> {
+    if (this.session) return this.session;
+    this.loading ??= this.reload().then(
+      (s) => {
+        this.session = s;
+        return s;
+      },
+      (err: unknown) => {
+        this.loading = null;
+        throw new EngineError('MODEL_MISSING', `The embedding model could not be loaded again (${err instanceof Error ? err.message : String(err)}).`, { cause: err });
+      },
+    );
+    return this.loading;
+  }
+
+  /** The same loaded model under its final id and dims (load() probes the dims first). */
+  private withIdentity(id: string, dims: number): OnnxEmbedder {
+    return new OnnxEmbedder(id, dims, this.dtype, this.pooling, this.session as Session, this.reload, this.opts, this.padId);
   }
 
   /**
@@ -303,6 +368,19 @@ export class OnnxEmbedder implements Embedder {
    */
   private async embedBatched(texts: string[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<Float32Array[]> {
     if (this.disposed) throw new EngineError('INTERNAL', 'The embedder was already closed.');
+    this.active++;
+    try {
+      return await this.embedWith(await this.sessionNow(), texts, signal, onProgress);
+    } finally {
+      this.active--;
+      if (this.active === 0 && this.releaseWhenIdle) {
+        this.releaseWhenIdle = false;
+        await this.free();
+      }
+    }
+  }
+
+  private async embedWith(session: Session, texts: string[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<Float32Array[]> {
     const unique = new Map<string, number>();
     const slot = texts.map((t) => {
       const cut = limitForEmbedding(t, this.opts.maxTokens);
@@ -314,7 +392,7 @@ export class OnnxEmbedder implements Embedder {
       return k;
     });
     const distinct = [...unique.keys()];
-    const encoded = distinct.map((t) => this.encode(t));
+    const encoded = distinct.map((t) => this.encode(session.tokenizer, t));
     const order = encoded.map((_, i) => i).sort((a, b) => (encoded[a]?.length ?? 0) - (encoded[b]?.length ?? 0));
     const vectors = new Array<Float32Array>(distinct.length);
     let finished = 0;
@@ -322,6 +400,7 @@ export class OnnxEmbedder implements Embedder {
       signal?.throwIfAborted();
       const idx = group.map((k) => order[k] ?? 0);
       const out = await this.forwardIds(
+        session.model,
         idx.map((i) => encoded[i] ?? new BigInt64Array(0)),
         idx.map((i) => distinct[i] ?? ''),
       );
@@ -337,9 +416,9 @@ export class OnnxEmbedder implements Embedder {
   }
 
   /** Token ids of one text, with the tokenizer's special tokens, truncated to maxTokens. */
-  private encode(text: string): BigInt64Array {
+  private encode(tokenizer: PreTrainedTokenizer, text: string): BigInt64Array {
     try {
-      const enc = this.tokenizer(text, { truncation: true, max_length: this.opts.maxTokens }) as Record<string, Tensor>;
+      const enc = tokenizer(text, { truncation: true, max_length: this.opts.maxTokens }) as Record<string, Tensor>;
       return enc.input_ids?.data as BigInt64Array;
     } catch (err) {
       throw embedFailure(err, [text], 'tokenizer');
@@ -347,7 +426,7 @@ export class OnnxEmbedder implements Embedder {
   }
 
   /** Pads the id lists into one batch, runs the model, pools and L2-normalises each row. */
-  private async forwardIds(ids: BigInt64Array[], texts: string[]): Promise<Float32Array[]> {
+  private async forwardIds(model: PreTrainedModel, ids: BigInt64Array[], texts: string[]): Promise<Float32Array[]> {
     const rows = ids.length;
     const width = Math.max(1, ...ids.map((r) => r.length));
     const inputIds = new BigInt64Array(rows * width).fill(this.padId);
@@ -358,7 +437,7 @@ export class OnnxEmbedder implements Embedder {
     });
     let hidden: Tensor | undefined;
     try {
-      const outputs = (await this.model({
+      const outputs = (await model({
         input_ids: new TensorCtor('int64', inputIds, [rows, width]),
         attention_mask: new TensorCtor('int64', mask, [rows, width]),
       })) as Record<string, Tensor | undefined>;

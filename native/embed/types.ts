@@ -7,4 +7,9 @@ export interface Embedder {
   embedDocuments(texts: string[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<Float32Array[]>;
   embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array>;
   dispose(): Promise<void>;
+  /**
+   * Frees the model's memory until a call needs it again (that call loads it again); calls running
+   * now finish first. For a step that needs no model (ingest parsing its files). Optional.
+   */
+  release?(): Promise<void>;
 }

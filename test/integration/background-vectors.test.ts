@@ -107,6 +107,30 @@ describe('ingest with a model: keyword rows first, vectors after', () => {
     for (const t of topics) expect((await keywordSearch(s, `${t} valve`, 3))[0]?.chunk.text).toContain(t);
   });
 
+  it('frees the model while files are parsed and the index compacted, and not when nothing is to parse', async () => {
+    writeManuals(docs(), 3, 4);
+    const { store: s, cache } = await open();
+    const base = fakeEmbedder();
+    const log: string[] = [];
+    const embedder = {
+      ...base,
+      embedDocuments: async (texts: string[]) => {
+        log.push('embed');
+        return base.embedDocuments(texts);
+      },
+      release: async () => void log.push('release'),
+    };
+    const deps = { store: s, vectors: { embedder, cache }, libraryVersions: versions, ocr: false as const };
+    const onProgress = (p: IngestProgress) => void (p.phase === 'parse' && p.done === 0 && log.push('parse'));
+    await ingest(deps, { paths: [docs()] }, { onProgress });
+    // Freed once the first file is read, loaded again by the embedding, freed again before compaction.
+    expect(log[0]).toBe('parse');
+    expect(log.slice(1)).toEqual(['release', ...log.slice(2, -1).map(() => 'embed'), 'release']);
+    log.length = 0;
+    await ingest(deps, { paths: [docs()] });
+    expect(log).toEqual([]);
+  });
+
   it('a file whose passages the model cannot embed stays in the library, found by keyword, and is reported', async () => {
     writeManuals(docs(), 3, 2);
     writeFileSync(path.join(docs(), 'odd.md'), '# Odd manual\n\nThe gizmo bearing POISON needs grease every week.\n');

@@ -36,6 +36,30 @@ async function expectModelMissing(p: Promise<unknown>): Promise<EngineError> {
   return err as EngineError;
 }
 
+describe('OnnxEmbedder.release: the model out of memory until a call needs it', () => {
+  it('frees the session, loads it again for the next call with the same vectors, and lets a running call finish first', async () => {
+    const e = await OnnxEmbedder.load({ dir: modelDir, cacheDir: join(root, 'cache') });
+    try {
+      const texts = ['Lock out the press before the die change.', 'Bleed the hydraulic pump.'];
+      const before = await e.embedDocuments(texts);
+      expect(e.loaded).toBe(true);
+      await e.release();
+      expect(e.loaded).toBe(false);
+      const again = await e.embedDocuments(texts);
+      expect(e.loaded).toBe(true);
+      again.forEach((v, i) => expect(Array.from(v)).toEqual(Array.from(before[i] as Float32Array)));
+      // Released while a call runs: the call finishes with its session, then the session goes.
+      const running = e.embedDocuments(Array.from({ length: 40 }, (_, i) => `Passage ${i} about the coolant pump.`));
+      await e.release();
+      expect((await running).length).toBe(40);
+      expect(e.loaded).toBe(false);
+      expect((await e.embedQuery('coolant pump')).length).toBe(e.dims);
+    } finally {
+      await e.dispose();
+    }
+  });
+});
+
 describe('OnnxEmbedder on a generated tiny BERT model', () => {
   it('reads dims from the model output and derives the id from the weights hash', async () => {
     expect(embedder.dims).toBe(32);
