@@ -30,7 +30,7 @@ import { EngineError, ok, toErrorData, type Result } from './contract/errors.js'
 import { Lifetime } from './base/lifetime.js';
 import { configureNativeThreads, engineThreads, type EngineConfig } from './config.js';
 import { IdleCollector } from './idle-gc.js';
-import { folderMatchesId, installedEmbedder, modelSearchDirs, specForRecorded } from './model-discovery.js';
+import { installedEmbedder, modelSearchDirs, specForRecorded } from './model-discovery.js';
 import { libraryDiskError } from './store/disk-errors.js';
 import { VOCABULARY_COUNT_CAP } from './store/vocabulary.js';
 import type { SwitchProgress } from './store/library-store.js';
@@ -433,8 +433,8 @@ class LocalEngine implements Engine {
   private async installedNow(dir: string, id: string): Promise<boolean> {
     const remembered = (await readJson(path.join(dir, MODEL_FOLDER_FILE)).catch(() => undefined)) as RememberedModel | undefined;
     try {
-      const spec = specForRecorded(id, this.modelDirs, remembered ?? null);
-      return spec.kind !== 'onnx' || folderMatchesId(spec.dir, id);
+      specForRecorded(id, this.modelDirs, remembered ?? null);
+      return true;
     } catch {
       return false;
     }

@@ -4,11 +4,11 @@
  * arguments. The lookup inside a folder is native/embed/models.ts's findModel.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EngineError } from './contract/errors.js';
-import { NEW_LIBRARY_HINT } from './contract/messages.js';
+import { NEW_LIBRARY_HINT, otherWeights } from './contract/messages.js';
 import { findModel, loadManifest, type EmbedderSpec, type ModelManifest, type RememberedModel } from './embed/models.js';
 
 /** The folder holding package.json above this file (the source checkout or the installed app). */
@@ -60,13 +60,30 @@ export function installedEmbedder(dirs: string[] = modelSearchDirs(), manifest: 
 /** True when a weights file of `dir` has the sha256 prefix that ends the recorded id ("…@ddc7b9f6"). */
 export function folderMatchesId(dir: string, id: string): boolean {
   const want = /@([0-9a-f]{8,})$/.exec(id)?.[1];
-  if (!want) return false;
+  return want !== undefined && weightsShas(dir).some((sha) => sha.startsWith(want));
+}
+
+const shaMemo = new Map<string, string>();
+
+/**
+ * The sha256 of each weights file of an ONNX model folder, the int8 one first (the one an embedder
+ * loads when both are there); memoised per (path, size, mtime), as every open of a library checks them.
+ */
+function weightsShas(dir: string): string[] {
+  const out: string[] = [];
   for (const name of ['onnx/model_quantized.onnx', 'onnx/model.onnx']) {
     const file = path.join(dir, name);
     if (!existsSync(file)) continue;
-    if (createHash('sha256').update(readFileSync(file)).digest('hex').startsWith(want)) return true;
+    const st = statSync(file);
+    const key = `${file}\0${st.size}\0${st.mtimeMs}`;
+    let sha = shaMemo.get(key);
+    if (sha === undefined) {
+      sha = createHash('sha256').update(readFileSync(file)).digest('hex');
+      shaMemo.set(key, sha);
+    }
+    out.push(sha);
   }
-  return false;
+  return out;
 }
 
 /**
@@ -88,6 +105,12 @@ export function specForRecorded(id: string | null, dirs: string[] = modelSearchD
         'MODEL_MISSING',
         `This library was indexed with the model ${modelId}, which is not installed on this computer. Import a model pack that carries it (manualdesk pack import <model pack> --library <this library>), or copy the model folder in (manualdesk models add <folder>), or re-index the library with another model.`,
       );
+    }
+    // Installed under that name with other weights (another quantisation, a newer pack): not the
+    // library's model, whose vectors those weights would not match.
+    if (/@[0-9a-f]{8,}$/.test(id) && !folderMatchesId(dir, id)) {
+      const installed = weightsShas(dir)[0];
+      throw new EngineError('MODEL_MISSING', otherWeights(id, installed ? `onnx:${modelId}@${installed.slice(0, 8)}` : dir));
     }
     return { kind: 'onnx', dir, modelId };
   }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { CodeScheme } from '../fault-codes/schemes.js';
 import { CodeIndex } from '../fault-codes/index.js';
 import { EngineError } from '../contract/errors.js';
-import { embedderRequired as embedderRequiredMessage, otherModelGiven, otherWeights, READ_ONLY_ENGINE } from '../contract/messages.js';
+import { embedderRequired as embedderRequiredMessage, otherModelGiven, READ_ONLY_ENGINE } from '../contract/messages.js';
 import { createEmbedder, type EmbedderSpec } from '../embed/models.js';
 import type { Embedder } from '../embed/types.js';
 import { EmbeddingCache } from '../embed/cache.js';
@@ -99,16 +99,7 @@ export class Library extends Disposable {
       missing = recorded.embedder;
       missingWhy = err;
     }
-    let embedder = await createEmbedder(spec);
-    const own = recorded?.embedder;
-    if (embedder && own && opts.modelOptional && opts.embedder === undefined && (embedder.id !== own.id || embedder.dims !== own.dims)) {
-      // Found by the recorded model's name, but with other weights (another build or quantisation of
-      // it): the library's own model is missing here, as when no folder has the name at all.
-      missingWhy = new EngineError('MODEL_MISSING', otherWeights(own.id, embedder.id));
-      missing = own;
-      await embedder.dispose();
-      embedder = null;
-    }
+    const embedder = await createEmbedder(spec);
     try {
       const identity = embedder ? { id: embedder.id, dims: embedder.dims } : missing;
       const options = {
