@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbedderSpec } from '../../native/embed/models.js';
-import type { IngestProgress } from '../../native/contract/api.js';
+import type { IngestProgress, LibraryInfo } from '../../native/contract/api.js';
 import { createEngine, type Engine } from '../../native/engine.js';
 import { INGEST_BATCH } from '../../native/pipelines/ingest.js';
 import { writeTinyBertModel } from '../../scripts/make-tiny-onnx.js';
@@ -19,6 +19,19 @@ function tinyModel(root: string, seed: number): EmbedderSpec {
   const dir = path.join(root, `seed-${seed}`, 'test', 'tiny-bert');
   writeTinyBertModel(dir, { dims: 32, seed });
   return { kind: 'onnx', dir, cacheDir: path.join(root, 'hf-cache') };
+}
+
+/** A new library of a copy of the fixture manuals, built with `embedder` (absent: the installed model) and closed; its info as built. */
+async function builtLibrary(name: string, embedder?: EmbedderSpec): Promise<{ lib: string; corpus: string; built: LibraryInfo }> {
+  const lib = path.join(tempDir(`${name}-lib`), 'lib');
+  const corpus = copyFixtures(`${name}-corpus`);
+  const build = await createEngine({ libraryDir: lib, create: true, ...(embedder ? { embedder } : { newLibraryEmbedder: 'installed' as const }) });
+  try {
+    value(await build.ingest({ paths: [corpus] }));
+    return { lib, corpus, built: value(await build.info()) };
+  } finally {
+    await build.close();
+  }
 }
 
 describe('a library indexed with a tiny ONNX embedder', () => {
@@ -121,13 +134,8 @@ describe('a library switched to another embedding model by an ingest that names 
     const root = tempDir('switch-models');
     const modelA = tinyModel(root, 21);
     const modelB = tinyModel(root, 22);
-    const lib = path.join(tempDir('switch-lib'), 'lib');
-    const corpus = copyFixtures('switch-corpus');
-    const a = await createEngine({ libraryDir: lib, embedder: modelA, create: true });
-    value(await a.ingest({ paths: [corpus] }));
-    const before = value(await a.info());
+    const { lib, corpus, built: before } = await builtLibrary('switch', modelA);
     const idA = before.embedder?.id;
-    await a.close();
 
     // Cancelled halfway through embedding with model B: the library is still model A's.
     const b = await createEngine({ libraryDir: lib, embedder: modelB });
@@ -186,12 +194,7 @@ describe('a library whose embedding model is not installed on this computer', ()
     const root = tempDir('missing-model');
     // Model A: a folder of its own, remembered by the library, then gone (a library carried to another PC).
     const modelA = tinyModel(root, 31);
-    const lib = path.join(tempDir('missing-lib'), 'lib');
-    const corpus = copyFixtures('missing-corpus');
-    const build = await createEngine({ libraryDir: lib, embedder: modelA, create: true });
-    value(await build.ingest({ paths: [corpus] }));
-    const built = value(await build.info());
-    await build.close();
+    const { lib, built } = await builtLibrary('missing', modelA);
     fs.rmSync(path.dirname(path.dirname((modelA as { dir: string }).dir)), { recursive: true });
     // This computer's models folder holds another model only (B, a manifest-known folder name).
     const modelsDir = tempDir('missing-home');
@@ -245,10 +248,7 @@ describe('a library whose embedding model is not installed on this computer', ()
   it('takes new manuals again once its own model is back, without a restart', async () => {
     const root = tempDir('model-back');
     const modelA = tinyModel(root, 51);
-    const lib = path.join(tempDir('model-back-lib'), 'lib');
-    const build = await createEngine({ libraryDir: lib, embedder: modelA, create: true });
-    value(await build.ingest({ paths: [copyFixtures('model-back-corpus')] }));
-    await build.close();
+    const { lib } = await builtLibrary('model-back', modelA);
     const modelRoot = path.dirname(path.dirname((modelA as { dir: string }).dir));
     fs.rmSync(modelRoot, { recursive: true });
     process.env.MANUALDESK_MODELS = tempDir('model-back-home');
@@ -275,11 +275,7 @@ describe('a library whose embedding model is not installed on this computer', ()
     writeTinyBertModel(folder, { dims: 32, seed: 41 });
     process.env.MANUALDESK_MODELS = modelsDir;
     process.env.MANUALDESK_MODELS_ONLY = '1';
-    const lib = path.join(tempDir('other-weights-lib'), 'lib');
-    const build = await createEngine({ libraryDir: lib, create: true, newLibraryEmbedder: 'installed' });
-    value(await build.ingest({ paths: [copyFixtures('other-weights-corpus')] }));
-    const built = value(await build.info());
-    await build.close();
+    const { lib, built } = await builtLibrary('other-weights');
     // The same model name, rebuilt with other weights (another quantisation, a newer pack).
     fs.rmSync(folder, { recursive: true });
     writeTinyBertModel(folder, { dims: 32, seed: 42 });
