@@ -10,7 +10,7 @@ import type { EngineApi, IngestProgress, SearchRequest } from '../contract/api.j
 import { ok, toErrorData, type Result } from '../contract/errors.js';
 import type { AskResponse, ConversationTurn, ModelStatus } from '../contract/answer.js';
 import { addModel, listModelStatus, type AddResult } from '../llm/models.js';
-import { answerCheckLine } from '../contract/messages.js';
+import { answerCheckLine, waitedText } from '../contract/messages.js';
 import { installedEmbedder, modelSearchDirs } from '../model-discovery.js';
 import { defaultLibraryDir } from '../config.js';
 import type { EmbedderSpec } from '../embed/models.js';
@@ -361,7 +361,7 @@ function formatAnswer(a: AskResponse): string {
   }
   if (a.fallbackReason) lines.push('', `(${a.fallbackReason})`);
   if (a.invalidCitations?.length) lines.push(`(removed citations that pointed nowhere: ${a.invalidCitations.join(', ')})`);
-  lines.push(`(${a.mode}${a.standaloneQuery !== a.question ? `, searched as "${a.standaloneQuery}"` : ''}, ${a.ms} ms)`);
+  lines.push(`(${a.mode}${a.standaloneQuery !== a.question ? `, searched as "${a.standaloneQuery}"` : ''}, ${waitedText(a)})`);
   return lines.join('\n');
 }
 

@@ -80,7 +80,10 @@ export interface AskResponse {
   invalidCitations?: number[];
   /** Why a generative answer fell back to extractive, when it did. */
   fallbackReason?: string;
+  /** Wall time of the whole answer, from question to the last word: what the technician waited. */
   ms: number;
+  /** The language model's part of `ms` (loading, rewriting, generating), when one ran. */
+  modelMs?: number;
 }
 
 export interface AskHooks {

@@ -5,5 +5,5 @@ export type * from './answer.js';
 export type * from './packs.js';
 export type * from './events.js';
 export * from './methods.js';
-export { answerCheckLine, modelNameOf } from './messages.js';
+export { answerCheckLine, modelNameOf, waitedText } from './messages.js';
 export { spokenCode } from './codes.js';

@@ -55,3 +55,9 @@ export function answerCheckLine(c: { passed: boolean; checkedAt: string; summary
   const day = c.checkedAt.slice(0, 10);
   return c.passed ? `passed ${day} (auto writes answers)` : `failed ${day} (answers stay extractive): ${c.summary.replace(/^failed: /, '')}`;
 }
+
+/** The time a technician waited for an answer, and the language model's part of it when one ran. */
+export function waitedText(a: { ms: number; modelMs?: number }): string {
+  const time = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
+  return a.modelMs === undefined ? time(a.ms) : `${time(a.ms)}, of which the language model ${time(a.modelMs)}`;
+}

@@ -66,7 +66,7 @@ const LOOP_CHECK_EVERY = 16;
 const MAX_CODES = 3;
 
 export interface AskTimings {
-  /** ms spent in the language model (rewrite + generation), excluded from the answer overhead. */
+  /** ms spent in the language model (load, rewrite, generation): part of the wait, reported beside it. */
   llmMs: number;
   firstTokenMs: number | null;
   tokens: number;
@@ -140,7 +140,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
       mode: 'extractive',
       refused: true,
       refusal: refusal(decision.reason, standaloneQuery, res.hits, codes),
-      ms: round2(performance.now() - t0 - t.llmMs),
+      ...waited(t0, t),
     };
   }
 
@@ -172,7 +172,13 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     else if (prefer === 'generative') out.fallbackReason = 'No language model is installed; the answer quotes the manuals instead.';
   }
   if (!out.refused && evidence.ownModels.length > 0) out = { ...out, answer: `${modelCaveat(evidence)}\n\n${out.answer}` };
-  return { ...out, safety: await withReferencedSafety((r) => deps.retrieve(r, hooks.signal), out.citations, req.filters), ms: round2(performance.now() - t0 - t.llmMs) };
+  return { ...out, safety: await withReferencedSafety((r) => deps.retrieve(r, hooks.signal), out.citations, req.filters), ...waited(t0, t) };
+}
+
+/** The time the technician waited, with the language model's share of it when one ran. */
+function waited(t0: number, t: AskTimings): Pick<AskResponse, 'ms' | 'modelMs'> {
+  const ms = round2(performance.now() - t0);
+  return t.llmMs > 0 ? { ms, modelMs: round2(t.llmMs) } : { ms };
 }
 
 /** Said first when the question names a model that no installed manual mentions ("our PX7"). */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CodeLookupResponse, CodeMatch, SearchHit, SearchRequest, SearchResponse } from '../../../native/contract/api.js';
 import { ask, MAX_PROMPT_TOKENS, type AnswerDeps, type AnswerGenerator } from '../../../native/pipelines/answer.js';
 import { analyze } from '../../../native/text/analyze.js';
+import { waitedText } from '../../../native/contract/messages.js';
 import { hit, retrieverOf } from './helpers.js';
 
 const LIBRARY: SearchHit[] = [
@@ -135,6 +136,19 @@ describe('ask', () => {
     expect(a.citations.map((c) => c.n)).toEqual([1]);
     expect(tokens.join('')).toBe('Change the oil every 2000 hours [1]. Use the right oil [9].');
     expect(gen.prompts[0]).toContain('[1] Manual: HPB-200 Press Brake Manual | Section: Maintenance > Hydraulic oil | Page: 13');
+  });
+
+  it('the time shown is the time waited: the model\'s time is in it, and given beside it', async () => {
+    const gen = scripted('Change the oil every 2000 hours [1].');
+    const slow: AnswerGenerator = { ...gen, generate: async (req) => { await new Promise((r) => setTimeout(r, 150)); return gen.generate(req); } };
+    const a = await ask(deps(slow), { question: 'how often do I change the hydraulic oil', prefer: 'generative' });
+    expect(a.mode).toBe('generative');
+    expect(a.modelMs).toBeGreaterThanOrEqual(140);
+    expect(a.ms).toBeGreaterThanOrEqual(a.modelMs ?? Infinity);
+    const e = await ask(deps(), { question: 'how often do I change the hydraulic oil', prefer: 'extractive' });
+    expect(e.modelMs).toBeUndefined();
+    expect(waitedText({ ms: 27_140, modelMs: 26_900 })).toBe('27.1 s, of which the language model 26.9 s');
+    expect(waitedText({ ms: 172.53 })).toBe('173 ms');
   });
 
   it('generative without any valid citation falls back to extractive', async () => {

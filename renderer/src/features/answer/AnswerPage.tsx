@@ -4,7 +4,7 @@
  * and useful / wrong feedback kept on this computer. Generative answers stream as they are written.
  */
 import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import type { AnswerMode, AskResponse, Citation, ConversationTurn } from '../../../../native/contract/index.js';
+import { waitedText, type AnswerMode, type AskResponse, type Citation, type ConversationTurn } from '../../../../native/contract/index.js';
 import type { UiEngine } from '../../engine/types.js';
 import { addFeedback } from '../../local/feedback.js';
 import type { HistoryEntry } from '../../local/history.js';
@@ -256,7 +256,9 @@ function AnswerView({
             <span className="status">{mode.note}</span>
           </>
         )}
-        <span className="status">{res.ms} ms</span>
+        <span className="status" title="The time from asking to the last word of the answer">
+          {waitedText(res)}
+        </span>
       </p>
       {res.standaloneQuery !== res.question && <p className="status">Searched as: “{res.standaloneQuery}”</p>}
 
