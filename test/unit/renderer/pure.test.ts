@@ -10,7 +10,7 @@ import { modelNameOf, REMOTE_METHODS } from '../../../native/contract/index.js';
 import { engineOver } from '../../../renderer/src/engine/adapter.js';
 import { toSearchFilters, NO_FILTERS } from '../../../renderer/src/features/search/Filters.js';
 import { topTarget } from '../../../renderer/src/features/search/SearchPage.js';
-import { searchModelText } from '../../../renderer/src/features/settings/SettingsPage.js';
+import { searchModelText, threadsAdvice } from '../../../renderer/src/features/settings/SettingsPage.js';
 
 const block = (kind: Block['kind'], text: string, headingPath: string[], extra: Partial<Block> = {}): Block => ({ kind, text, headingPath, page: null, ...extra });
 
@@ -155,6 +155,12 @@ describe('Settings: what the library searches with', () => {
     expect(searchModelText({ embedder, modelMissing: null })).toBe('onnx:intfloat/multilingual-e5-small@ddc7b9f6 (384 dimensions)');
     expect(searchModelText({ embedder: null })).toBe('keywords and fault codes only (no search model)');
     expect(searchModelText({ embedder, modelMissing: { id: embedder.id, message: 'not installed' } })).toMatch(/^keywords and fault codes only: its search model onnx:intfloat\/multilingual-e5-small@ddc7b9f6 is not installed/);
+  });
+
+  it('suggests leaving a core free only where there is one to spare', () => {
+    expect(threadsAdvice(2)).not.toMatch(/MANUALDESK_THREADS/);
+    expect(threadsAdvice(2)).toContain('Keep that default');
+    expect(threadsAdvice(8)).toContain('MANUALDESK_THREADS=7');
   });
 });
 

@@ -56,10 +56,7 @@ export function SettingsPage({
       </fieldset>
 
       <h2>Performance</h2>
-      <p>
-        By default the engine uses one thread per CPU core ({cores} on this computer) for indexing and answers. On a shared PC, start ManualDesk with{' '}
-        <code>MANUALDESK_THREADS=2</code> (any number from 1) to leave cores to other programs.
-      </p>
+      <p>{threadsAdvice(cores)}</p>
 
       <h2>Models</h2>
       <p>
@@ -113,6 +110,16 @@ export function SettingsPage({
 }
 
 /** What the library searches with, as the Models section says it. */
+/**
+ * What Settings says about the engine's threads. Leaving cores free only helps where there are cores to
+ * spare: on two or fewer, fewer threads only make indexing and answers slower.
+ */
+export function threadsAdvice(cores: number): string {
+  const what = `By default the engine uses one thread per CPU core (${cores} on this computer) for indexing and answers.`;
+  if (cores <= 2) return `${what} Keep that default here: with fewer threads, indexing and answers take longer.`;
+  return `${what} On a PC shared with other programs, start ManualDesk with MANUALDESK_THREADS=${cores - 1} (any number from 1 to ${cores}) to leave them a core.`;
+}
+
 export function searchModelText(library: Pick<LibraryInfo, 'embedder' | 'modelMissing'>): string {
   if (library.modelMissing) return `keywords and fault codes only: its search model ${library.modelMissing.id} is not installed on this computer (see the Library screen)`;
   return library.embedder ? `${library.embedder.id} (${library.embedder.dims} dimensions)` : 'keywords and fault codes only (no search model)';
