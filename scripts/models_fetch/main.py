@@ -239,7 +239,11 @@ def main() -> None:
 
     report(E5_ID, e5_dir, e5)
     report(LLM_ID, gguf, llm, single_file=True)
-    log(f"done: models in {LOCAL} (use --embedder onnx:{e5_dir} or MANUALDESK_MODELS={LOCAL}).")
+    log(
+        f"done: models in {LOCAL}, found there with no flag or variable. New libraries search by meaning;"
+        " an existing one turns it on with 'Turn on search by meaning' in the app's Library screen"
+        " (or: npx manualdesk ingest <its folders> --library <it> --embedder onnx:" + str(e5_dir) + ")."
+    )
 
 
 if __name__ == "__main__":
