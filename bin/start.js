@@ -10,20 +10,18 @@
  *   npm start -- --port 8080          browser mode port (default 4317, or a free one if taken)
  */
 import { spawn, spawnSync } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { findElectron } from './find-electron.js';
+import { ensureSampleLibrary } from './sample-library.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'out');
 const SAMPLES = path.join(ROOT, 'samples', 'library');
 const DEFAULT_PORT = 4317;
-/** Same name as native/library/layout.ts SAMPLE_MARKER_FILE (this file runs before the TypeScript loader). */
-const SAMPLE_MARKER = 'manualdesk-sample.json';
 
 const USAGE = `Usage: npm start -- [--library <dir>] [--browser] [--open] [--port <n>]
 
@@ -142,48 +140,11 @@ function dataHome() {
   return process.env.MANUALDESK_HOME ?? path.join(os.homedir(), '.manualdesk');
 }
 
-/** Names, sizes and times of the sample files: the sample library is rebuilt when they change. */
-function samplesSignature() {
-  const hash = crypto.createHash('sha256');
-  for (const name of fs.readdirSync(SAMPLES).sort()) {
-    const stat = fs.statSync(path.join(SAMPLES, name));
-    hash.update(`${name}\0${stat.size}\0${stat.mtimeMs}\n`);
-  }
-  return hash.digest('hex');
-}
-
-/** Builds (or refreshes) the sample library through the engine's own ingest. */
-async function ensureSampleLibrary(createEngine, dir) {
-  const marker = path.join(dir, SAMPLE_MARKER);
-  const signature = samplesSignature();
-  let previous = null;
-  try {
-    previous = JSON.parse(fs.readFileSync(marker, 'utf8')).signature;
-  } catch {
-    // No marker: first run, or an interrupted build (ingest resumes it; unchanged files are skipped).
-  }
-  if (previous === signature) return;
-  console.log(`${previous ? 'Updating' : 'Creating'} the sample library in ${dir} …`);
-  const engine = await createEngine({ libraryDir: dir, create: true });
-  try {
-    // When the samples changed, re-read them all: a changed sidecar alone does not change a file's hash.
-    const res = await engine.ingest({ paths: [SAMPLES], force: previous !== null });
-    if (!res.ok) throw new Error(res.error.message);
-    const r = res.value;
-    console.log(`Sample library ready: ${r.files} files, ${r.chunks} passages (${r.seconds.toFixed(1)} s).`);
-    if (r.skipped.length > 0) console.log(`Skipped: ${r.skipped.map((s) => `${s.file} (${s.reason})`).join('; ')}`);
-  } finally {
-    await engine.close();
-  }
-  // The engine reads this marker (native/library/layout.ts SAMPLE_MARKER_FILE): LibraryInfo.sample, and no new library inside the samples.
-  fs.writeFileSync(marker, JSON.stringify({ signature, createdBy: 'npm start', samples: SAMPLES }, null, 2));
-}
-
 async function chooseLibrary(args, createEngine) {
   if (args.library) return path.resolve(args.library);
   if (process.env.MANUALDESK_LIBRARY) return path.resolve(process.env.MANUALDESK_LIBRARY);
   const dir = path.join(dataHome(), 'sample-library');
-  await ensureSampleLibrary(createEngine, dir);
+  await ensureSampleLibrary(createEngine, dir, SAMPLES);
   return dir;
 }
 

@@ -1,0 +1,49 @@
+/**
+ * The sample library `npm start` opens: built keyword-only where no search model is installed, and
+ * given the model at the next start once one is (as after `npm run models:fetch`).
+ */
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ensureSampleLibrary } from '../../bin/sample-library.js';
+import { createEngine } from '../../native/engine.js';
+import { writeTinyBertModel } from '../../scripts/make-tiny-onnx.js';
+import { cleanupTemp, tempDir, value } from './helpers.js';
+
+afterAll(cleanupTemp);
+
+const SAMPLES = path.resolve(import.meta.dirname, '../../samples/library');
+const saved = { models: process.env.MANUALDESK_MODELS, only: process.env.MANUALDESK_MODELS_ONLY };
+afterEach(() => {
+  for (const [k, v] of [['MANUALDESK_MODELS', saved.models], ['MANUALDESK_MODELS_ONLY', saved.only]] as const) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+});
+
+describe('the sample library', () => {
+  it('takes a search model installed after it was built, at the next start', async () => {
+    const models = tempDir('sample-models');
+    process.env.MANUALDESK_MODELS = models;
+    process.env.MANUALDESK_MODELS_ONLY = '1';
+    const dir = path.join(tempDir('sample-lib'), 'lib');
+    const open = (opts: { libraryDir: string; create: boolean }) => createEngine({ ...opts, newLibraryEmbedder: 'installed' });
+
+    await ensureSampleLibrary(open, dir, SAMPLES);
+    const before = await createEngine({ libraryDir: dir, readOnly: true });
+    const keywordOnly = value(await before.info());
+    await before.close();
+    expect(keywordOnly.embedder).toBeNull();
+    expect(keywordOnly.chunks).toBeGreaterThan(0);
+
+    writeTinyBertModel(path.join(models, 'all-MiniLM-L6-v2'), { dims: 32, seed: 5 });
+    await ensureSampleLibrary(open, dir, SAMPLES);
+    const after = await createEngine({ libraryDir: dir, readOnly: true });
+    try {
+      const info = value(await after.info());
+      expect(info.embedder?.id).toMatch(/all-MiniLM-L6-v2/);
+      expect(info).toMatchObject({ files: keywordOnly.files, chunks: keywordOnly.chunks, vectorsPending: 0, modelToAdd: null });
+    } finally {
+      await after.close();
+    }
+  });
+});
