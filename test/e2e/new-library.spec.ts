@@ -118,6 +118,15 @@ test('adding manuals to the sample library with the default choice creates a lib
     await page.keyboard.type('E-107');
     await expect(page.locator('.code-card')).toHaveCount(0);
 
+    // The next add says what it did; the note about creating the library is gone.
+    await page.locator('nav.tabs').getByRole('button', { name: 'Library' }).focus();
+    await page.keyboard.press('Enter');
+    fs.writeFileSync(path.join(manuals, 'press-7-hydraulics.md'), '# Press 7 hydraulics\n\nCheck the oil level weekly.\n');
+    await page.locator('#add-paths').fill(manuals);
+    await page.getByRole('button', { name: 'Add to library' }).click();
+    await expect(page.locator('.summary')).toContainText('1 file added or updated');
+    await expect(page.getByText(/Created your new library/)).toHaveCount(0);
+
     // The sample library opens again from the list of libraries opened before.
     await page.locator('nav.tabs').getByRole('button', { name: 'Library' }).focus();
     await page.keyboard.press('Enter');

@@ -110,7 +110,9 @@ export function LibraryPage({
     return true;
   }
 
-  async function runIngest(list: string[], forceRead: boolean, label: string, completeVectors = false) {
+  /** @param keepNote the add that follows creating a library keeps its "Created…" note; any later one clears it. */
+  async function runIngest(list: string[], forceRead: boolean, label: string, completeVectors = false, keepNote = false) {
+    if (!keepNote) setSwitchNote(null);
     const ac = new AbortController();
     controller.current = ac;
     setJob({ kind: 'running', label, progress: null });
@@ -152,7 +154,7 @@ export function LibraryPage({
     if (offerNew && target === 'new') {
       // A library of their own first; the manuals then go there, never into the samples.
       void openLibrary(proposed, true).then(async (opened) => {
-        if (opened) await runIngest(list, force, label);
+        if (opened) await runIngest(list, force, label, false, true);
       });
       return;
     }
