@@ -44,9 +44,11 @@ export { LIMITS } from './limits.js';
  * ("(anonymous)", "Document1") is read as untitled; an RST role typed against the word before it
  * (`with:code:\`x\``) or with a space before its text (`:ref: \`x <y>\``) reads as its words. 17: a
  * section that only leads in to its subsections (a heading and a short paragraph) opens its first
- * subsection's passage instead of being a passage of its own.
+ * subsection's passage instead of being a passage of its own. 18: a title that names no manual (a
+ * contents heading, a link's words) is not the manual's name, and a README is named with its product
+ * folder (parse/titles.ts).
  */
-export const CHUNKER_VERSION = 17;
+export const CHUNKER_VERSION = 18;
 
 export interface ChunkContext {
   /** Path relative to the ingested root, forward slashes. */

@@ -27,7 +27,7 @@ import { parseText as parsePlainText } from './formats/text.js';
 import type { TextAdapterInput } from './formats/types.js';
 import { assertZipWithinLimits, parseLimits, timeoutError, type ParseLimits } from './limits.js';
 import { SIDECAR_RE, type Sidecar } from './sidecar.js';
-import { titleFromFileName } from './text-utils.js';
+import { isNoTitle, titleFromPath } from './titles.js';
 
 export { decodeText } from './encoding.js';
 export { readSidecar, validateSidecar, sidecarPaths, type Sidecar } from './sidecar.js';
@@ -103,11 +103,18 @@ export async function parseFile(
   const deadline = AbortSignal.timeout(limits.maxParseMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
   try {
-    return await parseWithin(absPath, { ...opts, signal }, limits, deadlineAt);
+    return withoutNoTitle(await parseWithin(absPath, { ...opts, signal }, limits, deadlineAt));
   } catch (err) {
     if (deadline.aborted && !opts.signal?.aborted) throw timeoutError(basename(absPath), limits);
     throw err;
   }
+}
+
+/** A document whose own title names no manual (a placeholder, a contents heading, a link's words) is read as untitled. */
+function withoutNoTitle(doc: ParsedDocument): ParsedDocument {
+  if (doc.meta.title === undefined || !isNoTitle(doc.meta.title)) return doc;
+  const { title: _, ...meta } = doc.meta;
+  return { ...doc, meta };
 }
 
 async function parseWithin(
@@ -296,11 +303,11 @@ export function withTitleHeading(doc: ParsedDocument, title: string): ParsedDocu
 
 /**
  * The manual's metadata for the library: sidecar first, then what the document says, then the
- * file name (title only). Equipment defaults to an empty list, unknowns to null.
+ * file's name and folder (title only; see titles.ts). Equipment defaults to an empty list, unknowns to null.
  */
 export function resolveManualMeta(doc: Pick<ParsedDocument, 'meta'>, sidecar: Sidecar | null, absPath: string): ManualMeta {
   return {
-    title: sidecar?.title ?? doc.meta.title ?? titleFromFileName(basename(absPath)),
+    title: sidecar?.title ?? doc.meta.title ?? titleFromPath(absPath),
     equipment: sidecar?.equipment ?? doc.meta.equipment ?? [],
     revision: sidecar?.revision ?? doc.meta.revision ?? null,
     language: sidecar?.language ?? doc.meta.language ?? null,

@@ -188,15 +188,10 @@ function infoTitle(info: unknown): string | undefined {
     .replace(/^Microsoft (?:Word|PowerPoint|Excel) - /i, '')
     .replace(/\.(?:docx?|pptx?|xlsx?|odt|pdf|indd|tex)$/i, '')
     .trim();
-  if (!t || /^untitled\b/i.test(t) || /^[\w-]+\.\w{2,4}$/.test(raw.trim()) || PLACEHOLDER_TITLE.test(t)) return undefined;
+  // A file name is no title; a placeholder or a contents heading is dropped for every format (titles.ts).
+  if (/^[\w-]+\.\w{2,4}$/.test(raw.trim())) return undefined;
   return t;
 }
-
-/**
- * What PDF writers put in the Info title when the author gave none: a bracketed word ("(anonymous)",
- * "[Untitled]", "<none>"), an office suite's default document name ("Document1", "文档1"), or "无标题".
- */
-const PLACEHOLDER_TITLE = /^(?:[([{<][^)\]}>]*[)\]}>]|(?:document|doc|文档|无标题文档)\s*\d*|无标题|title|none|unknown)$/i;
 
 function pageList(pages: number[]): string {
   return pages.length > 20 ? `${pages.slice(0, 20).join(', ')}, …` : pages.join(', ');

@@ -341,7 +341,7 @@ describe('chunkDocument: structure and metadata', () => {
       ['passage', 9, 'zh', '维护'],
     ]);
     expect(chunks[0]!.headingPath).toEqual(P);
-    expect(CHUNKER_VERSION).toBe(17);
+    expect(CHUNKER_VERSION).toBe(18);
   });
 
   it('is deterministic, and ids depend on the file', () => {
