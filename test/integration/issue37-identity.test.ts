@@ -10,6 +10,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../native/engine.js';
 import { buildPack } from '../../native/packs/build.js';
+import { EmbeddingCache } from '../../native/embed/cache.js';
+import { ingest } from '../../native/pipelines/ingest.js';
+import { LibraryStore } from '../../native/store/library-store.js';
+import { fakeEmbedder } from '../unit/store/fixtures.js';
 import { runCliCaptured } from '../unit/cli/run-cli.js';
 import { cleanupTemp, rewrite, tempDir, value } from './helpers.js';
 
@@ -155,6 +159,52 @@ describe('re-adding and moving a folder', () => {
       expect(sources).toHaveLength(5);
     } finally {
       await engine.close();
+    }
+  });
+});
+
+describe('with an embedding model', () => {
+  it('a moved folder keeps its vectors: nothing embedded again, its passages found by meaning at once', async () => {
+    const { a, b } = vendors();
+    const base = fakeEmbedder();
+    let embedded = 0;
+    const embedder = { ...base, embedDocuments: async (texts: string[]) => ((embedded += texts.length), base.embedDocuments(texts)) };
+    const store = await LibraryStore.open(tempDir('lib'), { embedder: { id: base.id, dims: base.dims }, create: true });
+    const cache = EmbeddingCache.open(store.dir, base.id, base.dims);
+    const deps = { store, vectors: { embedder, cache }, libraryVersions: { chunkerVersion: 99, analyzerVersion: 99 }, ocr: false as const };
+    try {
+      await ingest(deps, { paths: [a] });
+      await ingest(deps, { paths: [b] });
+      expect(embedded).toBeGreaterThan(0);
+      expect(store.pendingVectorFiles()).toEqual([]);
+      const moved = path.join(tempDir('moved'), 'kiln');
+      fs.renameSync(b, moved);
+      embedded = 0;
+      const report = await ingest(deps, { paths: [moved] });
+      expect(report).toMatchObject({ files: 0, unchanged: 1, removed: 0 });
+      expect(report.embedded).toBeUndefined();
+      expect(embedded).toBe(0);
+      expect(store.getFiles()).toHaveLength(3);
+      expect(store.getFile('vendorB/README.md')).toMatchObject({ source: path.join(moved, 'README.md'), root: moved });
+      const hits = await store.vectorSearch(await base.embedQuery('calibrate the kiln thermocouple'), 3);
+      expect(hits[0]?.chunk.file).toBe('vendorB/README.md');
+
+      // Copied elsewhere with a metadata sidecar stamped anew (read again, same name), then the
+      // original deleted: the passages are the same, so their vectors come from the cache.
+      fs.writeFileSync(path.join(a, 'README.md.meta.yaml'), 'title: Acme chiller\n');
+      await ingest(deps, { paths: [a] });
+      embedded = 0;
+      const copy = path.join(tempDir('copied'), 'acme');
+      fs.cpSync(a, copy, { recursive: true });
+      fs.rmSync(a, { recursive: true });
+      const again = await ingest(deps, { paths: [copy] });
+      expect(again).toMatchObject({ removed: 0, skipped: [] });
+      expect(embedded).toBe(0);
+      expect(store.getFiles().map((f) => f.file).sort()).toEqual(['README.md', 'guides/pump.md', 'vendorB/README.md']);
+      expect(store.getFile('README.md')?.source).toBe(path.join(copy, 'README.md'));
+      expect(store.pendingVectorFiles()).toEqual([]);
+    } finally {
+      await store.close();
     }
   });
 });
