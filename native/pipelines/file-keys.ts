@@ -14,11 +14,14 @@ export class FileKeys {
   private readonly byRelative = new Map<string, FileRecord[]>();
   private readonly taken = new Set<string>();
   private readonly claimed = new Set<string>();
+  /** Records that do not say where their file is (rebuilt from the tables, or a pack's): found by content. */
+  private readonly placeless: FileRecord[] = [];
 
   constructor(records: readonly FileRecord[]) {
     for (const rec of records) {
       this.taken.add(rec.file);
       if (rec.source) this.bySource.set(rec.source, rec);
+      if (!rec.source || !path.isAbsolute(rec.source)) this.placeless.push(rec);
       const rel = relativePath(rec);
       const list = this.byRelative.get(rel);
       if (list) list.push(rec);
@@ -36,12 +39,14 @@ export class FileKeys {
 
   /**
    * The record of a file moved here: same path below its folder, same content, and no longer at the
-   * place it was read from (a file still there is another copy, a manual of its own).
+   * place it was read from (a file still there is another copy, a manual of its own). A record that
+   * does not say where its file is counts as moved when its key ends with that path.
    */
   async movedHere(rel: string, sha256: string): Promise<FileRecord | undefined> {
-    for (const rec of this.byRelative.get(rel) ?? []) {
-      if (this.claimed.has(rec.file) || rec.sha256 !== sha256 || !path.isAbsolute(rec.source)) continue;
-      if (await exists(rec.source)) continue;
+    const placeless = this.placeless.filter((rec) => rec.file.endsWith(`/${rel}`));
+    for (const rec of [...(this.byRelative.get(rel) ?? []), ...placeless]) {
+      if (this.claimed.has(rec.file) || rec.sha256 !== sha256) continue;
+      if (rec.source && path.isAbsolute(rec.source) && (await exists(rec.source))) continue;
       this.claimed.add(rec.file);
       return rec;
     }

@@ -210,11 +210,14 @@ describe('with an embedding model', () => {
 });
 
 describe('a library written before keys knew their folder', () => {
-  /** Strips what this version adds to the records, as an older ManualDesk wrote them. */
-  function makeOld(lib: string): void {
+  /** Strips what this version adds to the records, as an older ManualDesk wrote them (and, `placeless`, their sources too). */
+  function makeOld(lib: string, placeless = false): void {
     const file = path.join(lib, 'files.json');
     const data = JSON.parse(fs.readFileSync(file, 'utf8')) as { files: Record<string, unknown>[] };
-    for (const rec of data.files) delete rec.root;
+    for (const rec of data.files) {
+      delete rec.root;
+      if (placeless) rec.source = '';
+    }
     fs.writeFileSync(file, JSON.stringify(data));
   }
 
@@ -235,6 +238,30 @@ describe('a library written before keys knew their folder', () => {
       expect(value(await engine.ingest({ paths: [b] }))).toMatchObject({ files: 1, removed: 0 });
       expect(value(await engine.listManuals()).map((m) => m.file).sort()).toEqual(['README.md', 'guides/pump.md', 'vendorB/README.md']);
       expect(await hitFiles(engine, 'prime impeller housing')).toContain('guides/pump.md');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('records that lost their sources (rebuilt from the tables) are found again by content, prefixed keys too', async () => {
+    const { a, b } = vendors();
+    const lib = tempDir('lib');
+    let engine = await open(lib, true);
+    value(await engine.ingest({ paths: [a] }));
+    value(await engine.ingest({ paths: [b] }));
+    await engine.close();
+    makeOld(lib, true);
+
+    engine = await open(lib);
+    try {
+      expect(value(await engine.ingest({ paths: [b] }))).toMatchObject({ files: 0, unchanged: 1, removed: 0 });
+      expect(value(await engine.ingest({ paths: [a] }))).toMatchObject({ files: 0, unchanged: 2, removed: 0 });
+      const listed = value(await engine.listManuals());
+      expect(listed.map((m) => [m.file, m.source]).sort()).toEqual([
+        ['README.md', path.join(a, 'README.md')],
+        ['guides/pump.md', path.join(a, 'guides', 'pump.md')],
+        ['vendorB/README.md', path.join(b, 'README.md')],
+      ]);
     } finally {
       await engine.close();
     }
