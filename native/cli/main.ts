@@ -18,6 +18,7 @@ import { registerPackCommands } from './packs.js';
 import { registerModelsCheck } from './models-check.js';
 import { emit, withEngine } from './shared.js';
 import { terminalName, terminalText } from './terminal-text.js';
+import { resolveManualNames } from '../library/identity.js';
 
 class UsageError extends Error {}
 
@@ -170,7 +171,11 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
           list.length === 0
             ? 'The library is empty. Add manuals with: manualdesk ingest <folder>'
             : list
-                .map((m) => `${terminalName(m.file)}  "${m.title}"${m.revision ? ` rev ${m.revision}` : ''}${m.current ? '' : ' (older revision)'}  ${m.chunks} passages`)
+                .map(
+                  (m) =>
+                    `${terminalName(m.file)}  "${m.title}"${m.revision ? ` rev ${m.revision}` : ''}${m.current ? '' : ' (older revision)'}  ${m.chunks} passages` +
+                    (m.folder ? `  from ${terminalName(m.folder)}` : ''),
+                )
                 .join('\n'),
         );
       });
@@ -206,13 +211,13 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
 
   program
     .command('remove')
-    .description('remove files from the library (as named by "manualdesk list")')
+    .description('remove files from the library (as named by "manualdesk list", or by full path)')
     .argument('<files...>')
     .addOption(libraryOption())
     .option('--json', 'print JSON')
     .action(async (files: string[], opts: { library: string; json?: boolean }) => {
       await withEngine({ libraryDir: opts.library }, async (engine) => {
-        exitCode = emit(io, await engine.removeFiles(files), opts.json, (r) => `Removed ${r.removed} file(s).`);
+        exitCode = emit(io, await removeNamed(engine, files), opts.json, (r) => `Removed ${r.removed} file(s).`);
       });
     });
 
@@ -363,6 +368,22 @@ function formatAnswer(a: AskResponse): string {
   if (a.invalidCitations?.length) lines.push(`(removed citations that pointed nowhere: ${a.invalidCitations.join(', ')})`);
   lines.push(`(${a.mode}${a.standaloneQuery !== a.question ? `, searched as "${a.standaloneQuery}"` : ''}, ${waitedText(a)})`);
   return lines.join('\n');
+}
+
+/**
+ * Removes the manuals a technician named: a name two manuals answer to (two folders' README.md) is
+ * refused with both listed, never guessed.
+ */
+async function removeNamed(engine: EngineApi, names: string[]): Promise<Result<{ removed: number }>> {
+  const manuals = await engine.listManuals();
+  if (!manuals.ok) return manuals;
+  let keys: string[];
+  try {
+    keys = resolveManualNames(names, manuals.value);
+  } catch (err) {
+    return { ok: false, error: toErrorData(err) };
+  }
+  return engine.removeFiles(keys);
 }
 
 function formatModels(list: ModelStatus[]): string {

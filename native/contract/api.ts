@@ -137,6 +137,8 @@ export interface ManualInfo {
   current: boolean;
   /** Absolute path the file was read from (for re-indexing it). */
   source?: string;
+  /** The folder it was added from (re-indexing reads it again; two manuals of one name tell apart by it); null: not known. */
+  folder?: string | null;
   /** PDF pages with no text layer (they need OCR to be searchable). */
   pagesNeedingOcr?: number[];
 }

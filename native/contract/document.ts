@@ -149,10 +149,18 @@ export interface CodeText {
 
 /** What the library remembers about an ingested file. */
 export interface FileRecord {
-  /** Path relative to the ingested root, forward slashes. */
+  /**
+   * The file's key: its path relative to the ingested root, forward slashes; when a manual from
+   * another folder had that path already, prefixed with its folder's name (library/identity.ts).
+   */
   file: string;
   /** Absolute path it was read from (for the viewer). */
   source: string;
+  /**
+   * The folder it was added from (absolute). Absent in libraries from before it was recorded: there
+   * the key is the path below it (library/identity.ts ingestRoot).
+   */
+  root?: string;
   sha256: string;
   size: number;
   mtimeMs: number;

@@ -12,6 +12,7 @@ import { EngineError } from '../contract/errors.js';
 import { LOCAL_ID } from '../contract/packs.js';
 import { parseFile, withTitleHeading } from '../parse/index.js';
 import { newestRevisions } from '../store/filters.js';
+import { ingestRoot } from './identity.js';
 import type { Library } from './library.js';
 
 
@@ -29,6 +30,7 @@ export function listManuals(library: Library): ManualInfo[] {
     chunks: f.chunks,
     current: current.has(f.file),
     source: f.source,
+    folder: ingestRoot(f),
     pagesNeedingOcr: f.pagesWithoutText,
   }));
 }

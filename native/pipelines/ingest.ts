@@ -33,6 +33,8 @@ import { embedWithCache } from '../embed/cache.js';
 import { embeddingKey, embeddingText } from '../embed/passage-text.js';
 import type { FileUpdate, FileVectors, LibraryStore } from '../store/library-store.js';
 import { scanPaths, describeFsError } from './scan.js';
+import { FileKeys } from './file-keys.js';
+import { ingestRoot } from '../library/identity.js';
 import { libraryDiskError } from '../store/disk-errors.js';
 import { OcrSession, type OcrOptions } from '../ocr/tesseract.js';
 import type { Library } from '../library/library.js';
@@ -208,19 +210,48 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
   // every file by length) and the batch is committed with one write of files.json. A crash or cancel
   // loses at most the batch in progress; the next run does it again.
   const batch = new Batch(deps, report, signal, progress);
+  // Which record each file is: found where it is read from, or (a moved folder) by its path below its
+  // folder and its content; else a key of its own, never one another manual has.
+  const keys = new FileKeys(store.getFiles());
+  // Records of files found at a new place with the same content: only the record changes.
+  const relocated: FileRecord[] = [];
+  // The keys of the files this run read (or tried to): what a re-added folder still holds.
+  const seen = new Set<string>();
+  const read = new Set<string>();
   for (const f of scan.files) {
     signal?.throwIfAborted();
-    progress({ phase: 'parse', file: f.rel, done, total });
-    const prev = known.get(f.rel);
+    // One file named twice (a folder and a file in it) is read once.
+    if (read.has(f.abs)) {
+      done++;
+      continue;
+    }
+    read.add(f.abs);
+    let prev = keys.atSource(f.abs);
+    let key = prev?.file;
+    if (key !== undefined) seen.add(key);
+    progress({ phase: 'parse', file: key ?? f.rel, done, total });
     try {
       const companions = await companionStamp(f.abs);
-      const same = !rechunkAll && prev !== undefined && prev.source === f.abs && (prev.companions ?? '') === companions;
-      if (same && prev.size === f.size && prev.mtimeMs === f.mtimeMs) {
+      const same = !rechunkAll && prev !== undefined && (prev.companions ?? '') === companions;
+      if (same && prev?.size === f.size && prev.mtimeMs === f.mtimeMs) {
         report.unchanged++;
       } else {
         const buf = await fs.readFile(f.abs);
         const sha256 = createHash('sha256').update(buf).digest('hex');
-        if (same && prev.sha256 === sha256) {
+        const mtimeMs = (await fs.stat(f.abs)).mtimeMs;
+        if (!prev) {
+          prev = await keys.movedHere(f.rel, sha256);
+          if (prev) seen.add(prev.file);
+        }
+        key = prev?.file ?? keys.claimNew(f.rel, f.root);
+        seen.add(key);
+        // A key's folder stays the one it was given under (its name may be the key's first part).
+        const root = (prev && ingestRoot(prev)) ?? f.root;
+        if (same && prev?.sha256 === sha256) {
+          report.unchanged++;
+        } else if (!rechunkAll && prev && prev.source !== f.abs && prev.sha256 === sha256 && (prev.companions ?? '') === companions) {
+          // The same file at a new place (a moved folder): its passages and vectors stay as they are.
+          relocated.push({ ...prev, source: f.abs, root: f.root, size: buf.length, mtimeMs });
           report.unchanged++;
         } else {
           // The file may have changed since the scan (still being copied, edited): the record describes
@@ -229,21 +260,21 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
             released = true;
             await deps.vectors?.embedder.release?.();
           }
-          const read = { ...f, size: buf.length, mtimeMs: (await fs.stat(f.abs)).mtimeMs, companions };
-          batch.add(await prepareFile(read, buf, sha256, prev, signal, progress, { done, total }, ocr));
+          const moved = prev !== undefined && prev.source !== f.abs;
+          batch.add(await prepareFile({ ...f, key, root: moved ? f.root : root, size: buf.length, mtimeMs, companions }, buf, sha256, prev, signal, progress, { done, total }, ocr));
         }
       }
     } catch (err) {
       if (signal?.aborted) throw err;
-      skipped.push(skipLine(f.rel, err));
+      skipped.push(skipLine(key ?? f.rel, err));
     }
     done++;
     if (batch.full) await batch.commit({ done, total });
   }
   await batch.commit({ done, total });
+  if (relocated.length > 0) await storeWrite(store, () => store.updateRecords(relocated));
 
   // Files that vanished from a folder that was ingested again are removed for real, in one commit.
-  const seen = new Set(scan.files.map((f) => f.rel));
   const vanished = [...known.values()]
     .filter((rec) => !seen.has(rec.file) && scan.roots.some((r) => rec.source.startsWith(r + path.sep)))
     .map((rec) => rec.file);
@@ -285,7 +316,7 @@ interface Prepared {
 }
 
 async function prepareFile(
-  f: { abs: string; rel: string; size: number; mtimeMs: number; companions: string },
+  f: { abs: string; rel: string; key: string; root: string; size: number; mtimeMs: number; companions: string },
   data: Buffer,
   sha256: string,
   prev: FileRecord | undefined,
@@ -299,7 +330,7 @@ async function prepareFile(
     data,
     signal,
     ocr: ocr
-      ? { session: ocr, onPage: (p) => progress({ phase: 'parse', file: f.rel, ...counts, page: p.page, pageCount: p.pageCount }) }
+      ? { session: ocr, onPage: (p) => progress({ phase: 'parse', file: f.key, ...counts, page: p.page, pageCount: p.pageCount }) }
       : { enabled: false },
   });
   const sidecar = await readSidecar(f.abs);
@@ -307,20 +338,22 @@ async function prepareFile(
   const doc = withTitleHeading(parsed, meta.title);
   // Files are revisions of one manual only when they say so (sidecar id, or a title with a revision);
   // two unrelated files that merely share a title ("Overview") must never hide each other.
-  const manualKey = sidecar?.id ?? (meta.revision ? `title:${normaliseTitle(meta.title)}` : `file:${f.rel}`);
+  const manualKey = sidecar?.id ?? (meta.revision ? `title:${normaliseTitle(meta.title)}` : `file:${f.key}`);
 
-  const chunks = chunkDocument(doc, { file: f.rel, manual: meta.title });
-  // A declared code scheme applies to the manuals in the declaring file's folder and below.
-  const folder = path.posix.dirname(f.rel);
+  const chunks = chunkDocument(doc, { file: f.key, manual: meta.title });
+  // A declared code scheme applies to the manuals in the declaring file's folder and below (as the
+  // library names them: a key prefixed with its folder's name keeps the prefix).
+  const folder = path.posix.dirname(f.key);
   const schemes = [...learnSchemes(doc), ...(await readSchemeFile(f.abs))].map((sc) => ({
     ...sc,
     root: folder === '.' ? '' : folder,
-    source: sc.source ?? f.rel,
+    source: sc.source ?? f.key,
   }));
-  const codes: CodeRecord[] = extractCodes(doc, { file: f.rel, manual: meta.title, equipment: meta.equipment });
+  const codes: CodeRecord[] = extractCodes(doc, { file: f.key, manual: meta.title, equipment: meta.equipment });
   const record: FileRecord = {
-    file: f.rel,
+    file: f.key,
     source: f.abs,
+    root: f.root,
     sha256,
     size: f.size,
     mtimeMs: f.mtimeMs,

@@ -673,11 +673,37 @@ export class LibraryStore {
     return out;
   }
 
-  /** Rewrites where each file's source is recorded (a pack names its documents by their place in the pack). */
+  /**
+   * Rewrites where each file's source is recorded (a pack names its documents by their place in the
+   * pack); the folder it was added from is no longer recorded (a pack never names the publisher's folders).
+   */
   async relocateSources(to: (rec: FileRecord) => string): Promise<void> {
     await this.exclusive(async () => {
       this.ensureWritable();
-      await this.writeFiles(new Map([...this.files].map(([k, r]) => [k, { ...r, source: to(r) }] as const)));
+      const moved = (r: FileRecord): FileRecord => {
+        const { root: _root, ...rest } = r;
+        return { ...rest, source: to(r) };
+      };
+      await this.writeFiles(new Map([...this.files].map(([k, r]) => [k, moved(r)] as const)));
+    });
+  }
+
+  /**
+   * Rewrites the records of files whose passages stay as they are (a file found at a new place with
+   * the same content): one commit of files.json, no row touched. Records not in the library are refused.
+   */
+  async updateRecords(records: FileRecord[]): Promise<void> {
+    await this.exclusive(async () => {
+      this.ensureWritable();
+      if (records.length === 0) return;
+      const next = new Map(this.files);
+      for (const rec of records) {
+        const prev = this.files.get(rec.file);
+        if (!prev) throw new EngineError('INVALID_INPUT', `File ${rec.file} is not in the library, so its record cannot be updated.`);
+        const { vectorsPending: _pending, ...rest } = rec;
+        next.set(rec.file, { ...rest, ...(prev.vectorsPending ? { vectorsPending: true } : {}), generation: prev.generation, chunks: prev.chunks, codes: prev.codes });
+      }
+      await this.writeFiles(next);
     });
   }
 

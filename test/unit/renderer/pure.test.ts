@@ -4,7 +4,7 @@ import type { Block } from '../../../native/contract/index.js';
 import { citedBlocks, normalize, pdfItemsInPassage } from '../../../renderer/src/features/source/match.js';
 import { splitCitations } from '../../../renderer/src/features/answer/AnswerText.js';
 import { historyCsv, type HistoryEntry } from '../../../renderer/src/local/history.js';
-import { ingestRootFor, progressLabel } from '../../../renderer/src/features/library/LibraryPage.js';
+import { progressLabel, reindexPathFor } from '../../../renderer/src/features/library/LibraryPage.js';
 import { packProgressLabel } from '../../../renderer/src/features/packs/PacksPage.js';
 import { modelNameOf, REMOTE_METHODS } from '../../../native/contract/index.js';
 import { engineOver } from '../../../renderer/src/engine/adapter.js';
@@ -81,10 +81,9 @@ describe('historyCsv', () => {
 });
 
 describe('library and pack helpers', () => {
-  it('re-reads a nested file through its ingest root so its name stays the same', () => {
-    expect(ingestRootFor({ file: 'vmc/manual.pdf', source: '/media/usb/manuals/vmc/manual.pdf' })).toBe('/media/usb/manuals');
-    expect(ingestRootFor({ file: 'manual.pdf', source: '/media/usb/manual.pdf' })).toBe('/media/usb/manual.pdf');
-    expect(ingestRootFor({ file: 'manual.pdf' })).toBeNull();
+  it('re-reads a manual from its own file (the library keeps its name by where it is read from)', () => {
+    expect(reindexPathFor({ source: '/media/usb/manuals/vmc/manual.pdf' })).toBe('/media/usb/manuals/vmc/manual.pdf');
+    expect(reindexPathFor({})).toBeNull();
   });
 
   it('says what is happening in plain words', () => {

@@ -47,13 +47,12 @@ export function progressLabel(p: IngestProgress | null): string {
   return `${p.file ? `${withFile} ${p.file}` : without}${count}${p.phase === 'done' ? '.' : '…'}`;
 }
 
-/** The folder a file was ingested from: re-indexing a nested file re-reads its root so its name stays the same. */
-export function ingestRootFor(m: Pick<ManualInfo, 'file' | 'source'>): string | null {
-  if (!m.source) return null;
-  if (!m.file.includes('/')) return m.source;
-  const suffix = m.file.split('/').length;
-  const parts = m.source.split(/[\\/]/);
-  return parts.slice(0, parts.length - suffix).join(m.source.includes('\\') ? '\\' : '/') || null;
+/**
+ * What re-indexing a manual reads: the file itself. The library finds a file's record by where it is
+ * read from, so its name stays the same (and the other files of its folder are not read again).
+ */
+export function reindexPathFor(m: Pick<ManualInfo, 'source'>): string | null {
+  return m.source || null;
 }
 
 export function LibraryPage({
@@ -331,7 +330,7 @@ export function LibraryPage({
           </thead>
           <tbody>
             {sorted.map((m) => {
-              const root = ingestRootFor(m);
+              const target = reindexPathFor(m);
               const ocr = m.pagesNeedingOcr ?? [];
               return (
                 <tr key={m.file} data-file={m.file}>
@@ -342,7 +341,10 @@ export function LibraryPage({
                       {[m.revision && `rev. ${m.revision}`, m.language, m.format, m.equipment.join(', ')].filter(Boolean).join(' · ')}
                     </span>
                   </td>
-                  <td className="file-cell">{m.file}</td>
+                  <td className="file-cell">
+                    {m.file}
+                    {m.folder && <span className="manual-meta">from {m.folder}</span>}
+                  </td>
                   <td className="num">{m.chunks}</td>
                   <td>
                     {ocr.length > 0 ? (
@@ -360,9 +362,9 @@ export function LibraryPage({
                     <button
                       type="button"
                       className="button small"
-                      disabled={running || !root}
-                      title={root ? `Read ${root} again` : 'The file’s location is not recorded; add it again.'}
-                      onClick={() => root && void runIngest([root], true, `Re-indexing ${m.title}`)}
+                      disabled={running || !target}
+                      title={target ? `Read ${target} again` : 'The file’s location is not recorded; add it again.'}
+                      onClick={() => target && void runIngest([target], true, `Re-indexing ${m.title}`)}
                     >
                       Re-index
                     </button>
