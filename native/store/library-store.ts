@@ -24,6 +24,7 @@ import { closedError, NEW_LIBRARY_HINT, switchModelHint } from '../contract/mess
 import { ANALYZER_VERSION, MAX_TOKEN_LENGTH } from '../text/analyze.js';
 import { CHUNKER_VERSION } from '../chunk/index.js';
 import { readJson, writeJsonAtomic } from './atomic-json.js';
+import { COMMIT_FILE, commitRecordOf, filesJsonDoubt, readCommitRecord, readFilesJson, rebuildRecords, tallyRows, type CommitRecord, type FilesJsonRead } from './commit-record.js';
 import { failpoints } from './failpoints.js';
 import { allowedFiles, sqlIn, sqlString, whereClause } from './filters.js';
 import { LibraryLock } from './lock.js';
@@ -169,6 +170,8 @@ export interface SwitchProgress {
 
 interface FilesJson {
   formatVersion: number;
+  /** The commit number (commit-record.ts); absent in libraries written before it. */
+  commit?: number;
   files: FileRecord[];
 }
 
@@ -184,6 +187,10 @@ export class LibraryStore {
   /** Highest generation written per file in this session (including uncommitted attempts). */
   private readonly usedGenerations = new Map<string, number>();
   private vectorIndexed = false;
+  /** The number of the last commit of files.json (commit-record.ts). */
+  private commitNumber = 0;
+  /** Why the file records were rebuilt from the tables at open (files.json missing, damaged or older); null: they were not. */
+  private rebuilt: string | null = null;
   /** The table the committed passages are in (library.json `chunksTable`; 'chunks' by default). */
   private chunksName: string;
   private switchState: SwitchState | null = null;
@@ -223,7 +230,8 @@ export class LibraryStore {
     const lock = opts.readOnly ? null : LibraryLock.acquire(dir);
     try {
       let meta = (await readJson(libFile)) as LibraryMeta | undefined;
-      if (!meta) {
+      const created = meta === undefined;
+      if (meta === undefined) {
         meta = {
           formatVersion: CREATED_FORMAT_VERSION,
           chunkerVersion: opts.chunkerVersion ?? 1,
@@ -234,15 +242,19 @@ export class LibraryStore {
         await writeJsonAtomic(libFile, meta);
       }
       assertLibraryVersions(meta, dir);
-      const filesJson = (await readJson(path.join(dir, FILES_FILE))) as FilesJson | undefined;
-      const files = filesJson?.files ?? [];
+      if (created) await writeJsonAtomic(path.join(dir, COMMIT_FILE), commitRecordOf(0, []));
+      // The witness first: a writer commits files.json before it, so files.json read after it is never older.
+      const witness = await readCommitRecord(dir);
+      const filesJson = await readFilesJson(path.join(dir, FILES_FILE));
       const db = await lancedb.connect(path.join(dir, LANCE_DIR));
       const names = new Set(await db.tableNames());
       const chunksName = meta.chunksTable ?? CHUNKS;
       const chunks = names.has(chunksName) ? await db.openTable(chunksName) : null;
       const codes = names.has(CODES) ? await db.openTable(CODES) : null;
-      const store = new LibraryStore(dir, meta, files, db, chunks, codes, lock, opts);
+      const store = new LibraryStore(dir, meta, filesJson.files, db, chunks, codes, lock, opts);
+      store.commitNumber = Math.max(filesJson.commit, witness?.commit ?? 0);
       try {
+        await store.checkRecords(filesJson, witness);
         await store.checkEmbedder(opts.embedder);
         // A writer deletes what a killed run left; a reader cannot, so it fences those rows out of every search.
         if (!opts.readOnly) {
@@ -998,6 +1010,47 @@ export class LibraryStore {
     return where ? `(${where}) AND ${this.garbageFence}` : this.garbageFence;
   }
 
+  /**
+   * Checks files.json against commit.json and the tables before anything trusts it (the clean-up
+   * deletes every row it does not name). One found missing, damaged, emptied or older is rebuilt
+   * from the tables (commit-record.ts): written back by a writer, held in memory by a reader, which
+   * says so (recordsRebuilt) and changes nothing.
+   */
+  private async checkRecords(read: FilesJsonRead, witness: CommitRecord | null): Promise<void> {
+    const hasRows = async () => (this.chunksTable ? await this.chunksTable.countRows() : 0) + (this.codesTable ? await this.codesTable.countRows() : 0) > 0;
+    const doubt = witness || read.files.length === 0 ? filesJsonDoubt(read, witness, !witness && (await hasRows())) : null;
+    if (!doubt) {
+      // A library from before commit.json gets its witness at its first writable open (or, should this
+      // write fail, at a later one: until then files.json is trusted as before).
+      if (!witness && !this.opts.readOnly) {
+        await writeJsonAtomic(path.join(this.dir, COMMIT_FILE), commitRecordOf(this.commitNumber, this.files.values())).catch(() => undefined);
+      }
+      return;
+    }
+    const chunkRows = this.chunksTable ? ((await this.chunksTable.query().select(['file', 'generation', 'lang', 'manual']).toArray()) as Record<string, unknown>[]) : [];
+    const codeRows = this.codesTable ? ((await this.codesTable.query().select(['file', 'generation']).toArray()) as Record<string, unknown>[]) : [];
+    const records = rebuildRecords(read, witness, tallyRows(chunkRows, codeRows), this.meta.embedder !== null, new Date().toISOString());
+    const next = new Map(records.map((r) => [r.file, r] as const));
+    const list = `The library's file list (${path.join(this.dir, FILES_FILE)}) ${doubt}`;
+    const found = `${records.length} manual${records.length === 1 ? '' : 's'}`;
+    if (this.opts.readOnly) {
+      this.files = next;
+      this.rebuilt =
+        `${list}: searching the ${found} found in its stored passages instead. Nothing was changed. ` +
+        `To rebuild the file list, run: manualdesk repair --library ${this.dir} (or open the library in ManualDesk).`;
+      return;
+    }
+    await this.writeFiles(next);
+    this.rebuilt =
+      `${list}; it was rebuilt from the stored passages (${found}) and nothing was deleted. ` +
+      `Add your manual folders again (manualdesk ingest <your manual folders> --library ${this.dir}) to restore where each manual was read from.`;
+  }
+
+  /** Why the file records were rebuilt from the tables when the library was opened (files.json missing, damaged or older); null when they were not. */
+  get recordsRebuilt(): string | null {
+    return this.rebuilt;
+  }
+
   /** Deletes rows whose (file, generation) is not committed. Returns the number of garbage pairs found. */
   async collectGarbage(opts: { force?: boolean } = {}): Promise<number> {
     let pairs = 0;
@@ -1138,10 +1191,18 @@ export class LibraryStore {
     }
   }
 
+  /**
+   * Commits file records: files.json (the commit point), then commit.json with the same commit number
+   * (see commit-record.ts). A process killed between the two leaves a files.json one commit ahead,
+   * which is trusted.
+   */
   private async writeFiles(next: Map<string, FileRecord>): Promise<void> {
-    const data: FilesJson = { formatVersion: LIBRARY_FORMAT_VERSION, files: [...next.values()] };
+    const commit = this.commitNumber + 1;
+    const data: FilesJson = { formatVersion: LIBRARY_FORMAT_VERSION, commit, files: [...next.values()] };
     await writeJsonAtomic(path.join(this.dir, FILES_FILE), data);
+    this.commitNumber = commit;
     this.files = next;
+    await writeJsonAtomic(path.join(this.dir, COMMIT_FILE), commitRecordOf(commit, next.values()));
     this.revision++;
     // Passages held in memory may be gone or joined by new ones.
     this.heldLanguages.clear();
