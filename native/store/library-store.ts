@@ -63,21 +63,49 @@ const ADD_BATCH = 20_000;
 /** Predicates per delete statement. */
 const DELETE_BATCH = 200;
 
+/** Versions above this are not a newer ManualDesk's but a damaged library.json (formats grow by one a release at most). */
+const PLAUSIBLE_VERSION = 1000;
+
 /**
- * Refuses a library written by a newer ManualDesk: a newer layout, or text chunked or analyzed by newer
+ * Refuses a library.json that is not a library's description (damaged, or some other file: not an
+ * object, versions that are not whole numbers or absurdly high, an embedder without id or dimensions),
+ * and a library written by a newer ManualDesk: a newer layout, or text chunked or analyzed by newer
  * rules (searching it would analyze queries differently from its index; re-indexing it would write it
  * down to older rules). Older versions are fine: ingest re-indexes them.
  */
-export function assertLibraryVersions(meta: Partial<LibraryMeta>, dir: string): void {
+export function assertLibraryVersions(meta: unknown, dir: string): asserts meta is LibraryMeta {
+  const damaged = (what: string) =>
+    new EngineError(
+      'LIBRARY_FORMAT_MISMATCH',
+      `The library at ${dir} has a damaged ${LIBRARY_FILE} (${what}); it does not describe a ManualDesk library. Nothing was changed. ` +
+        `Restore ${LIBRARY_FILE} (or the whole library folder) from a backup, or re-index the manuals into a new library folder: manualdesk ingest <your manual folders> --library <new folder>.`,
+    );
   const newer = (what: string, have: unknown, max: number) =>
     new EngineError(
       'LIBRARY_FORMAT_MISMATCH',
       `The library at ${dir} was written by a newer ManualDesk (${what} ${String(have)}; this version handles ${what} ${max} and older). ` +
         `Nothing was changed. Open it with the ManualDesk version that wrote it or a newer one (update ManualDesk), or re-index the manuals into a new library folder with this version.`,
     );
-  if (typeof meta.formatVersion !== 'number' || meta.formatVersion > LIBRARY_FORMAT_VERSION) throw newer('format', meta.formatVersion, LIBRARY_FORMAT_VERSION);
-  if (typeof meta.chunkerVersion === 'number' && meta.chunkerVersion > CHUNKER_VERSION) throw newer('chunker version', meta.chunkerVersion, CHUNKER_VERSION);
-  if (typeof meta.analyzerVersion === 'number' && meta.analyzerVersion > ANALYZER_VERSION) throw newer('analyzer version', meta.analyzerVersion, ANALYZER_VERSION);
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) throw damaged(`it holds ${Array.isArray(meta) ? 'a list' : String(JSON.stringify(meta)).slice(0, 40)}, not a library's settings`);
+  const m = meta as Record<string, unknown>;
+  const version = (key: string, label: string, required: boolean): number | undefined => {
+    const v = m[key];
+    if (v === undefined && !required) return undefined;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > PLAUSIBLE_VERSION) throw damaged(`its ${label} is ${v === undefined ? 'missing' : JSON.stringify(v).slice(0, 40)}, not a version number`);
+    return v;
+  };
+  const format = version('formatVersion', 'format version', true) as number;
+  const chunker = version('chunkerVersion', 'chunker version', false);
+  const analyzer = version('analyzerVersion', 'analyzer version', false);
+  const emb = m.embedder as { id?: unknown; dims?: unknown } | null | undefined;
+  if (emb !== undefined && emb !== null) {
+    const dimsOk = typeof emb === 'object' && typeof emb.dims === 'number' && Number.isInteger(emb.dims) && emb.dims > 0 && emb.dims <= 65_536;
+    if (typeof emb !== 'object' || typeof emb.id !== 'string' || emb.id === '' || !dimsOk) throw damaged('its embedding model has no valid name or size');
+  }
+  if (m.chunksTable !== undefined && (typeof m.chunksTable !== 'string' || !/^[\w-]+$/.test(m.chunksTable))) throw damaged('its passages table name is not one');
+  if (format > LIBRARY_FORMAT_VERSION) throw newer('format', format, LIBRARY_FORMAT_VERSION);
+  if (chunker !== undefined && chunker > CHUNKER_VERSION) throw newer('chunker version', chunker, CHUNKER_VERSION);
+  if (analyzer !== undefined && analyzer > ANALYZER_VERSION) throw newer('analyzer version', analyzer, ANALYZER_VERSION);
 }
 
 export interface EmbedderIdentity {
