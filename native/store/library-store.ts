@@ -15,7 +15,7 @@
 import './lance-env.js';
 import * as lancedb from '@lancedb/lancedb';
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { SearchFilters } from '../contract/api.js';
 import type { Chunk, CodeRecord, FileRecord, Lang } from '../contract/document.js';
@@ -1068,9 +1068,12 @@ export class LibraryStore {
         `To rebuild the file list, run: manualdesk repair --library ${this.dir} (or open the library in ManualDesk).`;
       return;
     }
+    // A damaged one is kept beside it, for whoever wants to look at what it held.
+    const kept = read.state === 'damaged' ? `${path.join(this.dir, FILES_FILE)}.damaged` : null;
+    if (kept) await copyFile(path.join(this.dir, FILES_FILE), kept);
     await this.writeFiles(next);
     this.rebuilt =
-      `${list}; it was rebuilt from the stored passages (${found}) and nothing was deleted. ` +
+      `${list}; it was rebuilt from the stored passages (${found}) and nothing was deleted${kept ? ` (the damaged file is kept as ${kept})` : ''}. ` +
       `Add your manual folders again (manualdesk ingest <your manual folders> --library ${this.dir}) to restore where each manual was read from.`;
   }
 

@@ -68,10 +68,11 @@ describe('a lost or emptied files.json', () => {
     ['deleted', (lib) => fs.rmSync(FILES_JSON(lib))],
     ['emptied to {"files":[]}', (lib) => fs.writeFileSync(FILES_JSON(lib), '{"files":[]}')],
     ['truncated to 0 bytes', (lib) => fs.writeFileSync(FILES_JSON(lib), '')],
+    ['cut off mid-record (not JSON)', (lib) => fs.writeFileSync(FILES_JSON(lib), '{"formatVersion":1,"files":[{"file":"x.md",')],
     ['deleted with commit.json (a library from before it)', (lib) => (fs.rmSync(FILES_JSON(lib)), fs.rmSync(path.join(lib, 'commit.json')))],
   ];
 
-  it.each(damage)('%s: the writer rebuilds it from the tables and deletes nothing', async (_name, harm) => {
+  it.each(damage)('%s: the writer rebuilds it from the tables and deletes nothing', async (name, harm) => {
     const { lib, docs } = await buildLibrary('fj-lost');
     const before = await withEngine(lib, true, snapshot);
     expect(before.files).toHaveLength(3);
@@ -84,6 +85,7 @@ describe('a lost or emptied files.json', () => {
       expect(value(await e.info()).filesRebuilt).toMatch(/files\.json.*rebuilt from the stored passages.*nothing was deleted/s);
       expect(await hits(e, 'vermilion valve')).toBeGreaterThan(0);
     });
+    if (name.startsWith('cut off')) expect(fs.readFileSync(`${FILES_JSON(lib)}.damaged`, 'utf8')).toMatch(/^\{"formatVersion"/);
     // Written back: the next open finds a whole file list, and an ingest of the same folder updates in place.
     await withEngine(lib, false, async (e) => {
       expect(value(await e.info()).filesRebuilt ?? null).toBeNull();
