@@ -3,14 +3,18 @@
  *
  * Layout of a library folder:
  *   library.json   format version, chunker/analyzer versions, embedder {id, dims} (never mixed)
- *   files.json     committed file records: the commit point of every change (atomic rename)
+ *   files.json     committed file records: the commit point of every change (atomic rename), with its commit number
+ *   commit.json    the same commit number and each file's generation, written after files.json: the
+ *                  second witness that tells a lost or older files.json from a killed run's leftovers
  *   library.lock   pid of the one process that may write
  *   lance/         LanceDB tables `chunks` and `codes`; every row carries (file, generation)
  *
  * Crash safety: a file is replaced by adding rows of a new generation, then committing its record, then
  * deleting rows of other generations. Readers only trust rows whose (file, generation) is committed, and
  * opening for writing deletes any other rows, so a process killed at any point leaves a library that
- * answers with either the old or the new version of each file.
+ * answers with either the old or the new version of each file. files.json is never the only proof that
+ * rows exist: one found missing, damaged or older than commit.json is rebuilt from the rows first
+ * (commit-record.ts), so the clean-up never takes a lost file list for "delete everything".
  */
 import './lance-env.js';
 import * as lancedb from '@lancedb/lancedb';
