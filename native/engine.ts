@@ -210,6 +210,7 @@ class LocalEngine implements Engine {
       modelToAdd: local.keywordOnly || local.missingModel ? modelName(installedEmbedder(this.modelDirs)) : null,
       modelMissing: local.missingModel ? { id: local.missingModel.id, message: local.missingModel.error.message } : null,
       switching: switchingOf(local.store.switching),
+      filesRebuilt: local.store.recordsRebuilt,
       sample: isSampleLibrary(local.dir, local.store.getFiles()),
     };
   }

@@ -95,7 +95,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
         throw new UsageError('Give a query, e.g. manualdesk search "spindle will not home", or --batch <file>.');
       }
       await withEngine({ libraryDir: opts.library, readOnly: true, embedder: parseEmbedder(opts.embedder) }, async (engine) => {
-        await noteMissingModel(engine, io);
+        await noteLibraryState(engine, io);
         const base: Omit<SearchRequest, 'query'> = {
           k,
           mode: opts.mode,
@@ -133,6 +133,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     .action(async (text: string | undefined, opts: { library: string; manual?: string[]; equipment?: string[]; batch?: string; json?: boolean }) => {
       if (!opts.batch && (text === undefined || text.trim() === '')) throw new UsageError('Give a code, e.g. manualdesk code "alarm 9".');
       await withEngine({ libraryDir: opts.library, readOnly: true }, async (engine) => {
+        await noteLibraryState(engine, io);
         const filters = { manuals: opts.manual, equipment: opts.equipment };
         if (opts.batch) {
           exitCode = await runBatch(engine, opts.batch, io, (q) => engine.lookupCode({ text: q, filters }));
@@ -167,6 +168,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     .option('--json', 'print JSON')
     .action(async (opts: { library: string; json?: boolean }) => {
       await withEngine({ libraryDir: opts.library, readOnly: true }, async (engine) => {
+        await noteLibraryState(engine, io);
         exitCode = emit(io, await engine.listManuals(), opts.json, (list) =>
           list.length === 0
             ? 'The library is empty. Add manuals with: manualdesk ingest <folder>'
@@ -194,6 +196,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
             `Format ${i.formatVersion}, chunker ${i.chunkerVersion}`,
             `Embedder: ${i.embedder ? `${i.embedder.id} (${i.embedder.dims}-d), ${i.modelMissing ? 'not installed here: keyword search + fault codes only' : 'hybrid search'}` : `none (keyword search + fault codes). ${addModelHint()}`}`,
             ...(i.modelMissing ? [missingModelNote(i.modelMissing.message, i.modelToAdd)] : []),
+            ...(i.filesRebuilt ? [i.filesRebuilt] : []),
             `${i.files} files, ${i.chunks} passages, ${i.codes} fault codes`,
             ...(i.vectorsPending > 0
               ? [`${i.vectorsPending} passages still without vectors (found by keyword meanwhile): run "manualdesk ingest" on the same folders to finish.`]
@@ -218,6 +221,21 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     .action(async (files: string[], opts: { library: string; json?: boolean }) => {
       await withEngine({ libraryDir: opts.library }, async (engine) => {
         exitCode = emit(io, await removeNamed(engine, files), opts.json, (r) => `Removed ${r.removed} file(s).`);
+      });
+    });
+
+  program
+    .command('repair')
+    .description("rebuild the library's file list (files.json) from its stored passages when it is missing, damaged or older than the library")
+    .addOption(libraryOption())
+    .option('--json', 'print JSON')
+    .action(async (opts: { library: string; json?: boolean }) => {
+      // Opening the library for writing checks files.json against commit.json and the tables, and rebuilds it.
+      await withEngine({ libraryDir: opts.library }, async (engine) => {
+        const res = await engine.info();
+        exitCode = emit(io, res.ok ? { ok: true, value: { repaired: res.value.filesRebuilt ?? null, files: res.value.files } } : res, opts.json, (r) =>
+          r.repaired ?? `The library's file list is complete (${r.files} files); nothing to repair.`,
+        );
       });
     });
 
@@ -247,7 +265,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
       }
       const conversation = opts.conversation ? readConversation(opts.conversation) : undefined;
       await withEngine({ libraryDir: opts.library, readOnly: true }, async (engine) => {
-        await noteMissingModel(engine, io);
+        await noteLibraryState(engine, io);
         const base = { k, prefer: opts.prefer, conversation, filters: opts.manual ? { manuals: opts.manual } : undefined };
         if (opts.batch) {
           exitCode = await runBatch(engine, opts.batch, io, (q) => engine.ask({ ...base, question: q }));
@@ -444,9 +462,13 @@ function missingModelNote(message: string, installed: string | null): string {
   return `Searching by keyword and fault code only. ${message}${switchTo}`;
 }
 
-/** Says on stderr, before results, that a library's search by meaning is off because its model is missing here. */
-async function noteMissingModel(engine: EngineApi, io: CliIo): Promise<void> {
+/**
+ * Says on stderr, before results, what limits them: search by meaning off because the library's model
+ * is missing here, or a file list rebuilt from the stored passages (files.json lost, damaged or older).
+ */
+async function noteLibraryState(engine: EngineApi, io: CliIo): Promise<void> {
   const info = await engine.info();
+  if (info.ok && info.value.filesRebuilt) io.stderr.write(`manualdesk: ${terminalText(info.value.filesRebuilt)}\n`);
   if (info.ok && info.value.modelMissing) io.stderr.write(`manualdesk: ${terminalText(missingModelNote(info.value.modelMissing.message, info.value.modelToAdd))}\n`);
 }
 

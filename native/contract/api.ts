@@ -174,6 +174,12 @@ export interface LibraryInfo {
    */
   switching?: { to: string; pending: number; total: number } | null;
   /**
+   * The library's file list (files.json) was found missing, damaged, emptied or older than the
+   * library when it was opened, and its records were rebuilt from the stored passages: what happened
+   * and what to do (a read-only open searches the rebuilt list and says how to repair it). Null otherwise.
+   */
+  filesRebuilt?: string | null;
+  /**
    * The bundled fictional sample library: built by `npm start` from samples/library (its marker file,
    * native/library/layout.ts SAMPLE_MARKER_FILE), or holding nothing but manuals read from a
    * samples/library folder. Its procedures must never be taken for a real machine's.

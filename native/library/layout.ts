@@ -5,6 +5,7 @@
  *
  *   library.json        format version, chunker/analyzer versions, embedder {id, dims}
  *   files.json          committed file records (the commit point of every change)
+ *   commit.json         the last commit's number and each file's generation (store/commit-record.ts)
  *   code-schemes.json   prefix schemes learned from the ingested manuals, per file
  *   library.lock        pid of the one process that may write
  *   lance/              LanceDB tables `chunks` and `codes`

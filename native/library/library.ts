@@ -15,7 +15,7 @@ import type { Embedder } from '../embed/types.js';
 import { EmbeddingCache } from '../embed/cache.js';
 import { readJson } from '../store/atomic-json.js';
 import { LibraryReadOnlyError } from '../store/disk-errors.js';
-import { LibraryStore } from '../store/library-store.js';
+import { assertLibraryVersions, LibraryStore } from '../store/library-store.js';
 import type { LibraryMeta } from '../store/types.js';
 import type { RetrievalSource } from '../search/retriever.js';
 import { buildNameIndex, type NameIndex } from '../search/name-index.js';
@@ -86,6 +86,8 @@ export class Library extends Disposable {
   static async open(dir: string, opts: LibraryOpenOptions): Promise<Library> {
     await assertFolder(dir);
     const recorded = (await readJson(path.join(dir, LIBRARY_FILE))) as LibraryMeta | undefined;
+    // A damaged library.json is said to be one before its model is looked up by what it records.
+    if (recorded !== undefined) assertLibraryVersions(recorded, dir);
     const remembered = (await readJson(path.join(dir, MODEL_FOLDER_FILE)).catch(() => undefined)) as RememberedModel | undefined;
     const fresh = recorded === undefined && opts.create === true ? (opts.forNew?.() ?? null) : null;
     let spec: EmbedderSpec;

@@ -84,7 +84,7 @@ export async function trustKey(publicKeyFile: string, libraryDir: string): Promi
   // technician can trust a publisher while the app holds the library open (the pack screen tells them to).
   mkdirSync(libraryDir, { recursive: true });
   const meta = (await readJson(path.join(libraryDir, LIBRARY_FILE))) as LibraryMeta | undefined;
-  if (meta) assertLibraryVersions(meta, libraryDir);
+  if (meta !== undefined) assertLibraryVersions(meta, libraryDir);
   const dir = path.join(libraryDir, TRUSTED_KEYS_DIR);
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${fp}.pem`);

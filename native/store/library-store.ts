@@ -3,19 +3,23 @@
  *
  * Layout of a library folder:
  *   library.json   format version, chunker/analyzer versions, embedder {id, dims} (never mixed)
- *   files.json     committed file records: the commit point of every change (atomic rename)
+ *   files.json     committed file records: the commit point of every change (atomic rename), with its commit number
+ *   commit.json    the same commit number and each file's generation, written after files.json: the
+ *                  second witness that tells a lost or older files.json from a killed run's leftovers
  *   library.lock   pid of the one process that may write
  *   lance/         LanceDB tables `chunks` and `codes`; every row carries (file, generation)
  *
  * Crash safety: a file is replaced by adding rows of a new generation, then committing its record, then
  * deleting rows of other generations. Readers only trust rows whose (file, generation) is committed, and
  * opening for writing deletes any other rows, so a process killed at any point leaves a library that
- * answers with either the old or the new version of each file.
+ * answers with either the old or the new version of each file. files.json is never the only proof that
+ * rows exist: one found missing, damaged or older than commit.json is rebuilt from the rows first
+ * (commit-record.ts), so the clean-up never takes a lost file list for "delete everything".
  */
 import './lance-env.js';
 import * as lancedb from '@lancedb/lancedb';
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { SearchFilters } from '../contract/api.js';
 import type { Chunk, CodeRecord, FileRecord, Lang } from '../contract/document.js';
@@ -24,6 +28,7 @@ import { closedError, NEW_LIBRARY_HINT, switchModelHint } from '../contract/mess
 import { ANALYZER_VERSION, MAX_TOKEN_LENGTH } from '../text/analyze.js';
 import { CHUNKER_VERSION } from '../chunk/index.js';
 import { readJson, writeJsonAtomic } from './atomic-json.js';
+import { COMMIT_FILE, commitRecordOf, filesJsonDoubt, readCommitRecord, readFilesJson, rebuildRecords, tallyRows, type CommitRecord, type FilesJsonRead } from './commit-record.js';
 import { failpoints } from './failpoints.js';
 import { allowedFiles, sqlIn, sqlString, whereClause } from './filters.js';
 import { LibraryLock } from './lock.js';
@@ -62,21 +67,49 @@ const ADD_BATCH = 20_000;
 /** Predicates per delete statement. */
 const DELETE_BATCH = 200;
 
+/** Versions above this are not a newer ManualDesk's but a damaged library.json (formats grow by one a release at most). */
+const PLAUSIBLE_VERSION = 1000;
+
 /**
- * Refuses a library written by a newer ManualDesk: a newer layout, or text chunked or analyzed by newer
+ * Refuses a library.json that is not a library's description (damaged, or some other file: not an
+ * object, versions that are not whole numbers or absurdly high, an embedder without id or dimensions),
+ * and a library written by a newer ManualDesk: a newer layout, or text chunked or analyzed by newer
  * rules (searching it would analyze queries differently from its index; re-indexing it would write it
  * down to older rules). Older versions are fine: ingest re-indexes them.
  */
-export function assertLibraryVersions(meta: Partial<LibraryMeta>, dir: string): void {
+export function assertLibraryVersions(meta: unknown, dir: string): asserts meta is LibraryMeta {
+  const damaged = (what: string) =>
+    new EngineError(
+      'LIBRARY_FORMAT_MISMATCH',
+      `The library at ${dir} has a damaged ${LIBRARY_FILE} (${what}); it does not describe a ManualDesk library. Nothing was changed. ` +
+        `Restore ${LIBRARY_FILE} (or the whole library folder) from a backup, or re-index the manuals into a new library folder: manualdesk ingest <your manual folders> --library <new folder>.`,
+    );
   const newer = (what: string, have: unknown, max: number) =>
     new EngineError(
       'LIBRARY_FORMAT_MISMATCH',
       `The library at ${dir} was written by a newer ManualDesk (${what} ${String(have)}; this version handles ${what} ${max} and older). ` +
         `Nothing was changed. Open it with the ManualDesk version that wrote it or a newer one (update ManualDesk), or re-index the manuals into a new library folder with this version.`,
     );
-  if (typeof meta.formatVersion !== 'number' || meta.formatVersion > LIBRARY_FORMAT_VERSION) throw newer('format', meta.formatVersion, LIBRARY_FORMAT_VERSION);
-  if (typeof meta.chunkerVersion === 'number' && meta.chunkerVersion > CHUNKER_VERSION) throw newer('chunker version', meta.chunkerVersion, CHUNKER_VERSION);
-  if (typeof meta.analyzerVersion === 'number' && meta.analyzerVersion > ANALYZER_VERSION) throw newer('analyzer version', meta.analyzerVersion, ANALYZER_VERSION);
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) throw damaged(`it holds ${Array.isArray(meta) ? 'a list' : String(JSON.stringify(meta)).slice(0, 40)}, not a library's settings`);
+  const m = meta as Record<string, unknown>;
+  const version = (key: string, label: string, required: boolean): number | undefined => {
+    const v = m[key];
+    if (v === undefined && !required) return undefined;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > PLAUSIBLE_VERSION) throw damaged(`its ${label} is ${v === undefined ? 'missing' : JSON.stringify(v).slice(0, 40)}, not a version number`);
+    return v;
+  };
+  const format = version('formatVersion', 'format version', true) as number;
+  const chunker = version('chunkerVersion', 'chunker version', false);
+  const analyzer = version('analyzerVersion', 'analyzer version', false);
+  const emb = m.embedder as { id?: unknown; dims?: unknown } | null | undefined;
+  if (emb !== undefined && emb !== null) {
+    const dimsOk = typeof emb === 'object' && typeof emb.dims === 'number' && Number.isInteger(emb.dims) && emb.dims > 0 && emb.dims <= 65_536;
+    if (typeof emb !== 'object' || typeof emb.id !== 'string' || emb.id === '' || !dimsOk) throw damaged('its embedding model has no valid name or size');
+  }
+  if (m.chunksTable !== undefined && (typeof m.chunksTable !== 'string' || !/^[\w-]+$/.test(m.chunksTable))) throw damaged('its passages table name is not one');
+  if (format > LIBRARY_FORMAT_VERSION) throw newer('format', format, LIBRARY_FORMAT_VERSION);
+  if (chunker !== undefined && chunker > CHUNKER_VERSION) throw newer('chunker version', chunker, CHUNKER_VERSION);
+  if (analyzer !== undefined && analyzer > ANALYZER_VERSION) throw newer('analyzer version', analyzer, ANALYZER_VERSION);
 }
 
 export interface EmbedderIdentity {
@@ -169,6 +202,8 @@ export interface SwitchProgress {
 
 interface FilesJson {
   formatVersion: number;
+  /** The commit number (commit-record.ts); absent in libraries written before it. */
+  commit?: number;
   files: FileRecord[];
 }
 
@@ -184,6 +219,10 @@ export class LibraryStore {
   /** Highest generation written per file in this session (including uncommitted attempts). */
   private readonly usedGenerations = new Map<string, number>();
   private vectorIndexed = false;
+  /** The number of the last commit of files.json (commit-record.ts). */
+  private commitNumber = 0;
+  /** Why the file records were rebuilt from the tables at open (files.json missing, damaged or older); null: they were not. */
+  private rebuilt: string | null = null;
   /** The table the committed passages are in (library.json `chunksTable`; 'chunks' by default). */
   private chunksName: string;
   private switchState: SwitchState | null = null;
@@ -223,7 +262,8 @@ export class LibraryStore {
     const lock = opts.readOnly ? null : LibraryLock.acquire(dir);
     try {
       let meta = (await readJson(libFile)) as LibraryMeta | undefined;
-      if (!meta) {
+      const created = meta === undefined;
+      if (meta === undefined) {
         meta = {
           formatVersion: CREATED_FORMAT_VERSION,
           chunkerVersion: opts.chunkerVersion ?? 1,
@@ -234,15 +274,19 @@ export class LibraryStore {
         await writeJsonAtomic(libFile, meta);
       }
       assertLibraryVersions(meta, dir);
-      const filesJson = (await readJson(path.join(dir, FILES_FILE))) as FilesJson | undefined;
-      const files = filesJson?.files ?? [];
+      if (created) await writeJsonAtomic(path.join(dir, COMMIT_FILE), commitRecordOf(0, []));
+      // The witness first: a writer commits files.json before it, so files.json read after it is never older.
+      const witness = await readCommitRecord(dir);
+      const filesJson = await readFilesJson(path.join(dir, FILES_FILE));
       const db = await lancedb.connect(path.join(dir, LANCE_DIR));
       const names = new Set(await db.tableNames());
       const chunksName = meta.chunksTable ?? CHUNKS;
       const chunks = names.has(chunksName) ? await db.openTable(chunksName) : null;
       const codes = names.has(CODES) ? await db.openTable(CODES) : null;
-      const store = new LibraryStore(dir, meta, files, db, chunks, codes, lock, opts);
+      const store = new LibraryStore(dir, meta, filesJson.files, db, chunks, codes, lock, opts);
+      store.commitNumber = Math.max(filesJson.commit, witness?.commit ?? 0);
       try {
+        await store.checkRecords(filesJson, witness);
         await store.checkEmbedder(opts.embedder);
         // A writer deletes what a killed run left; a reader cannot, so it fences those rows out of every search.
         if (!opts.readOnly) {
@@ -1024,6 +1068,50 @@ export class LibraryStore {
     return where ? `(${where}) AND ${this.garbageFence}` : this.garbageFence;
   }
 
+  /**
+   * Checks files.json against commit.json and the tables before anything trusts it (the clean-up
+   * deletes every row it does not name). One found missing, damaged, emptied or older is rebuilt
+   * from the tables (commit-record.ts): written back by a writer, held in memory by a reader, which
+   * says so (recordsRebuilt) and changes nothing.
+   */
+  private async checkRecords(read: FilesJsonRead, witness: CommitRecord | null): Promise<void> {
+    const hasRows = async () => (this.chunksTable ? await this.chunksTable.countRows() : 0) + (this.codesTable ? await this.codesTable.countRows() : 0) > 0;
+    const doubt = witness || read.files.length === 0 ? filesJsonDoubt(read, witness, !witness && (await hasRows())) : null;
+    if (!doubt) {
+      // A library from before commit.json gets its witness at its first writable open (or, should this
+      // write fail, at a later one: until then files.json is trusted as before).
+      if (!witness && !this.opts.readOnly) {
+        await writeJsonAtomic(path.join(this.dir, COMMIT_FILE), commitRecordOf(this.commitNumber, this.files.values())).catch(() => undefined);
+      }
+      return;
+    }
+    const chunkRows = this.chunksTable ? ((await this.chunksTable.query().select(['file', 'generation', 'lang', 'manual']).toArray()) as Record<string, unknown>[]) : [];
+    const codeRows = this.codesTable ? ((await this.codesTable.query().select(['file', 'generation']).toArray()) as Record<string, unknown>[]) : [];
+    const records = rebuildRecords(read, witness, tallyRows(chunkRows, codeRows), this.meta.embedder !== null, new Date().toISOString());
+    const next = new Map(records.map((r) => [r.file, r] as const));
+    const list = `The library's file list (${path.join(this.dir, FILES_FILE)}) ${doubt}`;
+    const found = `${records.length} manual${records.length === 1 ? '' : 's'}`;
+    if (this.opts.readOnly) {
+      this.files = next;
+      this.rebuilt =
+        `${list}: searching the ${found} found in its stored passages instead. Nothing was changed. ` +
+        `To rebuild the file list, run: manualdesk repair --library ${this.dir} (or open the library in ManualDesk).`;
+      return;
+    }
+    // A damaged one is kept beside it, for whoever wants to look at what it held.
+    const kept = read.state === 'damaged' ? `${path.join(this.dir, FILES_FILE)}.damaged` : null;
+    if (kept) await copyFile(path.join(this.dir, FILES_FILE), kept);
+    await this.writeFiles(next);
+    this.rebuilt =
+      `${list}; it was rebuilt from the stored passages (${found}) and nothing was deleted${kept ? ` (the damaged file is kept as ${kept})` : ''}. ` +
+      `Add your manual folders again (manualdesk ingest <your manual folders> --library ${this.dir}) to restore where each manual was read from.`;
+  }
+
+  /** Why the file records were rebuilt from the tables when the library was opened (files.json missing, damaged or older); null when they were not. */
+  get recordsRebuilt(): string | null {
+    return this.rebuilt;
+  }
+
   /** Deletes rows whose (file, generation) is not committed. Returns the number of garbage pairs found. */
   async collectGarbage(opts: { force?: boolean } = {}): Promise<number> {
     let pairs = 0;
@@ -1164,10 +1252,18 @@ export class LibraryStore {
     }
   }
 
+  /**
+   * Commits file records: files.json (the commit point), then commit.json with the same commit number
+   * (see commit-record.ts). A process killed between the two leaves a files.json one commit ahead,
+   * which is trusted.
+   */
   private async writeFiles(next: Map<string, FileRecord>): Promise<void> {
-    const data: FilesJson = { formatVersion: LIBRARY_FORMAT_VERSION, files: [...next.values()] };
+    const commit = this.commitNumber + 1;
+    const data: FilesJson = { formatVersion: LIBRARY_FORMAT_VERSION, commit, files: [...next.values()] };
     await writeJsonAtomic(path.join(this.dir, FILES_FILE), data);
+    this.commitNumber = commit;
     this.files = next;
+    await writeJsonAtomic(path.join(this.dir, COMMIT_FILE), commitRecordOf(commit, next.values()));
     this.revision++;
     // Passages held in memory may be gone or joined by new ones.
     this.heldLanguages.clear();
