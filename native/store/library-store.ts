@@ -210,6 +210,8 @@ export class LibraryStore {
   private following: Promise<void> | null = null;
   /** Why the tables cannot be read (LIBRARY_DAMAGED); every write is refused with it. */
   private damage: EngineError | null = null;
+  /** Every data file of the tables was read once in this session (checkReadable). */
+  private readable = false;
 
   private constructor(
     readonly dir: string,
@@ -327,6 +329,7 @@ export class LibraryStore {
   async adoptEmbedder(embedder: EmbedderIdentity): Promise<void> {
     await this.exclusive(async () => {
       this.ensureWritable();
+      await this.checkReadable();
       if (this.meta.embedder) {
         if (this.meta.embedder.id === embedder.id && this.meta.embedder.dims === embedder.dims) return;
         throw new EngineError('EMBEDDER_MISMATCH', `The library at ${this.dir} already uses "${this.meta.embedder.id}"; ${NEW_LIBRARY_HINT}.`);
@@ -401,6 +404,7 @@ export class LibraryStore {
   async attachSwitchVectors(items: FileVectors[]): Promise<void> {
     await this.exclusive(async () => {
       this.ensureWritable();
+      await this.checkReadable();
       const st = this.switchState;
       if (!st) throw new EngineError('INVALID_INPUT', 'No model switch is under way.');
       const records = items.map(({ file }) => {
@@ -575,6 +579,7 @@ export class LibraryStore {
   async replaceFiles(updates: FileUpdate[]): Promise<void> {
     await this.exclusive(async () => {
       this.ensureWritable();
+      await this.checkReadable();
       if (updates.length === 0) return;
       const seen = new Set<string>();
       const chunkRows: ChunkRow[] = [];
@@ -630,6 +635,7 @@ export class LibraryStore {
   async attachVectors(items: FileVectors[]): Promise<void> {
     await this.exclusive(async () => {
       this.ensureWritable();
+      await this.checkReadable();
       const emb = this.meta.embedder;
       const tbl = this.chunksTable;
       if (!emb) throw new EngineError('INVALID_INPUT', 'This library is keyword-only; vectors were given.');
@@ -710,6 +716,7 @@ export class LibraryStore {
   async removeFiles(files: string[]): Promise<number> {
     return this.exclusive(async () => {
       this.ensureWritable();
+      await this.checkReadable();
       const present = [...new Set(files)].filter((f) => this.files.has(f));
       if (present.length === 0) return 0;
       const next = new Map(this.files);
@@ -736,6 +743,7 @@ export class LibraryStore {
   async compact(): Promise<void> {
     await this.exclusive(async () => {
       this.ensureWritable();
+      await this.checkReadable();
       await this.collectGarbage();
       // Built at each call: LanceDB turns the date into an age relative to its own clock, so a date taken
       // when compact() began would spare every version written since (e.g. the FTS build's).
@@ -1134,6 +1142,17 @@ export class LibraryStore {
         await this.followWriter(true);
       }
     }
+  }
+
+  /**
+   * Before this session's first change of the tables: one column of every row is read, which opens every
+   * data file, so a table damaged on disk (truncated, changed by hand) is refused before anything is
+   * written into it (the write would fail halfway, after its rows were added).
+   */
+  private async checkReadable(): Promise<void> {
+    if (this.readable) return;
+    for (const tbl of [this.chunksTable, this.codesTable]) if (tbl) await tbl.query().select(['generation']).toArray();
+    this.readable = true;
   }
 
   /** Records that the tables cannot be read (writes are refused from now on); the error to throw. */

@@ -5,15 +5,17 @@
  *   - another process writes (a child, test/reliability/issue37-writer-child.ts) while this process
  *     searches with a read-only engine, as `manualdesk search --batch` does beside an ingest;
  *   - the same engine writes and searches (browser mode: removeFiles during a burst of searches).
+ * And a library whose table is damaged on disk (item 12): see the last describe.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../native/engine.js';
 import { NOTES, marker, noteFile, writeRound } from '../integration/crash-corpus.js';
 import { REPO_ROOT, cleanupTemp, tempDir } from '../integration/helpers.js';
-import { value, write } from './helpers.js';
+import { expectClear, failure, value, write } from './helpers.js';
 
 afterAll(cleanupTemp);
 
@@ -98,7 +100,7 @@ describe('readers beside a writer', () => {
     const { lib, corpus } = await library();
     const engine = await createEngine({ libraryDir: lib });
     const loops = Array.from({ length: 6 }, () => searchLoop(engine));
-    for (let round = 0; round < 6; round++) {
+    for (let round = 0; round < 10; round++) {
       expect(value(await engine.removeFiles(NOTE_FILES)).removed).toBe(NOTES);
       value(await engine.ingest({ paths: [corpus] }));
     }
@@ -107,4 +109,42 @@ describe('readers beside a writer', () => {
     expect(await found(engine, 1)).toEqual({ note: true, keep: true });
     await engine.close();
   }, 120_000);
+});
+
+/**
+ * A LanceDB table damaged on disk (issue 37, item 12): a data file truncated or with flipped bits. A
+ * search says the library is damaged and how to repair it (LIBRARY_DAMAGED, no Rust text), and a
+ * writer refuses to change it: files.json stays as it was, the run stops instead of skipping each file.
+ */
+describe('a damaged table', () => {
+  const damage = {
+    truncated: (file: string) => fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2)),
+    'bit-flipped': (file: string) => {
+      const bytes = fs.readFileSync(file);
+      for (let i = 64; i < bytes.length - 64; i += 29) bytes[i] = (bytes[i] as number) ^ 0xff;
+      fs.writeFileSync(file, bytes);
+    },
+  };
+  it.each(Object.keys(damage) as (keyof typeof damage)[])('%s data file: LIBRARY_DAMAGED with the repair, and no write', async (kind) => {
+    const { lib, corpus } = await library();
+    const data = path.join(lib, 'lance', 'chunks.lance', 'data');
+    for (const f of fs.readdirSync(data)) damage[kind](path.join(data, f));
+    const clean = (err: { code: string; message: string }) => {
+      expectClear(err, 'LIBRARY_DAMAGED');
+      expect(err.message).toMatch(/backup|re-index/);
+      expect(err.message).not.toMatch(/\.rs:\d|panick|backtrace|LanceError|lance error/i);
+    };
+
+    const reader = await createEngine({ libraryDir: lib, readOnly: true });
+    clean(failure(await reader.search({ query: 'zzkeepzz spindle', k: 5 })));
+    await reader.close();
+
+    const filesJson = fs.readFileSync(path.join(lib, 'files.json'), 'utf8');
+    writeRound(corpus, 1);
+    const writer = await createEngine({ libraryDir: lib });
+    clean(failure(await writer.ingest({ paths: [corpus] })));
+    clean(failure(await writer.removeFiles([noteFile(0)])));
+    await writer.close();
+    expect(fs.readFileSync(path.join(lib, 'files.json'), 'utf8')).toBe(filesJson);
+  }, 60_000);
 });
