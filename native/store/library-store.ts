@@ -1131,15 +1131,14 @@ export class LibraryStore {
    */
   private async reading<T>(fn: () => Promise<T>): Promise<T> {
     this.ensureOpen();
-    await this.followWriter();
     for (let attempt = 1; ; attempt++) {
       try {
+        await this.followWriter(attempt > 1);
         return await fn();
       } catch (err) {
         if (this.closed || !isLanceReadError(err, this.dir)) throw err;
         if (attempt > READ_RETRIES) throw this.damaged(err);
         await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
-        await this.followWriter(true);
       }
     }
   }
