@@ -13,7 +13,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../native/engine.js';
-import { NOTES, marker, noteFile, writeRound } from '../integration/crash-corpus.js';
+import { NOTES, code, marker, noteFile, writeRound } from '../integration/crash-corpus.js';
 import { REPO_ROOT, cleanupTemp, tempDir } from '../integration/helpers.js';
 import { expectClear, failure, value, write } from './helpers.js';
 
@@ -37,11 +37,12 @@ async function library(): Promise<{ lib: string; corpus: string }> {
   return { lib, corpus };
 }
 
-/** The files a search for one note's marker and the kept manual's word finds. */
-async function found(engine: Engine, note: number): Promise<{ note: boolean; keep: boolean }> {
+/** Whether a search finds one note (by its marker) and the kept manual, and the note's fault code is known. */
+async function found(engine: Engine, note: number): Promise<{ note: boolean; code: boolean; keep: boolean }> {
   const notes = value(await engine.search({ query: marker(0, note), k: 5 })).hits.map((h) => h.file);
   const keep = value(await engine.search({ query: 'zzkeepzz', k: 5 })).hits.map((h) => h.file);
-  return { note: notes.includes(noteFile(note)), keep: keep.includes(KEEP) };
+  const codes = value(await engine.lookupCode({ text: code(0, note) })).matches;
+  return { note: notes.includes(noteFile(note)), code: codes.length > 0, keep: keep.includes(KEEP) };
 }
 
 /** Searches in a loop until stopped; every failed search is recorded. */
@@ -69,7 +70,7 @@ describe('readers beside a writer', () => {
   it('a read-only engine searching while another process removes, re-adds and compacts: no errors, committed results', async () => {
     const { lib, corpus } = await library();
     const reader = await createEngine({ libraryDir: lib, readOnly: true });
-    expect(await found(reader, 0)).toEqual({ note: true, keep: true });
+    expect(await found(reader, 0)).toEqual({ note: true, code: true, keep: true });
     const loop = searchLoop(reader);
     const child = spawn(process.execPath, ['--import', 'tsx', WRITER_CHILD, lib, corpus, '3', ...NOTE_FILES], {
       cwd: REPO_ROOT,
@@ -78,7 +79,7 @@ describe('readers beside a writer', () => {
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    const seen: { step: number; present: boolean; got: { note: boolean; keep: boolean } }[] = [];
+    const seen: { step: number; present: boolean; got: Awaited<ReturnType<typeof found>> }[] = [];
     for await (const line of readline.createInterface({ input: child.stdout })) {
       const msg = JSON.parse(line) as { step?: number; present?: boolean; done?: boolean };
       if (msg.done) break;
@@ -93,7 +94,7 @@ describe('readers beside a writer', () => {
     expect(errors).toEqual([]);
     expect(searches).toBeGreaterThan(0);
     expect(seen).toHaveLength(6);
-    for (const s of seen) expect(s.got, `step ${s.step}`).toEqual({ note: s.present, keep: true });
+    for (const s of seen) expect(s.got, `step ${s.step}`).toEqual({ note: s.present, code: s.present, keep: true });
   }, 120_000);
 
   it('searches while the same engine removes and re-adds files (browser mode): none fails', async () => {
@@ -106,7 +107,7 @@ describe('readers beside a writer', () => {
     }
     const runs = await Promise.all(loops.map((l) => l.stop()));
     expect(runs.flatMap((r) => r.errors)).toEqual([]);
-    expect(await found(engine, 1)).toEqual({ note: true, keep: true });
+    expect(await found(engine, 1)).toEqual({ note: true, code: true, keep: true });
     await engine.close();
   }, 120_000);
 });
