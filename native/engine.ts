@@ -450,7 +450,13 @@ class LocalEngine implements Engine {
       for (;;) {
         const sources = this.sources;
         // A library whose model is not installed here is still searched, by keyword and fault code.
-        const done = await sources.read(async () => (sources === this.sources ? { value: await fn(await this.ensureOpen(false, true), sources) } : null));
+        const done = await sources.read(async () => {
+          if (sources !== this.sources) return null;
+          const local = await this.ensureOpen(false, true);
+          // A read-only library first takes up what a writer in another process committed.
+          await local.followWriter();
+          return { value: await fn(local, sources) };
+        });
         if (done) return done.value;
       }
     });

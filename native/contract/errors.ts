@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   /** This engine is writing to the library (ingest, remove, a pack operation): wait or cancel, then try again. */
   'LIBRARY_BUSY',
   'LIBRARY_FORMAT_MISMATCH',
+  /** The library's files cannot be read (truncated, changed outside ManualDesk): restore a backup or re-index. */
+  'LIBRARY_DAMAGED',
   'EMBEDDER_MISMATCH',
   'MODEL_MISSING',
   'FILE_UNREADABLE',
@@ -71,7 +73,8 @@ export function toErrorData(err: unknown): EngineErrorData {
   if (err instanceof Error && err.name === 'AbortError') {
     return { code: 'CANCELLED', message: 'The operation was cancelled.' };
   }
-  const message = err instanceof Error ? err.message : String(err);
+  // Native errors (LanceDB) append the Rust source locations they passed through: not for the technician.
+  const message = (err instanceof Error ? err.message : String(err)).replace(/,\s*\/[^,]*\.rs:\d+:\d+/g, '');
   return {
     code: 'INTERNAL',
     message: `Unexpected error: ${message}. The library was not changed by the failed step; try again, and report it if it repeats.`,

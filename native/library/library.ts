@@ -302,6 +302,19 @@ export class Library extends Disposable {
     this.messageIndex = null;
   }
 
+  /**
+   * Opened read-only beside a writer (another process): takes up what it committed since the last read
+   * (the store's file records and tables, then the code index and the names and messages built from them).
+   */
+  async followWriter(): Promise<void> {
+    const seen = this.store.filesRevision;
+    await this.store.followWriter();
+    if (this.store.filesRevision === seen) return;
+    this.codeIndex = await loadCodeIndex(this.store);
+    this.nameIndex = null;
+    this.messageIndex = null;
+  }
+
   /** Rebuilds the in-memory code index from the committed rows. */
   async reloadCodes(): Promise<void> {
     this.codeIndex = await loadCodeIndex(this.store);

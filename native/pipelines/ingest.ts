@@ -565,13 +565,15 @@ class Batch {
   }
 }
 
-/** A write into the library; a failure of the library's disk (full, read-only) becomes a LibraryWriteFailure. */
+/** A write into the library; a failure of the library's disk (full, read-only) or its damage becomes a LibraryWriteFailure. */
 async function storeWrite<T>(store: LibraryStore, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     const disk = libraryDiskError(err, store.dir, { permission: true });
-    throw disk ? new LibraryWriteFailure(disk) : err;
+    if (disk) throw new LibraryWriteFailure(disk);
+    // A damaged library stops the whole run (each file would fail the same way).
+    throw err instanceof EngineError && err.code === 'LIBRARY_DAMAGED' ? new LibraryWriteFailure(err) : err;
   }
 }
 

@@ -18,7 +18,7 @@
  */
 import './lance-env.js';
 import * as lancedb from '@lancedb/lancedb';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { SearchFilters } from '../contract/api.js';
@@ -30,6 +30,7 @@ import { CHUNKER_VERSION } from '../chunk/index.js';
 import { readJson, writeJsonAtomic } from './atomic-json.js';
 import { COMMIT_FILE, commitRecordOf, filesJsonDoubt, readCommitRecord, readFilesJson, rebuildRecords, tallyRows, type CommitRecord, type FilesJsonRead } from './commit-record.js';
 import { failpoints } from './failpoints.js';
+import { isLanceReadError, LibraryDamagedError } from './lance-errors.js';
 import { allowedFiles, sqlIn, sqlString, whereClause } from './filters.js';
 import { LibraryLock } from './lock.js';
 import { countTerms } from './vocabulary.js';
@@ -66,6 +67,18 @@ export const IN_MEMORY_LANGUAGE_ROWS = 6_000;
 const ADD_BATCH = 20_000;
 /** Predicates per delete statement. */
 const DELETE_BATCH = 200;
+/**
+ * Reads again on the tables' latest version after a failed read: a writer's compaction prunes the
+ * version a read was on (in this process or another), and each retry reads the version it left. A
+ * table that fails this many times more is damaged.
+ */
+const READ_RETRIES = 3;
+
+/** files.json's size, change time and inode: a writer's commit (an atomic rename) changes it. */
+function filesStamp(dir: string): string {
+  const st = statSync(path.join(dir, FILES_FILE), { throwIfNoEntry: false });
+  return st ? `${st.size}:${st.mtimeMs}:${st.ino}` : '';
+}
 
 /** Versions above this are not a newer ManualDesk's but a damaged library.json (formats grow by one a release at most). */
 const PLAUSIBLE_VERSION = 1000;
@@ -230,6 +243,14 @@ export class LibraryStore {
   private readonly heldLanguages = new Map<string, Promise<HeldPassages | null>>();
   /** Passages per language of the files a filter selects (languageCounts), until the next write. */
   private readonly languageTally = new Map<string, Promise<Record<string, number>>>();
+  /** Read-only: files.json as last read (filesStamp); another stamp means a writer committed since. */
+  private filesSeen = '';
+  /** Read-only: the reload of a writer's commit under way, shared by the reads that wait for it. */
+  private following: Promise<void> | null = null;
+  /** Why the tables cannot be read (LIBRARY_DAMAGED); every write is refused with it. */
+  private damage: EngineError | null = null;
+  /** Every data file of the tables was read once in this session (checkReadable). */
+  private readable = false;
 
   private constructor(
     readonly dir: string,
@@ -275,6 +296,8 @@ export class LibraryStore {
       }
       assertLibraryVersions(meta, dir);
       if (created) await writeJsonAtomic(path.join(dir, COMMIT_FILE), commitRecordOf(0, []));
+      // Taken before files.json is read: a commit after the read shows as a change (followWriter).
+      const stamp = filesStamp(dir);
       // The witness first: a writer commits files.json before it, so files.json read after it is never older.
       const witness = await readCommitRecord(dir);
       const filesJson = await readFilesJson(path.join(dir, FILES_FILE));
@@ -294,6 +317,7 @@ export class LibraryStore {
           await store.undoHalfAdoption();
           await store.tidySwitch(names);
         } else {
+          store.filesSeen = stamp;
           store.garbageFence = await store.uncommittedPredicate();
           store.switchState = await store.liveSwitch();
         }
@@ -349,6 +373,7 @@ export class LibraryStore {
   async adoptEmbedder(embedder: EmbedderIdentity): Promise<void> {
     await this.exclusive(async () => {
       this.ensureWritable();
+      await this.checkReadable();
       if (this.meta.embedder) {
         if (this.meta.embedder.id === embedder.id && this.meta.embedder.dims === embedder.dims) return;
         throw new EngineError('EMBEDDER_MISMATCH', `The library at ${this.dir} already uses "${this.meta.embedder.id}"; ${NEW_LIBRARY_HINT}.`);
@@ -423,6 +448,7 @@ export class LibraryStore {
   async attachSwitchVectors(items: FileVectors[]): Promise<void> {
     await this.exclusive(async () => {
       this.ensureWritable();
+      await this.checkReadable();
       const st = this.switchState;
       if (!st) throw new EngineError('INVALID_INPUT', 'No model switch is under way.');
       const records = items.map(({ file }) => {
@@ -543,7 +569,7 @@ export class LibraryStore {
    */
   languageCounts(filters: SearchFilters): Promise<Record<string, number>> {
     this.ensureOpen();
-    return memoised(this.languageTally, JSON.stringify(filters), () => this.countLanguages(filters));
+    return memoised(this.languageTally, JSON.stringify(filters), () => this.reading(() => this.countLanguages(filters)));
   }
 
   private async countLanguages(filters: SearchFilters): Promise<Record<string, number>> {
@@ -575,13 +601,14 @@ export class LibraryStore {
   }
 
   async stats(): Promise<StoreStats> {
-    this.ensureOpen();
-    return {
-      files: this.files.size,
-      chunks: this.chunksTable ? await this.chunksTable.countRows() : 0,
-      codes: this.codesTable ? await this.codesTable.countRows() : 0,
-      vectorsPending: this.pendingVectorFiles().reduce((n, f) => n + f.chunks, 0),
-    };
+    return this.reading(async () => {
+      return {
+        files: this.files.size,
+        chunks: this.chunksTable ? await this.chunksTable.countRows() : 0,
+        codes: this.codesTable ? await this.codesTable.countRows() : 0,
+        vectorsPending: this.pendingVectorFiles().reduce((n, f) => n + f.chunks, 0),
+      };
+    });
   }
 
   async replaceFile(rec: FileRecord, chunks: Chunk[], vectors: Float32Array[] | null, codes: CodeRecord[]): Promise<void> {
@@ -596,6 +623,7 @@ export class LibraryStore {
   async replaceFiles(updates: FileUpdate[]): Promise<void> {
     await this.exclusive(async () => {
       this.ensureWritable();
+      await this.checkReadable();
       if (updates.length === 0) return;
       const seen = new Set<string>();
       const chunkRows: ChunkRow[] = [];
@@ -651,6 +679,7 @@ export class LibraryStore {
   async attachVectors(items: FileVectors[]): Promise<void> {
     await this.exclusive(async () => {
       this.ensureWritable();
+      await this.checkReadable();
       const emb = this.meta.embedder;
       const tbl = this.chunksTable;
       if (!emb) throw new EngineError('INVALID_INPUT', 'This library is keyword-only; vectors were given.');
@@ -686,20 +715,22 @@ export class LibraryStore {
 
   /** Committed passages of files, each file's in reading order (what their vectors are made from); one scan. */
   async fileChunks(files: string[]): Promise<Map<string, Chunk[]>> {
-    this.ensureOpen();
-    const records = files.flatMap((f) => this.files.get(f) ?? []);
-    return new Map([...(await this.fileRows(records))].map(([f, rows]) => [f, rows.map(rowToChunk)] as const));
+    return this.reading(async () => {
+      const records = files.flatMap((f) => this.files.get(f) ?? []);
+      return new Map([...(await this.fileRows(records))].map(([f, rows]) => [f, rows.map(rowToChunk)] as const));
+    });
   }
 
   /** Every term the full-text index holds for these files (body and heading columns); one scan. */
   async indexedTerms(files: string[]): Promise<Set<string>> {
-    this.ensureOpen();
-    const out = new Set<string>();
-    const records = files.flatMap((f) => this.files.get(f) ?? []);
-    for (const rows of (await this.fileRows(records)).values()) {
-      for (const r of rows) for (const t of `${String(r.fts)} ${String(r.fts_head)}`.split(' ')) if (t) out.add(t);
-    }
-    return out;
+    return this.reading(async () => {
+      const out = new Set<string>();
+      const records = files.flatMap((f) => this.files.get(f) ?? []);
+      for (const rows of (await this.fileRows(records)).values()) {
+        for (const r of rows) for (const t of `${String(r.fts)} ${String(r.fts_head)}`.split(' ')) if (t) out.add(t);
+      }
+      return out;
+    });
   }
 
   /** The committed rows of files, every column but the vector, each file's in ordinal order; one scan. */
@@ -755,6 +786,7 @@ export class LibraryStore {
   async removeFiles(files: string[]): Promise<number> {
     return this.exclusive(async () => {
       this.ensureWritable();
+      await this.checkReadable();
       const present = [...new Set(files)].filter((f) => this.files.has(f));
       if (present.length === 0) return 0;
       const next = new Map(this.files);
@@ -781,6 +813,7 @@ export class LibraryStore {
   async compact(): Promise<void> {
     await this.exclusive(async () => {
       this.ensureWritable();
+      await this.checkReadable();
       await this.collectGarbage();
       // Built at each call: LanceDB turns the date into an age relative to its own clock, so a date taken
       // when compact() began would spare every version written since (e.g. the FTS build's).
@@ -841,27 +874,29 @@ export class LibraryStore {
    * (ranking and tie handling are native/search/keyword.ts's).
    */
   async fullTextSearch(plan: FtsPlan, limit: number, filters?: SearchFilters): Promise<{ hits: ScoredChunk[]; scores: number[] }> {
-    this.ensureOpen();
-    const tbl = this.chunksTable;
-    if (!tbl || limit <= 0 || plan.length === 0) return { hits: [], scores: [] };
-    const where = this.searchWhere(filters);
-    if (where === null) return { hits: [], scores: [] };
-    let q = tbl.query().fullTextSearch(toLanceQuery(plan));
-    if (where) q = q.where(where);
-    const rows = (await q.select([...CHUNK_COLUMNS, '_score']).limit(limit).toArray()) as Record<string, unknown>[];
-    return { hits: this.committedHits(rows, (r) => Number(r._score), rows.length), scores: rows.map((r) => Number(r._score)) };
+    return this.reading(async () => {
+      const tbl = this.chunksTable;
+      if (!tbl || limit <= 0 || plan.length === 0) return { hits: [], scores: [] };
+      const where = this.searchWhere(filters);
+      if (where === null) return { hits: [], scores: [] };
+      let q = tbl.query().fullTextSearch(toLanceQuery(plan));
+      if (where) q = q.where(where);
+      const rows = (await q.select([...CHUNK_COLUMNS, '_score']).limit(limit).toArray()) as Record<string, unknown>[];
+      return { hits: this.committedHits(rows, (r) => Number(r._score), rows.length), scores: rows.map((r) => Number(r._score)) };
+    });
   }
 
   /** Passages (capped) that hold each analyzed term anywhere in the library: its vocabulary (see vocabulary.ts). */
   async termCounts(terms: string[], filters?: Pick<SearchFilters, 'pathPrefix'>): Promise<Map<string, number>> {
-    this.ensureOpen();
-    if (!filters?.pathPrefix) return countTerms(this.chunksTable, this.files.values(), terms, (r) => this.isCommitted(r));
-    // One folder's vocabulary (a named product's manuals).
-    const where = this.searchWhere(filters);
-    const allowed = allowedFiles(this.files, filters);
-    if (where === null || allowed?.size === 0) return new Map(terms.map((t) => [t, 0]));
-    const files = [...this.files.values()].filter((f) => allowed === null || allowed.has(f.file));
-    return countTerms(this.chunksTable, files, terms, (r) => this.isCommitted(r), where);
+    return this.reading(async () => {
+      if (!filters?.pathPrefix) return countTerms(this.chunksTable, this.files.values(), terms, (r) => this.isCommitted(r));
+      // One folder's vocabulary (a named product's manuals).
+      const where = this.searchWhere(filters);
+      const allowed = allowedFiles(this.files, filters);
+      if (where === null || allowed?.size === 0) return new Map(terms.map((t) => [t, 0]));
+      const files = [...this.files.values()].filter((f) => allowed === null || allowed.has(f.file));
+      return countTerms(this.chunksTable, files, terms, (r) => this.isCommitted(r), where);
+    });
   }
 
   /**
@@ -871,55 +906,57 @@ export class LibraryStore {
    * for a short quoted message, not for every query.
    */
   async findText(text: string, limit: number, filters?: SearchFilters): Promise<ScoredChunk[]> {
-    this.ensureOpen();
-    const tbl = this.chunksTable;
-    const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-    if (!tbl || limit <= 0 || words.length === 0) return [];
-    const where = this.searchWhere(filters);
-    if (where === null) return [];
-    // ILIKE with the words joined by '%' narrows the scan (LIKE's own wildcards cannot occur in a
-    // word); the exact check (only punctuation or spaces between the words) is done here.
-    const like = `text ILIKE ${sqlString(`%${words.join('%')}%`)}`;
-    const exact = new RegExp(words.join('[^\\p{L}\\p{N}]+'), 'iu');
-    const rows = (await tbl
-      .query()
-      .where(where ? `(${where}) AND ${like}` : like)
-      .select([...CHUNK_COLUMNS])
-      .limit(4 * limit + 10)
-      .toArray()) as Record<string, unknown>[];
-    return this.committedHits(rows.filter((r) => exact.test(String(r.text))), () => 1, limit);
+    return this.reading(async () => {
+      const tbl = this.chunksTable;
+      const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+      if (!tbl || limit <= 0 || words.length === 0) return [];
+      const where = this.searchWhere(filters);
+      if (where === null) return [];
+      // ILIKE with the words joined by '%' narrows the scan (LIKE's own wildcards cannot occur in a
+      // word); the exact check (only punctuation or spaces between the words) is done here.
+      const like = `text ILIKE ${sqlString(`%${words.join('%')}%`)}`;
+      const exact = new RegExp(words.join('[^\\p{L}\\p{N}]+'), 'iu');
+      const rows = (await tbl
+        .query()
+        .where(where ? `(${where}) AND ${like}` : like)
+        .select([...CHUNK_COLUMNS])
+        .limit(4 * limit + 10)
+        .toArray()) as Record<string, unknown>[];
+      return this.committedHits(rows.filter((r) => exact.test(String(r.text))), () => 1, limit);
+    });
   }
 
   /** Nearest chunks by cosine similarity. */
   async vectorSearch(v: Float32Array, k: number, filters?: SearchFilters): Promise<ScoredChunk[]> {
-    this.ensureOpen();
-    const emb = this.meta.embedder;
-    if (!emb) throw new EngineError('INVALID_INPUT', 'This library has no vectors (it was indexed keyword-only).');
-    if (v.length !== emb.dims) {
-      throw new EngineError('EMBEDDER_MISMATCH', `Query vector has ${v.length} dimensions; the library uses ${emb.dims}.`);
-    }
-    const tbl = this.chunksTable;
-    if (!tbl || k <= 0) return [];
-    const only = filters?.lang?.length === 1 ? filters.lang[0] : undefined;
-    const held = only !== undefined ? await this.languagePassages(only) : null;
-    if (held) return this.scanPassages(held, v, k, filters);
-    const where = this.vectorWhere(filters);
-    if (where === null) return [];
-    let q = tbl.vectorSearch(Array.from(v)).distanceType('cosine');
-    // The HNSW index's scalar-quantised distances run ~0.13 below the true cosine (e5, 17k passages):
-    // re-scoring its candidates with the stored vectors (+1.6 ms) gives the true one, as a library
-    // below the index threshold and the in-memory scan have, so similarities compare across searches.
-    // The search breadth: measured on the dev library (17k passages, e5, the 145 dev questions, top 30
-    // against an exact scan), ef 100 / 200 / 400 found 0.929 / 0.964 / 0.987 of the exact neighbours
-    // at the same time per query (p50 4.4–4.7 ms): a wider search is near exact and gives the same
-    // neighbours whichever way the graph was built.
-    if (this.vectorIndexed) q = q.ef(Math.max(VECTOR_EF, 4 * k)).refineFactor(1);
-    if (where) q = q.where(where);
-    const rows = await q
-      .select([...CHUNK_COLUMNS, '_distance'])
-      .limit(k + 10)
-      .toArray();
-    return this.committedHits(rows, (r) => 1 - Number(r._distance), k);
+    return this.reading(async () => {
+      const emb = this.meta.embedder;
+      if (!emb) throw new EngineError('INVALID_INPUT', 'This library has no vectors (it was indexed keyword-only).');
+      if (v.length !== emb.dims) {
+        throw new EngineError('EMBEDDER_MISMATCH', `Query vector has ${v.length} dimensions; the library uses ${emb.dims}.`);
+      }
+      const tbl = this.chunksTable;
+      if (!tbl || k <= 0) return [];
+      const only = filters?.lang?.length === 1 ? filters.lang[0] : undefined;
+      const held = only !== undefined ? await this.languagePassages(only) : null;
+      if (held) return this.scanPassages(held, v, k, filters);
+      const where = this.vectorWhere(filters);
+      if (where === null) return [];
+      let q = tbl.vectorSearch(Array.from(v)).distanceType('cosine');
+      // The HNSW index's scalar-quantised distances run ~0.13 below the true cosine (e5, 17k passages):
+      // re-scoring its candidates with the stored vectors (+1.6 ms) gives the true one, as a library
+      // below the index threshold and the in-memory scan have, so similarities compare across searches.
+      // The search breadth: measured on the dev library (17k passages, e5, the 145 dev questions, top 30
+      // against an exact scan), ef 100 / 200 / 400 found 0.929 / 0.964 / 0.987 of the exact neighbours
+      // at the same time per query (p50 4.4–4.7 ms): a wider search is near exact and gives the same
+      // neighbours whichever way the graph was built.
+      if (this.vectorIndexed) q = q.ef(Math.max(VECTOR_EF, 4 * k)).refineFactor(1);
+      if (where) q = q.where(where);
+      const rows = await q
+        .select([...CHUNK_COLUMNS, '_distance'])
+        .limit(k + 10)
+        .toArray();
+      return this.committedHits(rows, (r) => 1 - Number(r._distance), k);
+    });
   }
 
   /** The passages of one language with their vectors, when there are few enough to hold (else null). */
@@ -962,30 +999,32 @@ export class LibraryStore {
 
   /** Committed chunks by id, in the order asked (unknown ids skipped). */
   async getChunks(ids: string[]): Promise<Chunk[]> {
-    this.ensureOpen();
-    const tbl = this.chunksTable;
-    if (!tbl || ids.length === 0) return [];
-    const byId = new Map<string, Chunk>();
-    const unique = [...new Set(ids)];
-    for (let i = 0; i < unique.length; i += 500) {
-      const rows = await tbl
-        .query()
-        .where(sqlIn('id', unique.slice(i, i + 500)))
-        .select([...CHUNK_COLUMNS])
-        .toArray();
-      for (const r of rows as Record<string, unknown>[]) {
-        if (this.isCommitted(r)) byId.set(String(r.id), rowToChunk(r));
+    return this.reading(async () => {
+      const tbl = this.chunksTable;
+      if (!tbl || ids.length === 0) return [];
+      const byId = new Map<string, Chunk>();
+      const unique = [...new Set(ids)];
+      for (let i = 0; i < unique.length; i += 500) {
+        const rows = await tbl
+          .query()
+          .where(sqlIn('id', unique.slice(i, i + 500)))
+          .select([...CHUNK_COLUMNS])
+          .toArray();
+        for (const r of rows as Record<string, unknown>[]) {
+          if (this.isCommitted(r)) byId.set(String(r.id), rowToChunk(r));
+        }
       }
-    }
-    return ids.flatMap((id) => byId.get(id) ?? []);
+      return ids.flatMap((id) => byId.get(id) ?? []);
+    });
   }
 
   /** Every committed fault-code record (for the in-memory code index). */
   async allCodes(): Promise<CodeRecord[]> {
-    this.ensureOpen();
-    if (!this.codesTable) return [];
-    const rows = (await this.codesTable.query().select(['file', 'generation', 'json']).toArray()) as Record<string, unknown>[];
-    return rows.filter((r) => this.isCommitted(r)).map(rowToCode);
+    return this.reading(async () => {
+      if (!this.codesTable) return [];
+      const rows = (await this.codesTable.query().select(['file', 'generation', 'json']).toArray()) as Record<string, unknown>[];
+      return rows.filter((r) => this.isCommitted(r)).map(rowToCode);
+    });
   }
 
   /**
@@ -993,22 +1032,23 @@ export class LibraryStore {
    * library's name index (search/name-index.ts). One scan of two columns.
    */
   async headingsByFile(): Promise<Map<string, string[]>> {
-    this.ensureOpen();
-    const out = new Map<string, Set<string>>();
-    if (!this.chunksTable) return new Map();
-    const rows = (await this.chunksTable.query().select(['file', 'generation', 'heading_path']).toArray()) as Record<string, unknown>[];
-    for (const r of rows) {
-      if (!this.isCommitted(r)) continue;
-      const file = String(r.file);
-      let set = out.get(file);
-      if (!set) out.set(file, (set = new Set()));
-      try {
-        for (const h of JSON.parse(String(r.heading_path)) as unknown[]) if (typeof h === 'string' && h) set.add(h);
-      } catch {
-        // a row without a readable heading path names nothing
+    return this.reading(async () => {
+      const out = new Map<string, Set<string>>();
+      if (!this.chunksTable) return new Map();
+      const rows = (await this.chunksTable.query().select(['file', 'generation', 'heading_path']).toArray()) as Record<string, unknown>[];
+      for (const r of rows) {
+        if (!this.isCommitted(r)) continue;
+        const file = String(r.file);
+        let set = out.get(file);
+        if (!set) out.set(file, (set = new Set()));
+        try {
+          for (const h of JSON.parse(String(r.heading_path)) as unknown[]) if (typeof h === 'string' && h) set.add(h);
+        } catch {
+          // a row without a readable heading path names nothing
+        }
       }
-    }
-    return new Map([...out].map(([f, s]) => [f, [...s]] as const));
+      return new Map([...out].map(([f, s]) => [f, [...s]] as const));
+    });
   }
 
   /**
@@ -1016,14 +1056,15 @@ export class LibraryStore {
    * messages (search/messages.ts). One scan, filtered by the index.
    */
   async fencedTexts(): Promise<string[]> {
-    this.ensureOpen();
-    if (!this.chunksTable) return [];
-    const rows = (await this.chunksTable
-      .query()
-      .where("text LIKE '%```%'")
-      .select(['file', 'generation', 'text'])
-      .toArray()) as Record<string, unknown>[];
-    return rows.filter((r) => this.isCommitted(r)).map((r) => String(r.text));
+    return this.reading(async () => {
+      if (!this.chunksTable) return [];
+      const rows = (await this.chunksTable
+        .query()
+        .where("text LIKE '%```%'")
+        .select(['file', 'generation', 'text'])
+        .toArray()) as Record<string, unknown>[];
+      return rows.filter((r) => this.isCommitted(r)).map((r) => String(r.text));
+    });
   }
 
   /**
@@ -1135,6 +1176,107 @@ export class LibraryStore {
     });
     for (let i = 0; i < preds.length; i += DELETE_BATCH) await tbl.delete(preds.slice(i, i + DELETE_BATCH).join(' OR '));
     return bad.size;
+  }
+
+  /**
+   * A read-only store takes up what a writer (another process) committed since it last looked: when
+   * files.json changed, it reads the file records again and moves its tables to their latest version,
+   * which holds every row those records name (rows are added before their record is committed, and
+   * deleted after). Until then its tables stay on the version it read, whose records it trusts.
+   * `force`: also when files.json is unchanged (a read failed because a writer pruned its version).
+   * A writer's store is always current: nothing to do.
+   */
+  async followWriter(force = false): Promise<void> {
+    this.ensureOpen();
+    if (!this.opts.readOnly || (!force && filesStamp(this.dir) === this.filesSeen)) return;
+    this.following ??= this.reload().finally(() => {
+      this.following = null;
+    });
+    await this.following;
+  }
+
+  private async reload(): Promise<void> {
+    const stamp = filesStamp(this.dir);
+    const meta = ((await readJson(path.join(this.dir, LIBRARY_FILE))) as LibraryMeta | undefined) ?? this.meta;
+    const had = this.meta.embedder;
+    if (had && meta.embedder && (meta.embedder.id !== had.id || meta.embedder.dims !== had.dims)) {
+      throw new EngineError(
+        'EMBEDDER_MISMATCH',
+        `The library at ${this.dir} now uses the model "${meta.embedder.id}" (another ManualDesk switched it while this one was searching it). Open the library again (or run the search again) to search it with that model.`,
+      );
+    }
+    // As at open: the witness first, then the records, checked against it and the rows (checkRecords).
+    const witness = await readCommitRecord(this.dir);
+    const read = await readFilesJson(path.join(this.dir, FILES_FILE));
+    const names = new Set(await this.db.tableNames());
+    const chunksName = meta.chunksTable ?? CHUNKS;
+    this.chunksTable = await this.latestTable(chunksName === this.chunksName ? this.chunksTable : null, chunksName, names);
+    this.codesTable = await this.latestTable(this.codesTable, CODES, names);
+    this.chunksName = chunksName;
+    this.meta = meta;
+    this.files = new Map(read.files.map((f) => [f.file, f]));
+    this.commitNumber = Math.max(read.commit, witness?.commit ?? 0);
+    this.rebuilt = null;
+    await this.checkRecords(read, witness);
+    this.revision++;
+    this.heldLanguages.clear();
+    this.languageTally.clear();
+    this.garbageFence = await this.uncommittedPredicate();
+    this.switchState = await this.liveSwitch();
+    this.vectorIndexed = await this.hasVectorIndex();
+    this.filesSeen = stamp;
+  }
+
+  /** The table `name` at its latest version: `current` moved there, or opened again; null when there is none. */
+  private async latestTable(current: lancedb.Table | null, name: string, names: Set<string>): Promise<lancedb.Table | null> {
+    if (current) {
+      if (names.has(name)) {
+        try {
+          await current.checkoutLatest();
+          return current;
+        } catch {
+          // opened again below
+        }
+      }
+      current.close();
+    }
+    return names.has(name) ? this.db.openTable(name) : null;
+  }
+
+  /**
+   * Runs a read of the tables. A writer's compaction may prune the version it reads (in this process or
+   * another): it is read again, on the latest version, a few times; a table that still cannot be read
+   * is damaged (LIBRARY_DAMAGED), and this store then refuses every write.
+   */
+  private async reading<T>(fn: () => Promise<T>): Promise<T> {
+    this.ensureOpen();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.followWriter(attempt > 1);
+        return await fn();
+      } catch (err) {
+        if (this.closed || !isLanceReadError(err, this.dir)) throw err;
+        if (attempt > READ_RETRIES) throw this.damaged(err);
+        await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
+      }
+    }
+  }
+
+  /**
+   * Before this session's first change of the tables: one column of every row is read, which opens every
+   * data file, so a table damaged on disk (truncated, changed by hand) is refused before anything is
+   * written into it (the write would fail halfway, after its rows were added).
+   */
+  private async checkReadable(): Promise<void> {
+    if (this.readable) return;
+    for (const tbl of [this.chunksTable, this.codesTable]) if (tbl) await tbl.query().select(['generation']).toArray();
+    this.readable = true;
+  }
+
+  /** Records that the tables cannot be read (writes are refused from now on); the error to throw. */
+  private damaged(err: unknown): EngineError {
+    this.damage ??= new LibraryDamagedError(this.dir, err);
+    return this.damage;
   }
 
   /** Releases the tables and the lock. Safe to call twice. */
@@ -1275,7 +1417,12 @@ export class LibraryStore {
     return (await this.chunksTable.listIndices()).some((i) => i.columns.includes('vector'));
   }
 
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  /** A write, after the one before it; LanceDB failing to read its own tables marks them damaged (no more writes). */
+  private exclusive<T>(write: () => Promise<T>): Promise<T> {
+    const fn = () =>
+      write().catch((err: unknown) => {
+        throw isLanceReadError(err, this.dir) ? this.damaged(err) : err;
+      });
     const run = this.writeChain.then(fn, fn);
     this.writeChain = run.catch(() => undefined);
     return run;
@@ -1288,6 +1435,7 @@ export class LibraryStore {
   private ensureWritable(): void {
     this.ensureOpen();
     if (!this.lock) throw new EngineError('LIBRARY_READ_ONLY', 'The library was opened read-only.');
+    if (this.damage) throw this.damage;
   }
 }
 
