@@ -28,8 +28,13 @@ import type { Embedder } from './types.js';
 const MAGIC = 'MDEMBC01';
 const HASH_BYTES = 32;
 const HEX64 = /^[0-9a-f]{64}$/;
-/** Texts per embedDocuments call in embedWithCache; each slice is flushed before the next. */
-const EMBED_SLICE = 256;
+/**
+ * How often embedWithCache keeps what it computed (flushes the cache): after at most `texts` texts and,
+ * as the model's pace allows, after about `ms` of embedding, so a killed or cancelled ingest loses at
+ * most that much work whatever the computer's speed. The first slice is `minTexts` (the pace is not
+ * known yet); each next one is sized by the pace of the last. `now` is the clock (tests replace it).
+ */
+export const EMBED_FLUSH = { texts: 256, minTexts: 8, ms: 10_000, now: (): number => performance.now() };
 
 export interface CacheEntry {
   /** sha256 (hex) of the exact text given to the embedder. */
@@ -232,23 +237,35 @@ export async function embedWithCache(
   const pending = [...missing];
   const known = items.length - pending.length;
   // Flush every slice so a cancelled or crashed ingest keeps what it already paid for.
-  for (let start = 0; start < pending.length; start += EMBED_SLICE) {
+  let size = Math.min(EMBED_FLUSH.minTexts, EMBED_FLUSH.texts);
+  for (let start = 0; start < pending.length; ) {
     signal?.throwIfAborted();
-    const slice = pending.slice(start, start + EMBED_SLICE);
+    const from = start;
+    const slice = pending.slice(from, from + size);
+    const began = EMBED_FLUSH.now();
     const vectors = await embedder.embedDocuments(
       slice.map(([, text]) => text),
       signal,
-      onProgress && ((n) => onProgress(known + start + n)),
+      onProgress && ((n) => onProgress(known + from + n)),
     );
     if (vectors.length !== slice.length) {
       throw new EngineError('INTERNAL', `The embedder returned ${vectors.length} vectors for ${slice.length} texts.`);
     }
     cache.putMany(slice.map(([hash], i) => ({ hash, vector: vectors[i] ?? new Float32Array(0) })));
     cache.flush();
+    start += slice.length;
+    size = nextSliceSize(slice.length, EMBED_FLUSH.now() - began);
   }
   return items.map(({ hash }) => {
     const v = cache.get(hash);
     if (!v) throw new EngineError('INTERNAL', `No vector for ${hash} after embedding.`);
     return v;
   });
+}
+
+/** Texts in the next slice: as many as the last slice's pace fits in EMBED_FLUSH.ms, within the bounds. */
+function nextSliceSize(texts: number, ms: number): number {
+  const { texts: most, minTexts, ms: budget } = EMBED_FLUSH;
+  if (!(ms > 0)) return most;
+  return Math.max(Math.min(minTexts, most), Math.min(most, Math.floor((budget * texts) / ms)));
 }

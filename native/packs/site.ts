@@ -137,6 +137,16 @@ export function listInstalled(site: Pick<PackSite, 'libraryDir' | 'sources'>): P
 }
 
 /** Checks a pack file against this site (or alone, when there is no library yet). */
+/**
+ * Verifies a pack against the site. With no library there yet, against the empty library its first
+ * import would create: trust is judged by the folder's trusted keys (none, unless `keys trust` put one
+ * there), exactly as that import would judge it; never left unjudged.
+ */
 export function verifyPackFile(site: PackSite, local: Library | null, file: string, hooks: PackHooks): Promise<PackVerifyReport> {
-  return verifyPack(file, local ? siteState(site, local) : null, hooks);
+  return verifyPack(file, local ? siteState(site, local) : emptySiteState(site), hooks);
+}
+
+/** The site of a library not created yet: no model, no files. */
+function emptySiteState(site: PackSite): SiteState {
+  return { libraryDir: site.libraryDir, embedder: null, localFiles: 0, embedderProblem: (id) => site.embedderProblem(id), modelsDir: site.modelsDir };
 }
