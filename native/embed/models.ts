@@ -2,7 +2,7 @@
  * The manifest of known models and the one factory that turns a model choice into an Embedder.
  * Backends are imported lazily so that choosing one never loads the others' native code.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -161,8 +161,22 @@ export function findModel(
   return undefined;
 }
 
-function entryForDir(dir: string, modelId: string | undefined, manifest: ModelManifest): ModelEntry | undefined {
+/**
+ * The manifest entry of a model folder: the named one, else the one whose listed weights have this
+ * folder's sha256 (a copy under any folder name is the same model, e5's prefixes included), else by
+ * the folder's name (entries whose checksums are not known).
+ */
+async function entryForDir(dir: string, modelId: string | undefined, manifest: ModelManifest): Promise<ModelEntry | undefined> {
   if (modelId) return getModelEntry(modelId, manifest);
+  const { sha256File } = await import('./onnx.js');
+  for (const m of manifest.models) {
+    if (m.backend !== 'onnx') continue;
+    for (const f of m.files) {
+      if (!f.dtype || !f.sha256 || !f.name.endsWith('.onnx')) continue;
+      const file = join(dir, f.name);
+      if (existsSync(file) && (f.size === null || statSync(file).size === f.size) && (await sha256File(file)) === f.sha256) return m;
+    }
+  }
   const parts = dir.split(/[\\/]+/).filter(Boolean);
   const last = parts.at(-1);
   const owner = parts.at(-2);
@@ -181,7 +195,7 @@ export async function createEmbedder(
       return null;
     case 'onnx': {
       const { OnnxEmbedder } = await import('./onnx.js');
-      const entry = entryForDir(spec.dir, spec.modelId, manifest);
+      const entry = await entryForDir(spec.dir, spec.modelId, manifest);
       return OnnxEmbedder.load({
         dir: spec.dir,
         modelId: spec.modelId ?? entry?.id,

@@ -7,7 +7,7 @@
  * Remote loading is switched off for the whole process; nothing is ever downloaded.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import {
@@ -100,6 +100,127 @@ function installHint(dir: string): string {
   );
 }
 
+/** How to put a damaged or changed model right; keyword search and fault codes work meanwhile. */
+export const REINSTALL_HINT =
+  'Reinstall the model: run "npm run models:fetch" (in a source checkout), or copy a good copy of the model folder in with ' +
+  '"manualdesk models add <model folder>", or import its model pack. Keyword search and fault codes work meanwhile.';
+
+/**
+ * The files besides the weights that decide what vector a text gets (the tokenizer's vocabulary and
+ * rules, the model's settings, the pooling): part of the model's identity, and read as JSON.
+ */
+const IDENTITY_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', '1_Pooling/config.json'];
+const JSON_FILES = new Set(IDENTITY_FILES);
+
+/**
+ * The first model file that is not readable JSON (truncated, emptied, overwritten), or null. Checked
+ * before transformers.js reads them: its parse errors name neither the file nor the fix, and some
+ * carry bytes of process memory.
+ */
+export function damagedModelFile(dir: string): string | null {
+  for (const name of JSON_FILES) {
+    const file = join(dir, name);
+    if (!existsSync(file)) continue;
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return name;
+    } catch {
+      return name;
+    }
+  }
+  return null;
+}
+
+/** The error for a model file that cannot be read, naming the file and the fix, never the parser's text. */
+function damagedError(dir: string, file: string, cause?: unknown): EngineError {
+  return new EngineError(
+    'MODEL_MISSING',
+    `The embedding model in "${dir}" is damaged: ${file} could not be read (cut short, emptied or overwritten). ${REINSTALL_HINT}`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * Settings a model folder states for itself in config.json's "manualdesk" block (a model installed
+ * under any folder name keeps them): the e5 family's "query: " / "passage: " prefixes, pooling, token limit.
+ */
+export interface OwnModelSettings {
+  queryPrefix?: string;
+  passagePrefix?: string;
+  pooling?: Pooling;
+  maxTokens?: number;
+}
+
+export function ownModelSettings(dir: string): OwnModelSettings {
+  try {
+    const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { manualdesk?: Record<string, unknown> };
+    const own = cfg.manualdesk ?? {};
+    const out: OwnModelSettings = {};
+    if (typeof own.queryPrefix === 'string') out.queryPrefix = own.queryPrefix;
+    if (typeof own.passagePrefix === 'string') out.passagePrefix = own.passagePrefix;
+    if (own.pooling === 'mean' || own.pooling === 'cls') out.pooling = own.pooling;
+    if (typeof own.maxTokens === 'number' && Number.isInteger(own.maxTokens) && own.maxTokens > 0) out.maxTokens = own.maxTokens;
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+/** What decides a model's vectors besides its files: the settings the embedder runs it with. */
+interface EmbeddingSettings {
+  weights: string;
+  pooling: Pooling;
+  maxTokens: number;
+  queryPrefix: string;
+  passagePrefix: string;
+}
+
+/** The files of a model folder that exist, with their stat, for the cheap "changed since loaded?" check. */
+function statFiles(dir: string, weights: string): Map<string, Stats | null> {
+  const out = new Map<string, Stats | null>();
+  for (const name of [weights, `${weights}_data`, ...IDENTITY_FILES]) {
+    const file = join(dir, name);
+    out.set(name, existsSync(file) ? statSync(file) : null);
+  }
+  return out;
+}
+
+function sameStats(a: Map<string, Stats | null>, b: Map<string, Stats | null>): boolean {
+  for (const [name, st] of a) {
+    const other = b.get(name);
+    if (!st || !other) {
+      if (st !== other) return false;
+      continue;
+    }
+    if (st.size !== other.size || st.mtimeMs !== other.mtimeMs || st.ctimeMs !== other.ctimeMs || st.ino !== other.ino) return false;
+  }
+  return true;
+}
+
+/**
+ * The model's content identity: sha256 over the sha256 of each file that decides its vectors (the
+ * weights, the tokenizer's files, config.json, the pooling config) and the settings it runs with. A
+ * byte-identical copy under another folder name has the same identity; an edited tokenizer does not.
+ */
+async function contentHash(dir: string, settings: EmbeddingSettings): Promise<string> {
+  const hash = createHash('sha256').update('manualdesk model identity 1\n');
+  for (const name of [settings.weights, `${settings.weights}_data`, ...IDENTITY_FILES]) {
+    const file = join(dir, name);
+    if (existsSync(file)) hash.update(`${name}\0${await sha256File(file)}\n`);
+  }
+  hash.update(JSON.stringify(settings));
+  return hash.digest('hex');
+}
+
+/**
+ * The weights' and the content's sha256 prefixes an embedder id ends in: "onnx:<name>@<weights>-<content>";
+ * ids recorded before the content was part of the identity end in "@<weights>" only (content null).
+ */
+export function idHashes(id: string): { weights: string; content: string | null } | null {
+  const m = /@([0-9a-f]{8,})(?:-([0-9a-f]{8,}))?$/.exec(id);
+  return m?.[1] ? { weights: m[1], content: m[2] ?? null } : null;
+}
+
 /**
  * Switches transformers.js to local-only loading for this process. Called before every load; the
  * settings are process-wide, so nothing else in the app may turn remote loading back on.
@@ -127,10 +248,13 @@ export function inspectOnnxModelDir(
 
 const hashMemo = new Map<string, string>();
 
-/** sha256 of a file, streamed; memoised per (path, size, mtime) for this process. */
+/**
+ * sha256 of a file, streamed; memoised per (path, inode, size, mtime, ctime) for this process: a file
+ * rewritten in place, even with its old modification time put back, changes its ctime.
+ */
 export async function sha256File(path: string): Promise<string> {
   const st = statSync(path);
-  const key = `${path}\0${st.size}\0${st.mtimeMs}`;
+  const key = `${path}\0${st.ino}\0${st.size}\0${st.mtimeMs}\0${st.ctimeMs}`;
   const known = hashMemo.get(key);
   if (known) return known;
   const hash = createHash('sha256');
@@ -165,8 +289,17 @@ interface Session {
   model: PreTrainedModel;
 }
 
+/** What the loaded model is, to check that the files are still the ones loaded before embedding with them again. */
+interface LoadedIdentity {
+  weightsSha: string;
+  content: string;
+  /** Why the files are no longer the ones loaded (gone, damaged, changed); null while they are. */
+  problem: () => Promise<EngineError | null>;
+  stat: () => Map<string, Stats | null>;
+}
+
 export class OnnxEmbedder implements Embedder {
-  readonly id: string;
+  private ownId: string;
   readonly dims: number;
   readonly dtype: OnnxDtype;
   readonly pooling: Pooling;
@@ -178,6 +311,10 @@ export class OnnxEmbedder implements Embedder {
   /** Calls using the session now, and whether release() waits for them to finish. */
   private active = 0;
   private releaseWhenIdle = false;
+  /** Why this model may no longer embed (its files went or changed since it was loaded); sticky. */
+  private broken: EngineError | null = null;
+  /** The files' stats when last found to be the loaded model's. */
+  private stats: Map<string, Stats | null>;
 
   private constructor(
     id: string,
@@ -189,12 +326,60 @@ export class OnnxEmbedder implements Embedder {
     private readonly opts: Required<Pick<OnnxEmbedderOptions, 'batchSize' | 'maxTokens' | 'tokenBudget'>> &
       Pick<OnnxEmbedderOptions, 'queryPrefix' | 'passagePrefix'>,
     private readonly padId: bigint,
+    private readonly identity: LoadedIdentity,
   ) {
-    this.id = id;
+    this.ownId = id;
     this.dims = dims;
     this.dtype = dtype;
     this.pooling = pooling;
     this.session = session;
+    this.stats = identity.stat();
+  }
+
+  /** "onnx:<name>@<weights sha8>-<content sha8>" (see idHashes). */
+  get id(): string {
+    return this.ownId;
+  }
+
+  /**
+   * Whether a recorded embedder id names this model by content: the same weights, and (for ids that
+   * record it) the same tokenizer, config and settings; the name before the "@" may differ (a copy of
+   * the model under another folder name). An id recorded before the content was part of it
+   * ("@<weights sha8>") is accepted by its weights.
+   */
+  isSame(id: string): boolean {
+    const h = idHashes(id);
+    return h !== null && id.startsWith('onnx:') && this.identity.weightsSha.startsWith(h.weights) && (h.content === null || this.identity.content.startsWith(h.content));
+  }
+
+  /** Goes by a library's recorded id for this same model (isSame), so its vectors and cache keep their id. */
+  useId(id: string): void {
+    if (!this.isSame(id)) throw new EngineError('INTERNAL', `The embedding model "${this.ownId}" is not "${id}".`);
+    this.ownId = id;
+  }
+
+  /** Why this model may no longer embed (MODEL_MISSING), or null; set once its files go or change. */
+  get unusable(): EngineError | null {
+    return this.broken;
+  }
+
+  /**
+   * Checks that the model's files are still the ones loaded (cheap when their stats are unchanged;
+   * hashed again when not). Once they are gone, damaged or other, the embedder refuses to embed.
+   */
+  async verify(): Promise<EngineError | null> {
+    if (this.broken || this.disposed) return this.broken;
+    let now: Map<string, Stats | null>;
+    try {
+      now = this.identity.stat();
+    } catch {
+      now = new Map();
+    }
+    if (now.size > 0 && sameStats(now, this.stats)) return null;
+    const why = await this.identity.problem().catch((err: unknown) => unreadable(err));
+    if (why) this.broken = why;
+    else this.stats = now;
+    return why;
   }
 
   /** Loads the model from `options.dir`; throws EngineError MODEL_MISSING when it is not there. */
@@ -214,9 +399,24 @@ export class OnnxEmbedder implements Embedder {
         `The ${dtype} weights (onnx/${WEIGHT_FILES[dtype]}) are not in "${dir}". ${installHint(dir)}`,
       );
     }
-    const weightsPath = join(dir, 'onnx', WEIGHT_FILES[dtype]);
+    const weights = `onnx/${WEIGHT_FILES[dtype]}`;
+    const weightsPath = join(dir, weights);
     // Also what a call after release() runs again.
     const loadSession = async (): Promise<Session> => {
+      const damaged = damagedModelFile(dir);
+      if (damaged) throw damagedError(dir, damaged);
+      try {
+        return await readSession();
+      } catch (err) {
+        // Never the runtime's own text: it names no file and may carry bytes of process memory.
+        throw new EngineError(
+          'MODEL_MISSING',
+          `The embedding model in "${dir}" could not be loaded: its weights (${weights}) or config.json are damaged or not a model ManualDesk can read. ${REINSTALL_HINT}`,
+          { cause: err },
+        );
+      }
+    };
+    const readSession = async (): Promise<Session> => {
       configureOfflineEnv(options.cacheDir);
       env.localModelPath = dirname(dir);
       const tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
@@ -236,23 +436,48 @@ export class OnnxEmbedder implements Embedder {
       });
       return { tokenizer, model };
     };
-    let loaded: Session;
-    try {
-      loaded = await loadSession();
-    } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
-      throw new EngineError(
-        'MODEL_MISSING',
-        `The embedding model in "${dir}" could not be loaded (${msg}). ${installHint(dir)}`,
-        { cause: err },
-      );
-    }
-    const sha = await sha256File(weightsPath);
+    const loaded = await loadSession();
+    const own = ownModelSettings(dir);
     const { tokenizer } = loaded;
     const modelMax = Number(tokenizer.model_max_length);
     const maxTokens =
-      options.maxTokens ?? (Number.isFinite(modelMax) && modelMax > 0 ? Math.min(modelMax, 512) : 512);
-    const pooling = options.pooling ?? readPooling(dir);
+      own.maxTokens ?? options.maxTokens ?? (Number.isFinite(modelMax) && modelMax > 0 ? Math.min(modelMax, 512) : 512);
+    const pooling = own.pooling ?? options.pooling ?? readPooling(dir);
+    const queryPrefix = own.queryPrefix ?? options.queryPrefix;
+    const passagePrefix = own.passagePrefix ?? options.passagePrefix;
+    const settings: EmbeddingSettings = { weights, pooling, maxTokens, queryPrefix: queryPrefix ?? '', passagePrefix: passagePrefix ?? '' };
+    let weightsSha: string;
+    let content: string;
+    try {
+      weightsSha = await sha256File(weightsPath);
+      content = await contentHash(dir, settings);
+    } catch (err) {
+      await loaded.model.dispose();
+      throw unreadable(err, dir);
+    }
+    const identity: LoadedIdentity = {
+      weightsSha,
+      content,
+      stat: () => statFiles(dir, weights),
+      problem: async () => {
+        const found = existsSync(dir) ? inspectOnnxModelDir(dir) : { ok: false as const, missing: ['the folder itself'] };
+        if (!found.ok || !existsSync(weightsPath)) {
+          return new EngineError(
+            'MODEL_MISSING',
+            `The embedding model in "${dir}" is gone or incomplete since it was loaded (missing: ${found.ok ? weights : found.missing.join(', ')}). ${REINSTALL_HINT}`,
+          );
+        }
+        const damaged = damagedModelFile(dir);
+        if (damaged) return damagedError(dir, damaged);
+        if ((await contentHash(dir, settings)) !== content) {
+          return new EngineError(
+            'MODEL_MISSING',
+            `The embedding model's files in "${dir}" changed since it was loaded (other weights, tokenizer or settings): vectors made with them would not match the ones stored, so search by meaning is off until ManualDesk opens the library again with its own model. ${REINSTALL_HINT}`,
+          );
+        }
+        return null;
+      },
+    };
     const padToken = Number((tokenizer as unknown as { pad_token_id?: number }).pad_token_id);
     const padId = BigInt(Number.isInteger(padToken) && padToken >= 0 ? padToken : 0);
     const partial = new OnnxEmbedder(
@@ -266,10 +491,11 @@ export class OnnxEmbedder implements Embedder {
         batchSize: options.batchSize ?? (dtype === 'q8' ? Q8_BATCH_SIZE : DEFAULT_BATCH_SIZE),
         tokenBudget: options.tokenBudget ?? DEFAULT_TOKEN_BUDGET,
         maxTokens,
-        queryPrefix: options.queryPrefix,
-        passagePrefix: options.passagePrefix,
+        queryPrefix,
+        passagePrefix,
       },
       padId,
+      identity,
     );
     // Dims come from the model's real output, not from config.json.
     const probe = await partial.embedBatched(['dimension probe']);
@@ -278,7 +504,7 @@ export class OnnxEmbedder implements Embedder {
       await partial.dispose();
       throw new EngineError('MODEL_MISSING', `The model in "${dir}" produced no output vector. ${installHint(dir)}`);
     }
-    const id = `onnx:${options.modelId ?? defaultModelId(dir)}@${sha.slice(0, 8)}`;
+    const id = `onnx:${options.modelId ?? defaultModelId(dir)}@${weightsSha.slice(0, 8)}-${content.slice(0, 8)}`;
     return partial.withIdentity(id, dims);
   }
 
@@ -338,25 +564,45 @@ export class OnnxEmbedder implements Embedder {
     await session?.model.dispose();
   }
 
-  /** The session, loaded again when release() freed it. */
+  /**
+   * The session, loaded again when release() freed it, and only from the files loaded first: files
+   * gone, damaged or changed meanwhile (other weights, an edited tokenizer) make the embedder refuse
+   * to embed (MODEL_MISSING) rather than put vectors of another model under this one's id.
+   */
   private async sessionNow(): Promise<Session> {
+    if (this.broken) throw this.broken;
     if (this.session) return this.session;
-    this.loading ??= this.reload().then(
+    this.loading ??= this.reloadChecked().then(
       (s) => {
         this.session = s;
         return s;
       },
       (err: unknown) => {
         this.loading = null;
-        throw new EngineError('MODEL_MISSING', `The embedding model could not be loaded again (${err instanceof Error ? err.message : String(err)}).`, { cause: err });
+        this.broken = err instanceof EngineError && err.code === 'MODEL_MISSING' ? err : unreadable(err);
+        throw this.broken;
       },
     );
     return this.loading;
   }
 
+  private async reloadChecked(): Promise<Session> {
+    const before = await this.identity.problem();
+    if (before) throw before;
+    const session = await this.reload();
+    // Checked again: files replaced while they were being read.
+    const after = await this.identity.problem().catch((err: unknown) => unreadable(err));
+    if (after) {
+      await session.model.dispose();
+      throw after;
+    }
+    this.stats = this.identity.stat();
+    return session;
+  }
+
   /** The same loaded model under its final id and dims (load() probes the dims first). */
   private withIdentity(id: string, dims: number): OnnxEmbedder {
-    return new OnnxEmbedder(id, dims, this.dtype, this.pooling, this.session as Session, this.reload, this.opts, this.padId);
+    return new OnnxEmbedder(id, dims, this.dtype, this.pooling, this.session as Session, this.reload, this.opts, this.padId, this.identity);
   }
 
   /**
@@ -368,6 +614,7 @@ export class OnnxEmbedder implements Embedder {
    */
   private async embedBatched(texts: string[], signal?: AbortSignal, onProgress?: (done: number) => void): Promise<Float32Array[]> {
     if (this.disposed) throw new EngineError('INTERNAL', 'The embedder was already closed.');
+    if (this.broken) throw this.broken;
     this.active++;
     try {
       return await this.embedWith(await this.sessionNow(), texts, signal, onProgress);
@@ -489,6 +736,16 @@ export function planBatches(lengths: number[], maxRows: number, tokenBudget: num
   });
   if (current.length > 0) batches.push(current);
   return batches;
+}
+
+/** A model whose files could not be read again (a folder deleted while in use): never the system's text. */
+function unreadable(err: unknown, dir?: string): EngineError {
+  if (err instanceof EngineError) return err;
+  return new EngineError(
+    'MODEL_MISSING',
+    `The embedding model${dir ? ` in "${dir}"` : ''} could not be read again (its folder was moved, deleted or damaged while ManualDesk was using it). ${REINSTALL_HINT}`,
+    { cause: err },
+  );
 }
 
 /** An error of the tokenizer or model on some passages, with its real cause, for the technician. */

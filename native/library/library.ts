@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { CodeScheme } from '../fault-codes/schemes.js';
 import { CodeIndex } from '../fault-codes/index.js';
 import { EngineError } from '../contract/errors.js';
-import { embedderRequired as embedderRequiredMessage, otherModelGiven, READ_ONLY_ENGINE } from '../contract/messages.js';
+import { embedderRequired as embedderRequiredMessage, otherModelFiles, otherModelGiven, READ_ONLY_ENGINE } from '../contract/messages.js';
 import { createEmbedder, type EmbedderSpec } from '../embed/models.js';
 import type { Embedder } from '../embed/types.js';
 import { EmbeddingCache } from '../embed/cache.js';
@@ -74,6 +74,9 @@ export class Library extends Disposable {
     super('The library');
   }
 
+  /** The library's own model after its files went or changed while open: kept to be disposed with the library. */
+  private retired: Embedder | null = null;
+
   /** The model the library's vectors are made with (null: keyword + fault codes only). */
   get embedder(): Embedder | null {
     return this.searchEmbedder;
@@ -101,7 +104,19 @@ export class Library extends Disposable {
       missing = recorded.embedder;
       missingWhy = err;
     }
-    const embedder = await createEmbedder(spec);
+    const mayOpenWithout = (err: unknown): err is EngineError =>
+      opts.modelOptional === true && recorded?.embedder != null && err instanceof EngineError && err.code === 'MODEL_MISSING';
+    let embedder: Embedder | null;
+    try {
+      embedder = await sameModelAsRecorded(await createEmbedder(spec), recorded?.embedder ?? null, opts.embedder === undefined);
+    } catch (err) {
+      // A model that cannot be loaded (damaged files) or is not the library's (other tokenizer or
+      // config): missing for vectors only; keyword search and fault codes keep working.
+      if (!mayOpenWithout(err)) throw err;
+      embedder = null;
+      missing = recorded?.embedder ?? null;
+      missingWhy = err;
+    }
     try {
       const identity = embedder ? { id: embedder.id, dims: embedder.dims } : missing;
       const options = {
@@ -144,7 +159,8 @@ export class Library extends Disposable {
 
   /** An installed pack's library: read-only, searched with `embedder` only when its vectors are that model's. */
   static async openPack(dir: string, embedder: Embedder | null, packEmbedder: { id: string; dims: number } | null): Promise<Library> {
-    const same = packEmbedder !== null && embedder !== null && packEmbedder.id === embedder.id && packEmbedder.dims === embedder.dims;
+    const same =
+      packEmbedder !== null && embedder !== null && packEmbedder.dims === embedder.dims && (packEmbedder.id === embedder.id || embedder.isSame?.(packEmbedder.id) === true);
     const store = await LibraryStore.open(dir, { embedder: same ? { id: packEmbedder.id, dims: packEmbedder.dims } : null, readOnly: true });
     try {
       const blocked = new EngineError('LIBRARY_READ_ONLY', 'An installed pack is read-only; build a new version of the pack to change it.');
@@ -187,7 +203,8 @@ export class Library extends Disposable {
     // Opened with another model than its own, for an ingest to switch it: not searched with either
     // (unless its own is missing: then it is searched by keyword while it switches, as before it).
     if (given && recorded && !this.modelMissing) throw new EngineError('EMBEDDER_MISMATCH', otherModelGiven(this.dir, recorded.id, given.embedder.id));
-    return { pack, store: this.store, codes: this.codeIndex, embedder: this.embedder, names: () => this.names(), messages: () => this.messages() };
+    const embedder = this.embedder && !this.embedder.unusable ? this.embedder : null;
+    return { pack, store: this.store, codes: this.codeIndex, embedder, names: () => this.names(), messages: () => this.messages() };
   }
 
   /** The messages the library's passages show (search/messages.ts), built like the names and kept in memory. */
@@ -226,6 +243,25 @@ export class Library extends Disposable {
   get missingModel(): { id: string; error: EngineError } | null {
     const recorded = this.store.info.embedder;
     return this.modelMissing && recorded ? { id: recorded.id, error: this.modelMissing } : null;
+  }
+
+  /**
+   * Checks that the library's model is still the one it was opened with (files not deleted, damaged
+   * or changed since; OnnxEmbedder.verify). When it is not, or `failure` (MODEL_MISSING from using it)
+   * says so, the library goes on without it as if it were not installed: keyword search and fault
+   * codes, info's modelMissing says why, and writes that need vectors are refused. Returns that reason.
+   */
+  async checkModel(failure?: EngineError): Promise<EngineError | null> {
+    const embedder = this.searchEmbedder;
+    if (!embedder || !this.ownsEmbedder || !this.store.info.embedder) return null;
+    const why = failure?.code === 'MODEL_MISSING' ? failure : ((await embedder.verify?.()) ?? embedder.unusable ?? null);
+    if (!why) return null;
+    this.modelMissing = why;
+    this.searchEmbedder = null;
+    this.retired = embedder;
+    this.cache?.close();
+    this.cache = null;
+    return why;
   }
 
   /** True when the library has no embedding model yet (keyword + fault codes only). */
@@ -345,9 +381,28 @@ export class Library extends Disposable {
     this.switchCache?.close();
     this.switchCache = null;
     if (this.ownsEmbedder) await this.embedder?.dispose();
+    if (this.ownsEmbedder) await this.retired?.dispose();
     await this.given?.embedder.dispose();
     await this.store.close();
   }
+}
+
+/**
+ * The model loaded for a library that records one: under the recorded id when it is that model by
+ * content (the same weights, tokenizer and config in another folder, or an id recorded before the
+ * content was part of it). One found from the recorded id (`fromRecord`) that is another model by
+ * content (an edited tokenizer.json, another config.json) is not the library's: MODEL_MISSING, so no
+ * vector of it is ever mixed with the library's. A model named explicitly stays as it is (a switch).
+ */
+async function sameModelAsRecorded(embedder: Embedder | null, recorded: { id: string; dims: number } | null, fromRecord: boolean): Promise<Embedder | null> {
+  if (!embedder || !recorded || embedder.id === recorded.id) return embedder;
+  if (embedder.dims === recorded.dims && embedder.isSame?.(recorded.id)) {
+    embedder.useId?.(recorded.id);
+    return embedder;
+  }
+  if (!fromRecord || !recorded.id.startsWith('onnx:') || !embedder.id.startsWith('onnx:')) return embedder;
+  await embedder.dispose();
+  throw new EngineError('MODEL_MISSING', otherModelFiles(recorded.id, embedder.id));
 }
 
 /** The library remembers the model folder that built it, so search and ask find it without a flag. */

