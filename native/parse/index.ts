@@ -25,7 +25,7 @@ import { parseRst } from './formats/rst.js';
 import { parseJsonDoc, parseYamlDoc } from './formats/structured.js';
 import { parseText as parsePlainText } from './formats/text.js';
 import type { TextAdapterInput } from './formats/types.js';
-import { assertZipWithinLimits, parseLimits, timeoutError, type ParseLimits } from './limits.js';
+import { assertTextSize, assertZipWithinLimits, parseLimits, timeoutError, type ParseLimits } from './limits.js';
 import { SIDECAR_RE, type Sidecar } from './sidecar.js';
 import { titleFromFileName } from './text-utils.js';
 
@@ -79,6 +79,20 @@ const UNSUPPORTED_HINTS: Record<string, string> = {
 /** Largest file parseFile will read; bigger files are almost always not manuals. */
 const MAX_BYTES = 512 * 1024 * 1024;
 
+/** Formats read from their bytes (with caps of their own); every other format is text (MANUALDESK_MAX_TEXT_MB). */
+const BINARY_FORMATS: ReadonlySet<Format> = new Set(['pdf', 'docx', 'xlsx']);
+
+/**
+ * Refuses a file too large to parse, from its size alone: call before reading it. Text formats are
+ * capped by MANUALDESK_MAX_TEXT_MB (their parsers hold many times the text in memory), others by 512 MB.
+ */
+export function assertFileSize(absPath: string, size: number, limits: ParseLimits = parseLimits()): void {
+  const name = basename(absPath);
+  assertSize(size, name);
+  const format = BY_EXTENSION[extname(name).toLowerCase()];
+  if (format && !BINARY_FORMATS.has(format)) assertTextSize(name, size, limits);
+}
+
 /** True for files whose extension has an adapter (metadata sidecars `*.meta.yaml|json` excluded). */
 export function isSupportedFile(path: string): boolean {
   const name = basename(path);
@@ -127,7 +141,7 @@ async function parseWithin(
     const hint = UNSUPPORTED_HINTS[ext] ?? `Supported types: ${SUPPORTED_EXTENSIONS.join(' ')}. Convert the file to one of them (PDF, DOCX, Markdown, HTML or text work best).`;
     throw new EngineError('UNSUPPORTED_FORMAT', `${name}: files of type "${ext || '(no extension)'}" cannot be read. ${hint}`);
   }
-  const data = opts.data ?? (await readBytes(absPath, name));
+  const data = opts.data ?? (await readBytes(absPath, name, limits));
   assertSize(data.length, name);
   signal?.throwIfAborted();
   if (data.length === 0) {
@@ -136,6 +150,7 @@ async function parseWithin(
 
   const warnings: string[] = [];
   const format = sniff(data, byExt, name, warnings);
+  if (!BINARY_FORMATS.has(format)) assertTextSize(name, data.length, limits);
   const fileStem = name.slice(0, name.length - extname(name).length) || name;
   let doc: ParsedDocument;
   try {
@@ -158,7 +173,7 @@ async function parseWithin(
       if (guessed) {
         warnings.push(`The text encoding was not declared; it was read as ${encoding.toUpperCase()}. If characters look wrong, save the file as UTF-8 and add it again.`);
       }
-      doc = await parseTextFormat(format, { text, fileStem, signal });
+      doc = await parseTextFormat(format, { text, fileStem, signal, limits, name });
     }
   } catch (err) {
     throw asEngineError(err, name, format);
@@ -173,11 +188,11 @@ function assertSize(bytes: number, name: string): void {
   }
 }
 
-async function readBytes(absPath: string, name: string): Promise<Buffer> {
+async function readBytes(absPath: string, name: string, limits: ParseLimits): Promise<Buffer> {
   try {
     const st = await stat(absPath);
     if (st.isDirectory()) throw new EngineError('FILE_UNREADABLE', `${absPath} is a folder, not a file.`);
-    assertSize(st.size, name);
+    assertFileSize(absPath, st.size, limits);
     return await readFile(absPath);
   } catch (err) {
     if (err instanceof EngineError) throw err;
