@@ -79,18 +79,21 @@ const UNSUPPORTED_HINTS: Record<string, string> = {
 /** Largest file parseFile will read; bigger files are almost always not manuals. */
 const MAX_BYTES = 512 * 1024 * 1024;
 
-/** Formats read from their bytes (with caps of their own); every other format is text (MANUALDESK_MAX_TEXT_MB). */
+/** Formats read from their bytes (with caps of their own); every other format is text. */
 const BINARY_FORMATS: ReadonlySet<Format> = new Set(['pdf', 'docx', 'xlsx']);
+/** Text formats parsed into a tree of tokens or nodes: a lower size cap (MANUALDESK_MAX_MARKUP_MB). */
+const MARKUP_FORMATS: ReadonlySet<Format> = new Set(['markdown', 'asciidoc', 'rst', 'html', 'json', 'yaml']);
 
 /**
  * Refuses a file too large to parse, from its size alone: call before reading it. Text formats are
- * capped by MANUALDESK_MAX_TEXT_MB (their parsers hold many times the text in memory), others by 512 MB.
+ * capped by MANUALDESK_MAX_TEXT_MB or MANUALDESK_MAX_MARKUP_MB (their parsers hold several times the
+ * text in memory), others by 512 MB.
  */
 export function assertFileSize(absPath: string, size: number, limits: ParseLimits = parseLimits()): void {
   const name = basename(absPath);
   assertSize(size, name);
   const format = BY_EXTENSION[extname(name).toLowerCase()];
-  if (format && !BINARY_FORMATS.has(format)) assertTextSize(name, size, limits);
+  if (format && !BINARY_FORMATS.has(format)) assertTextSize(name, size, limits, MARKUP_FORMATS.has(format));
 }
 
 /** True for files whose extension has an adapter (metadata sidecars `*.meta.yaml|json` excluded). */
@@ -150,7 +153,7 @@ async function parseWithin(
 
   const warnings: string[] = [];
   const format = sniff(data, byExt, name, warnings);
-  if (!BINARY_FORMATS.has(format)) assertTextSize(name, data.length, limits);
+  if (!BINARY_FORMATS.has(format)) assertTextSize(name, data.length, limits, MARKUP_FORMATS.has(format));
   const fileStem = name.slice(0, name.length - extname(name).length) || name;
   let doc: ParsedDocument;
   try {

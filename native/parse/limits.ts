@@ -9,12 +9,14 @@
  *   MANUALDESK_MAX_PDF_PAGES      pages of one PDF                                       default 10000
  *   MANUALDESK_MAX_TABLE_ROWS     rows of one table (CSV, spreadsheet sheet, document)   default 200000
  *   MANUALDESK_MAX_PARSE_SECONDS  wall time to read one file (OCR included)              default 1800
- *   MANUALDESK_MAX_TEXT_MB        size of a text-format file (Markdown, HTML, text, CSV…) default 32
+ *   MANUALDESK_MAX_TEXT_MB        size of a plain text, CSV/TSV or .properties file        default 64
+ *   MANUALDESK_MAX_MARKUP_MB      size of a Markdown, HTML, AsciiDoc, RST, JSON, YAML file default 32
  *   MANUALDESK_MAX_NESTING        nesting of lists, quotes, blocks in a text format      default 64
  *
- * Text formats have their own size cap, below the 512 MB of any file: their parsers hold the whole
- * text and a token or node per element in memory (marked: about 30 times the file's size), so a flat
- * 400 MB Markdown file exhausts the heap. Their parsers also slow down sharply with nesting (marked,
+ * Text formats have their own size caps, below the 512 MB of any file: their parsers hold the whole
+ * text in memory, and markup parsers a token or node per element besides (marked: about 30 times
+ * the file's size), so a flat 400 MB Markdown file exhausts the heap. Plain text costs about 4 times
+ * its size (a 50 MB text file: 200 MB). Their parsers also slow down sharply with nesting (marked,
  * the RST reader: 2,000 nested list levels in 4 MB take minutes and gigabytes, 5,000 abort the
  * process); the nesting is measured on the raw text first (parse/nesting.ts), in linear time.
  */
@@ -28,6 +30,7 @@ export interface ParseLimits {
   maxTableRows: number;
   maxParseMs: number;
   maxTextBytes: number;
+  maxMarkupBytes: number;
   maxNesting: number;
 }
 
@@ -37,7 +40,8 @@ export const DEFAULT_LIMITS: Readonly<ParseLimits> = Object.freeze({
   maxPdfPages: 10_000,
   maxTableRows: 200_000,
   maxParseMs: 30 * 60 * 1000,
-  maxTextBytes: 32 * 1024 * 1024,
+  maxTextBytes: 64 * 1024 * 1024,
+  maxMarkupBytes: 32 * 1024 * 1024,
   maxNesting: 64,
 });
 
@@ -56,6 +60,7 @@ export function parseLimits(env: NodeJS.ProcessEnv = process.env): ParseLimits {
     maxTableRows: Math.floor(num('MANUALDESK_MAX_TABLE_ROWS', DEFAULT_LIMITS.maxTableRows)),
     maxParseMs: num('MANUALDESK_MAX_PARSE_SECONDS', DEFAULT_LIMITS.maxParseMs, 1000),
     maxTextBytes: num('MANUALDESK_MAX_TEXT_MB', DEFAULT_LIMITS.maxTextBytes, 1024 * 1024),
+    maxMarkupBytes: num('MANUALDESK_MAX_MARKUP_MB', DEFAULT_LIMITS.maxMarkupBytes, 1024 * 1024),
     maxNesting: Math.floor(num('MANUALDESK_MAX_NESTING', DEFAULT_LIMITS.maxNesting)),
   };
 }
@@ -74,10 +79,12 @@ export function assertPdfPages(name: string, pages: number, limits: ParseLimits)
   }
 }
 
-export function assertTextSize(name: string, size: number, limits: ParseLimits): void {
-  if (size > limits.maxTextBytes) {
-    throw overCap(name, `it is ${bytes(size)} of text, more than the ${bytes(limits.maxTextBytes)} allowed for one text file`, 'MANUALDESK_MAX_TEXT_MB');
-  }
+/** Size cap of a text-format file: `markup` for formats parsed into a tree (Markdown, HTML, AsciiDoc, RST, JSON, YAML). */
+export function assertTextSize(name: string, size: number, limits: ParseLimits, markup: boolean): void {
+  const [cap, kind, setting] = markup
+    ? [limits.maxMarkupBytes, 'markup', 'MANUALDESK_MAX_MARKUP_MB']
+    : [limits.maxTextBytes, 'text', 'MANUALDESK_MAX_TEXT_MB'];
+  if (size > cap) throw overCap(name, `it is ${bytes(size)} of ${kind}, more than the ${bytes(cap)} allowed for one ${kind} file`, setting);
 }
 
 /** `what` nests `depth` levels deep, past the cap (measured by parse/nesting.ts before parsing). */

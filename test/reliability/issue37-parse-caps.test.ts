@@ -7,8 +7,8 @@
  * Cases, in one ingest run with a good file: a Markdown list nested 5,000 deep (2.5 MB; markers on
  * a line and by indentation), Markdown block quotes nested 5,000 deep, an RST file indented 2,000
  * levels (the reader recursed per level: 84 s and a stack overflow for 3,000), AsciiDoc delimited
- * blocks nested 300 deep, and a text file over the text size cap (the cap lowered to 3 MB for the
- * test through its setting). Legit nesting (a 6-level list, deeply indented fenced code) is read.
+ * blocks nested 300 deep, and a text and a flat Markdown file over their size caps (both caps
+ * lowered to 3 MB for the test through their settings). Legit nesting (a 6-level list, deeply indented fenced code) is read.
  * Deep HTML and JSON are in bad-inputs.test.ts.
  */
 import path from 'node:path';
@@ -70,16 +70,19 @@ const REFUSED: { file: string; make: () => string; message: RegExp }[] = [
   { file: 'deep-quote.md', make: () => deepQuotes(5000), message: /5000 levels deep.*MANUALDESK_MAX_NESTING/s },
   { file: 'deep.rst', make: () => deepRst(2000), message: /levels deep.*MANUALDESK_MAX_NESTING/s },
   { file: 'deep.adoc', make: () => deepAsciidoc(300), message: /300 levels deep.*MANUALDESK_MAX_NESTING/s },
+  { file: 'big.md', make: () => '# Flat\n\nbigmarkdownword filler paragraph of a long manual\n\n'.repeat(70_000), message: /4 MB of markup.*MANUALDESK_MAX_MARKUP_MB/s },
   { file: 'big.txt', make: () => 'bigtextword filler line of a very long text file\n'.repeat(84_000), message: /4 MB of text.*MANUALDESK_MAX_TEXT_MB/s },
 ];
 
 describe('issue 37 item 5: caps of the text formats', () => {
   let engine: Engine;
   let report: IngestReport;
-  const saved = process.env.MANUALDESK_MAX_TEXT_MB;
+  const saved = { text: process.env.MANUALDESK_MAX_TEXT_MB, markup: process.env.MANUALDESK_MAX_MARKUP_MB };
 
   beforeAll(async () => {
-    process.env.MANUALDESK_MAX_TEXT_MB = '3'; // big.txt (4 MB) is over, the others are not
+    // big.txt and big.md (4 MB) are over, the others are not
+    process.env.MANUALDESK_MAX_TEXT_MB = '3';
+    process.env.MANUALDESK_MAX_MARKUP_MB = '3';
     const src = path.join(tempDir('src'), 'manuals');
     write(src, 'good.md', GOOD);
     for (const c of REFUSED) write(src, c.file, c.make());
@@ -89,8 +92,10 @@ describe('issue 37 item 5: caps of the text formats', () => {
   }, 60_000);
 
   afterAll(async () => {
-    if (saved === undefined) delete process.env.MANUALDESK_MAX_TEXT_MB;
-    else process.env.MANUALDESK_MAX_TEXT_MB = saved;
+    for (const [name, was] of [['MANUALDESK_MAX_TEXT_MB', saved.text], ['MANUALDESK_MAX_MARKUP_MB', saved.markup]] as const) {
+      if (was === undefined) delete process.env[name];
+      else process.env[name] = was;
+    }
     await engine?.close();
   });
 
