@@ -96,10 +96,11 @@ export function markdownNestingDepth(text: string): number {
 }
 
 /**
- * reStructuredText: the most indentation levels open at once (block quotes, list bodies and
- * directive bodies nest by indentation). Tabs count as 8 columns, as the RST reader reads them.
+ * Formats that nest by indentation (reStructuredText block quotes, list and directive bodies; YAML
+ * block mappings and sequences): the most indentation levels open at once. Tabs count as 8 columns,
+ * as the RST reader reads them.
  */
-export function rstNestingDepth(text: string): number {
+export function indentNestingDepth(text: string): number {
   const levels: number[] = [];
   let max = 0;
   let start = 0;

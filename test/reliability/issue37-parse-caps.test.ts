@@ -7,7 +7,7 @@
  * Cases, in one ingest run with a good file: a Markdown list nested 5,000 deep (2.5 MB; markers on
  * a line and by indentation), Markdown block quotes nested 5,000 deep, an RST file indented 2,000
  * levels (the reader recursed per level: 84 s and a stack overflow for 3,000), AsciiDoc delimited
- * blocks nested 300 deep, and a text and a flat Markdown file over their size caps (both caps
+ * blocks nested 300 deep, a YAML mapping indented 2,000 levels, and a text and a flat Markdown file over their size caps (both caps
  * lowered to 3 MB for the test through their settings). Legit nesting (a 6-level list, deeply indented fenced code) is read.
  * Deep HTML and JSON are in bad-inputs.test.ts.
  */
@@ -15,7 +15,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestReport } from '../../native/contract/api.js';
 import { createEngine, type Engine } from '../../native/engine.js';
-import { asciidocNestingDepth, markdownNestingDepth, rstNestingDepth } from '../../native/parse/nesting.js';
+import { asciidocNestingDepth, indentNestingDepth, markdownNestingDepth } from '../../native/parse/nesting.js';
 import { expectClear, tempDirs, value, write } from './helpers.js';
 
 const tempDir = tempDirs('parsecaps');
@@ -37,6 +37,13 @@ function deepQuotes(levels: number): string {
 function deepRst(levels: number): string {
   let out = 'Title\n=====\n\n';
   for (let i = 0; i < levels; i++) out += `${' '.repeat(i)}deeprstword ${i}\n\n`;
+  return out;
+}
+
+/** A YAML mapping nested 2,000 levels by indentation (the reader overflowed its stack: "syntax error"). */
+function deepYaml(levels: number): string {
+  let out = 'title: Deep\nx:\n';
+  for (let i = 1; i < levels; i++) out += `${' '.repeat(i)}k${i}:\n`;
   return out;
 }
 
@@ -70,6 +77,7 @@ const REFUSED: { file: string; make: () => string; message: RegExp }[] = [
   { file: 'deep-quote.md', make: () => deepQuotes(5000), message: /5000 levels deep.*MANUALDESK_MAX_NESTING/s },
   { file: 'deep.rst', make: () => deepRst(2000), message: /levels deep.*MANUALDESK_MAX_NESTING/s },
   { file: 'deep.adoc', make: () => deepAsciidoc(300), message: /300 levels deep.*MANUALDESK_MAX_NESTING/s },
+  { file: 'deep.yaml', make: () => deepYaml(2000), message: /levels deep.*MANUALDESK_MAX_NESTING/s },
   { file: 'big.md', make: () => '# Flat\n\nbigmarkdownword filler paragraph of a long manual\n\n'.repeat(70_000), message: /4 MB of markup.*MANUALDESK_MAX_MARKUP_MB/s },
   { file: 'big.txt', make: () => 'bigtextword filler line of a very long text file\n'.repeat(84_000), message: /4 MB of text.*MANUALDESK_MAX_TEXT_MB/s },
 ];
@@ -128,8 +136,8 @@ describe('nesting measures (linear pre-scans)', () => {
     expect(markdownNestingDepth('- ```\nout\n' + deepList(100))).toBe(100);
   });
 
-  it('RST counts indentation levels; AsciiDoc counts open delimited blocks', () => {
-    expect(rstNestingDepth('para\n\n  quote\n\n    deeper\n\n  back\n\nnone\n')).toBe(2);
+  it('RST and YAML count indentation levels; AsciiDoc counts open delimited blocks', () => {
+    expect(indentNestingDepth('para\n\n  quote\n\n    deeper\n\n  back\n\nnone\n')).toBe(2);
     expect(asciidocNestingDepth('====\n*****\n----\n====\n----\n*****\n====\n')).toBe(3);
     expect(asciidocNestingDepth('====\n****\n====\n')).toBe(2); // the inner ==== closes the outer block
     expect(asciidocNestingDepth(deepAsciidoc(300))).toBe(300);

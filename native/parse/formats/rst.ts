@@ -3,7 +3,7 @@ import type { ParsedDocument } from '../../contract/index.js';
 import { DocBuilder, normalizeInline, oneLine } from '../builder.js';
 import { admonitionKind, admonitionText, matchAdmonition } from '../text-utils.js';
 import { assertNesting, parseLimits } from '../limits.js';
-import { rstNestingDepth } from '../nesting.js';
+import { indentNestingDepth } from '../nesting.js';
 import type { TextAdapterInput } from './types.js';
 import { firstRowIsHeader } from '../table-header.js';
 
@@ -38,7 +38,7 @@ interface Ctx {
 
 export function parseRst({ text, fileStem, limits = parseLimits(), name = 'This RST file' }: TextAdapterInput): ParsedDocument {
   // The reader recurses once per indentation level, copying the lines each time.
-  assertNesting(name, 'indented blocks', rstNestingDepth(text), limits);
+  assertNesting(name, 'indented blocks', indentNestingDepth(text), limits);
   const b = new DocBuilder('rst');
   const ctx: Ctx = { b, styles: [], fileStem, meta: {} };
   const lines = text.replace(/\r\n?/g, '\n').replace(/\t/g, '        ').split('\n').map((l) => l.replace(/\s+$/, ''));
