@@ -288,6 +288,14 @@ async function parseTextFormat(format: Format, input: TextAdapterInput): Promise
 function asEngineError(err: unknown, name: string, format: Format): unknown {
   if (err instanceof EngineError) return err;
   if (err instanceof Error && err.name === 'AbortError') return err;
+  if (err instanceof RangeError && /call stack/i.test(err.message)) {
+    // A reader that recurses per level (mammoth, yaml…) ran out of stack: nesting no manual has.
+    return new EngineError(
+      'FILE_UNREADABLE',
+      `${name} was not read: its content nests deeper than any manual does (a generated or damaged ${format.toUpperCase()} file?). Open it in its usual program and save or export it again, or print it as PDF and add that.`,
+      { cause: err },
+    );
+  }
   const detail = err instanceof Error ? err.message.split('\n')[0] : String(err);
   return new EngineError(
     'FILE_UNREADABLE',

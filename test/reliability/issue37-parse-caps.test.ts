@@ -7,8 +7,10 @@
  * Cases, in one ingest run with a good file: a Markdown list nested 5,000 deep (2.5 MB; markers on
  * a line and by indentation), Markdown block quotes nested 5,000 deep, an RST file indented 2,000
  * levels (the reader recursed per level: 84 s and a stack overflow for 3,000), AsciiDoc delimited
- * blocks nested 300 deep, a YAML mapping indented 2,000 levels, and a text and a flat Markdown file over their size caps (both caps
- * lowered to 3 MB for the test through their settings). Legit nesting (a 6-level list, deeply indented fenced code) is read.
+ * blocks nested 300 deep, a YAML mapping indented 2,000 levels, DOCX tables nested 5,000 deep (a
+ * clear message, no longer "Maximum call stack size exceeded"), and a text and a flat Markdown file
+ * over their size caps (both caps lowered to 3 MB for the test through their settings). Legit
+ * nesting (a 6-level list, deeply indented fenced code) is read.
  * Deep HTML and JSON are in bad-inputs.test.ts.
  */
 import path from 'node:path';
@@ -16,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestReport } from '../../native/contract/api.js';
 import { createEngine, type Engine } from '../../native/engine.js';
 import { asciidocNestingDepth, indentNestingDepth, markdownNestingDepth } from '../../native/parse/nesting.js';
+import { makeDocx } from './bad-input-cases.js';
 import { expectClear, tempDirs, value, write } from './helpers.js';
 
 const tempDir = tempDirs('parsecaps');
@@ -72,7 +75,14 @@ ${Array.from({ length: 80 }, (_, i) => `${' '.repeat(2 * i)}- config ${i}`).join
 \`\`\`
 `;
 
-const REFUSED: { file: string; make: () => string; message: RegExp }[] = [
+/** Tables nested 5,000 deep in a 2 kB DOCX (mammoth recurses per level: "Maximum call stack size exceeded"). */
+function deepDocx(levels: number): Buffer {
+  const deep = '<w:tbl><w:tr><w:tc>'.repeat(levels) + '<w:p/>' + '</w:tc></w:tr></w:tbl>'.repeat(levels);
+  return makeDocx([`deepdocxword</w:t></w:r></w:p>${deep}<w:p><w:r><w:t>end`]);
+}
+
+const REFUSED: { file: string; make: () => string | Buffer; message: RegExp }[] = [
+  { file: 'deep.docx', make: () => deepDocx(5000), message: /nests deeper than any manual/ },
   { file: 'deep-list.md', make: () => deepList(5000), message: /5000 levels deep.*MANUALDESK_MAX_NESTING/s },
   { file: 'deep-quote.md', make: () => deepQuotes(5000), message: /5000 levels deep.*MANUALDESK_MAX_NESTING/s },
   { file: 'deep.rst', make: () => deepRst(2000), message: /levels deep.*MANUALDESK_MAX_NESTING/s },

@@ -57,7 +57,9 @@ function indentedBlock(lines: string[], start: number, minIndent = 1): { block: 
   while (end < lines.length && (isBlank(lines[end]) || indentOf(lines[end] ?? '') >= minIndent)) end++;
   while (end > start && isBlank(lines[end - 1])) end--;
   const body = lines.slice(start, end);
-  const dedent = Math.min(...body.filter((l) => l.trim()).map(indentOf), Infinity);
+  // A loop, not Math.min(...lines): spreading a long block's lines overflows the stack.
+  let dedent = Infinity;
+  for (const l of body) if (l.trim()) dedent = Math.min(dedent, indentOf(l));
   return { block: body.map((l) => (isFinite(dedent) ? l.slice(dedent) : l.trimStart())), end };
 }
 
