@@ -8,9 +8,10 @@ import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import type { EngineApi, IngestProgress, SearchRequest } from '../contract/api.js';
 import { ok, toErrorData, type Result } from '../contract/errors.js';
-import type { AskResponse, ConversationTurn, ModelStatus } from '../contract/answer.js';
+import type { ConversationTurn, ModelStatus } from '../contract/answer.js';
+import { formatAnswer } from './format-answer.js';
 import { addModel, listModelStatus, type AddResult } from '../llm/models.js';
-import { answerCheckLine, waitedText } from '../contract/messages.js';
+import { answerCheckLine } from '../contract/messages.js';
 import { installedEmbedder, modelSearchDirs } from '../model-discovery.js';
 import { defaultLibraryDir } from '../config.js';
 import type { EmbedderSpec } from '../embed/models.js';
@@ -67,7 +68,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
           for (const s of r.skipped) lines.push(`  skipped ${terminalName(s.file)}: ${s.reason}`);
           const warned = new Set((r.warnings ?? []).map((w) => w.file));
           // A PDF's warnings say which pages have no text and why; the bare page list is for the others.
-          for (const p of r.pagesNeedingOcr) if (!warned.has(p.file)) lines.push(`  ${p.file}: pages without text (need OCR): ${p.pages.join(', ')}`);
+          for (const p of r.pagesNeedingOcr) if (!warned.has(p.file)) lines.push(`  ${terminalName(p.file)}: pages without text (need OCR): ${p.pages.join(', ')}`);
           for (const f of r.withoutText ?? []) lines.push(`  ${f}: no searchable text found in it; check that it opens and holds text (not only headings or images).`);
           for (const w of r.warnings ?? []) for (const m of w.messages) lines.push(`  ${terminalName(w.file)}: ${m}`);
           return lines.join('\n');
@@ -114,7 +115,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
             r.hits.length === 0
               ? `No passages found for "${r.query}". Try other words, or check that the manual is in the library (manualdesk list).`
               : r.hits
-                  .map((h, i) => `${i + 1}. [${h.kind}] ${terminalName(h.file)}${h.page ? ` p.${h.page}` : ''} — ${h.section}\n   ${oneLine(h.text, 220)}`)
+                  .map((h, i) => `${i + 1}. [${h.kind}] ${terminalName(h.file)}${h.page ? ` p.${h.page}` : ''} — ${terminalName(h.section)}\n   ${oneLine(h.text, 220)}`)
                   .join('\n') + `\n(${r.hits.length} results, ${r.ms} ms, ${r.mode})`,
           );
         }
@@ -141,7 +142,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
           const res = await engine.lookupCode({ text: text as string, filters });
           exitCode = emit(io, res, opts.json, (r) => {
             if (r.matches.length === 0) {
-              const near = r.nearest.map((n) => `${n.code} (${n.title}, ${n.manual})`).join('; ');
+              const near = r.nearest.map((n) => `${n.code} (${terminalName(n.title)}, ${terminalName(n.manual)})`).join('; ');
               return r.detected.length === 0
                 ? `No fault code recognised in "${r.query}".`
                 : `${r.detected.map((k) => r.typed?.[k] ?? k).join(', ')}: not defined in the installed manuals.${near ? `\nDifferent codes that are defined nearby: ${near}` : ''}`;
@@ -149,11 +150,11 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
             return r.matches
               .map(
                 (m) =>
-                  `${m.code} — ${m.title}${m.scope.length ? ` [${m.scope.join(', ')}]` : ''}\n` +
+                  `${m.code} — ${terminalName(m.title)}${m.scope.length ? ` [${m.scope.join(', ')}]` : ''}\n` +
                   (m.cause ? `  Cause: ${m.cause}\n` : '') +
                   (m.remedy ? `  Remedy: ${m.remedy}\n` : '') +
                   (!m.cause && !m.remedy && m.description ? `  ${m.description}\n` : '') +
-                  `  ${m.manual}: ${m.file}${m.page ? ` p.${m.page}` : ''}`,
+                  `  ${terminalName(m.manual)}: ${terminalName(m.file)}${m.page ? ` p.${m.page}` : ''}`,
               )
               .join('\n') + `\n(${r.ms} ms)`;
           });
@@ -175,7 +176,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
             : list
                 .map(
                   (m) =>
-                    `${terminalName(m.file)}  "${m.title}"${m.revision ? ` rev ${m.revision}` : ''}${m.current ? '' : ' (older revision)'}  ${m.chunks} passages` +
+                    `${terminalName(m.file)}  "${terminalName(m.title)}"${m.revision ? ` rev ${m.revision}` : ''}${m.current ? '' : ' (older revision)'}  ${m.chunks} passages` +
                     (m.folder ? `  from ${terminalName(m.folder)}` : ''),
                 )
                 .join('\n'),
@@ -367,25 +368,6 @@ function readConversation(file: string): ConversationTurn[] {
     throw new UsageError(`--conversation ${file}: expected [{"question": "...", "answer": "..."}, ...].`);
   }
   return turns as ConversationTurn[];
-}
-
-function formatAnswer(a: AskResponse): string {
-  const lines: string[] = [];
-  for (const s of a.safety) lines.push(`⚠ ${s.kind === 'LOCKOUT' ? 'LOCKOUT/TAGOUT' : s.kind} [${s.n}]: ${s.text}`);
-  if (lines.length > 0) lines.push('');
-  lines.push(a.answer);
-  if (a.refused && a.refusal && a.refusal.closest.length > 0) {
-    lines.push('', 'Closest sections searched:');
-    for (const c of a.refusal.closest) lines.push(`  ${c.manual} — ${c.section || c.file}${c.page ? ` p.${c.page}` : ''} (${c.file})`);
-  }
-  if (a.citations.length > 0) {
-    lines.push('', 'Sources:');
-    for (const c of a.citations) lines.push(`  [${c.n}] ${c.manual} — ${c.section || '(top)'}${c.page ? `, p.${c.page}` : ''} (${c.file})`);
-  }
-  if (a.fallbackReason) lines.push('', `(${a.fallbackReason})`);
-  if (a.invalidCitations?.length) lines.push(`(removed citations that pointed nowhere: ${a.invalidCitations.join(', ')})`);
-  lines.push(`(${a.mode}${a.standaloneQuery !== a.question ? `, searched as "${a.standaloneQuery}"` : ''}, ${waitedText(a)})`);
-  return lines.join('\n');
 }
 
 /**

@@ -25,7 +25,7 @@ import { parseRst } from './formats/rst.js';
 import { parseJsonDoc, parseYamlDoc } from './formats/structured.js';
 import { parseText as parsePlainText } from './formats/text.js';
 import type { TextAdapterInput } from './formats/types.js';
-import { assertZipWithinLimits, parseLimits, timeoutError, type ParseLimits } from './limits.js';
+import { assertTextSize, assertZipWithinLimits, parseLimits, timeoutError, type ParseLimits } from './limits.js';
 import { SIDECAR_RE, type Sidecar } from './sidecar.js';
 import { isNoTitle, titleFromPath } from './titles.js';
 
@@ -78,6 +78,23 @@ const UNSUPPORTED_HINTS: Record<string, string> = {
 
 /** Largest file parseFile will read; bigger files are almost always not manuals. */
 const MAX_BYTES = 512 * 1024 * 1024;
+
+/** Formats read from their bytes (with caps of their own); every other format is text. */
+const BINARY_FORMATS: ReadonlySet<Format> = new Set(['pdf', 'docx', 'xlsx']);
+/** Text formats parsed into a tree of tokens or nodes: a lower size cap (MANUALDESK_MAX_MARKUP_MB). */
+const MARKUP_FORMATS: ReadonlySet<Format> = new Set(['markdown', 'asciidoc', 'rst', 'html', 'json', 'yaml']);
+
+/**
+ * Refuses a file too large to parse, from its size alone: call before reading it. Text formats are
+ * capped by MANUALDESK_MAX_TEXT_MB or MANUALDESK_MAX_MARKUP_MB (their parsers hold several times the
+ * text in memory), others by 512 MB.
+ */
+export function assertFileSize(absPath: string, size: number, limits: ParseLimits = parseLimits()): void {
+  const name = basename(absPath);
+  assertSize(size, name);
+  const format = BY_EXTENSION[extname(name).toLowerCase()];
+  if (format && !BINARY_FORMATS.has(format)) assertTextSize(name, size, limits, MARKUP_FORMATS.has(format));
+}
 
 /** True for files whose extension has an adapter (metadata sidecars `*.meta.yaml|json` excluded). */
 export function isSupportedFile(path: string): boolean {
@@ -134,7 +151,7 @@ async function parseWithin(
     const hint = UNSUPPORTED_HINTS[ext] ?? `Supported types: ${SUPPORTED_EXTENSIONS.join(' ')}. Convert the file to one of them (PDF, DOCX, Markdown, HTML or text work best).`;
     throw new EngineError('UNSUPPORTED_FORMAT', `${name}: files of type "${ext || '(no extension)'}" cannot be read. ${hint}`);
   }
-  const data = opts.data ?? (await readBytes(absPath, name));
+  const data = opts.data ?? (await readBytes(absPath, name, limits));
   assertSize(data.length, name);
   signal?.throwIfAborted();
   if (data.length === 0) {
@@ -143,6 +160,7 @@ async function parseWithin(
 
   const warnings: string[] = [];
   const format = sniff(data, byExt, name, warnings);
+  if (!BINARY_FORMATS.has(format)) assertTextSize(name, data.length, limits, MARKUP_FORMATS.has(format));
   const fileStem = name.slice(0, name.length - extname(name).length) || name;
   let doc: ParsedDocument;
   try {
@@ -165,7 +183,7 @@ async function parseWithin(
       if (guessed) {
         warnings.push(`The text encoding was not declared; it was read as ${encoding.toUpperCase()}. If characters look wrong, save the file as UTF-8 and add it again.`);
       }
-      doc = await parseTextFormat(format, { text, fileStem, signal });
+      doc = await parseTextFormat(format, { text, fileStem, signal, limits, name });
     }
   } catch (err) {
     throw asEngineError(err, name, format);
@@ -180,11 +198,11 @@ function assertSize(bytes: number, name: string): void {
   }
 }
 
-async function readBytes(absPath: string, name: string): Promise<Buffer> {
+async function readBytes(absPath: string, name: string, limits: ParseLimits): Promise<Buffer> {
   try {
     const st = await stat(absPath);
     if (st.isDirectory()) throw new EngineError('FILE_UNREADABLE', `${absPath} is a folder, not a file.`);
-    assertSize(st.size, name);
+    assertFileSize(absPath, st.size, limits);
     return await readFile(absPath);
   } catch (err) {
     if (err instanceof EngineError) throw err;
@@ -277,6 +295,14 @@ async function parseTextFormat(format: Format, input: TextAdapterInput): Promise
 function asEngineError(err: unknown, name: string, format: Format): unknown {
   if (err instanceof EngineError) return err;
   if (err instanceof Error && err.name === 'AbortError') return err;
+  if (err instanceof RangeError && /call stack/i.test(err.message)) {
+    // A reader that recurses per level (mammoth, yaml…) ran out of stack: nesting no manual has.
+    return new EngineError(
+      'FILE_UNREADABLE',
+      `${name} was not read: its content nests deeper than any manual does (a generated or damaged ${format.toUpperCase()} file?). Open it in its usual program and save or export it again, or print it as PDF and add that.`,
+      { cause: err },
+    );
+  }
   const detail = err instanceof Error ? err.message.split('\n')[0] : String(err);
   return new EngineError(
     'FILE_UNREADABLE',

@@ -9,6 +9,16 @@
  *   MANUALDESK_MAX_PDF_PAGES      pages of one PDF                                       default 10000
  *   MANUALDESK_MAX_TABLE_ROWS     rows of one table (CSV, spreadsheet sheet, document)   default 200000
  *   MANUALDESK_MAX_PARSE_SECONDS  wall time to read one file (OCR included)              default 1800
+ *   MANUALDESK_MAX_TEXT_MB        size of a plain text, CSV/TSV or .properties file        default 64
+ *   MANUALDESK_MAX_MARKUP_MB      size of a Markdown, HTML, AsciiDoc, RST, JSON, YAML file default 32
+ *   MANUALDESK_MAX_NESTING        nesting of lists, quotes, blocks in a text format      default 64
+ *
+ * Text formats have their own size caps, below the 512 MB of any file: their parsers hold the whole
+ * text in memory, and markup parsers a token or node per element besides (marked: about 30 times
+ * the file's size), so a flat 400 MB Markdown file exhausts the heap. Plain text costs about 4 times
+ * its size (a 50 MB text file: 200 MB). Their parsers also slow down sharply with nesting (marked,
+ * the RST reader: 2,000 nested list levels in 4 MB take minutes and gigabytes, 5,000 abort the
+ * process); the nesting is measured on the raw text first (parse/nesting.ts), in linear time.
  */
 import { createInflateRaw } from 'node:zlib';
 import { EngineError } from '../contract/errors.js';
@@ -19,6 +29,9 @@ export interface ParseLimits {
   maxPdfPages: number;
   maxTableRows: number;
   maxParseMs: number;
+  maxTextBytes: number;
+  maxMarkupBytes: number;
+  maxNesting: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ParseLimits> = Object.freeze({
@@ -27,6 +40,9 @@ export const DEFAULT_LIMITS: Readonly<ParseLimits> = Object.freeze({
   maxPdfPages: 10_000,
   maxTableRows: 200_000,
   maxParseMs: 30 * 60 * 1000,
+  maxTextBytes: 64 * 1024 * 1024,
+  maxMarkupBytes: 32 * 1024 * 1024,
+  maxNesting: 64,
 });
 
 /** Below this decompressed size the ratio is not checked (small files compress well and harm nothing). */
@@ -43,6 +59,9 @@ export function parseLimits(env: NodeJS.ProcessEnv = process.env): ParseLimits {
     maxPdfPages: Math.floor(num('MANUALDESK_MAX_PDF_PAGES', DEFAULT_LIMITS.maxPdfPages)),
     maxTableRows: Math.floor(num('MANUALDESK_MAX_TABLE_ROWS', DEFAULT_LIMITS.maxTableRows)),
     maxParseMs: num('MANUALDESK_MAX_PARSE_SECONDS', DEFAULT_LIMITS.maxParseMs, 1000),
+    maxTextBytes: num('MANUALDESK_MAX_TEXT_MB', DEFAULT_LIMITS.maxTextBytes, 1024 * 1024),
+    maxMarkupBytes: num('MANUALDESK_MAX_MARKUP_MB', DEFAULT_LIMITS.maxMarkupBytes, 1024 * 1024),
+    maxNesting: Math.floor(num('MANUALDESK_MAX_NESTING', DEFAULT_LIMITS.maxNesting)),
   };
 }
 
@@ -57,6 +76,21 @@ export function overCap(name: string, what: string, setting: string): EngineErro
 export function assertPdfPages(name: string, pages: number, limits: ParseLimits): void {
   if (pages > limits.maxPdfPages) {
     throw overCap(name, `it has ${pages} pages, more than the ${limits.maxPdfPages} pages allowed for one PDF`, 'MANUALDESK_MAX_PDF_PAGES');
+  }
+}
+
+/** Size cap of a text-format file: `markup` for formats parsed into a tree (Markdown, HTML, AsciiDoc, RST, JSON, YAML). */
+export function assertTextSize(name: string, size: number, limits: ParseLimits, markup: boolean): void {
+  const [cap, kind, setting] = markup
+    ? [limits.maxMarkupBytes, 'markup', 'MANUALDESK_MAX_MARKUP_MB']
+    : [limits.maxTextBytes, 'text', 'MANUALDESK_MAX_TEXT_MB'];
+  if (size > cap) throw overCap(name, `it is ${bytes(size)} of ${kind}, more than the ${bytes(cap)} allowed for one ${kind} file`, setting);
+}
+
+/** `what` nests `depth` levels deep, past the cap (measured by parse/nesting.ts before parsing). */
+export function assertNesting(name: string, what: string, depth: number, limits: ParseLimits): void {
+  if (depth > limits.maxNesting) {
+    throw overCap(name, `it nests ${what} ${depth} levels deep, more than the ${limits.maxNesting} levels allowed`, 'MANUALDESK_MAX_NESTING');
   }
 }
 

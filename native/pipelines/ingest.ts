@@ -21,7 +21,7 @@ import path from 'node:path';
 import type { IngestProgress, IngestReport, IngestRequest, SkippedFile } from '../contract/api.js';
 import type { Chunk, CodeRecord, FileRecord, OcrPageInfo } from '../contract/document.js';
 import { EngineError, toErrorData } from '../contract/errors.js';
-import { isSupportedFile, parseFile, readSidecar, resolveManualMeta, sidecarPaths, withTitleHeading } from '../parse/index.js';
+import { assertFileSize, isSupportedFile, parseFile, readSidecar, resolveManualMeta, sidecarPaths, withTitleHeading } from '../parse/index.js';
 import { chunkDocument, CHUNKER_VERSION } from '../chunk/index.js';
 import { ANALYZER_VERSION } from '../text/analyze.js';
 import { extractCodes } from '../fault-codes/extract.js';
@@ -236,6 +236,8 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
       if (same && prev?.size === f.size && prev.mtimeMs === f.mtimeMs) {
         report.unchanged++;
       } else {
+        // Refused before it is read: a file over its size cap costs its report line, not the memory.
+        assertFileSize(f.abs, f.size);
         const buf = await fs.readFile(f.abs);
         const sha256 = createHash('sha256').update(buf).digest('hex');
         const mtimeMs = (await fs.stat(f.abs)).mtimeMs;

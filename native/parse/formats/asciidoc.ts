@@ -2,6 +2,8 @@ import { LoggerManager, NullLogger, load } from '@asciidoctor/core';
 import type { AdmonitionKind, ParsedDocument } from '../../contract/index.js';
 import { DocBuilder, normalizeInline, oneLine } from '../builder.js';
 import { admonitionKind, admonitionText, checkAbort, htmlToText } from '../text-utils.js';
+import { assertNesting, parseLimits } from '../limits.js';
+import { asciidocNestingDepth } from '../nesting.js';
 import type { TextAdapterInput } from './types.js';
 import { firstRowIsHeader } from '../table-header.js';
 
@@ -47,9 +49,10 @@ const INCLUDE_RE = /^include::[^\n[]*\[[^\n]*\][ \t]*$/gm;
  * AsciiDoc via Asciidoctor.js in secure mode (no includes, no URI reads), walking the parsed
  * document: sections, paragraphs, lists, admonitions, tables, listings and description lists.
  */
-export async function parseAsciidoc({ text, fileStem, signal }: TextAdapterInput): Promise<ParsedDocument> {
+export async function parseAsciidoc({ text, fileStem, signal, limits = parseLimits(), name = 'This AsciiDoc file' }: TextAdapterInput): Promise<ParsedDocument> {
   const b = new DocBuilder('asciidoc');
   const src = text.replace(INCLUDE_RE, '');
+  assertNesting(name, 'delimited blocks', asciidocNestingDepth(src), limits);
   silenceAsciidoctor();
   const options = { safe: 'secure', attributes: { 'allow-uri-read': null, 'skip-front-matter': '' } };
   const doc = (await load(src, options)) as unknown as ANode & { getDoctitle(opts?: object): unknown };

@@ -4,6 +4,8 @@ import type { AdmonitionKind, ParsedDocument } from '../../contract/index.js';
 import { DocBuilder, normalizeInline, oneLine } from '../builder.js';
 import { WRITTEN_LABEL } from '../../text/labels.js';
 import { admonitionKind, admonitionText, htmlToText, matchAdmonition } from '../text-utils.js';
+import { assertNesting, parseLimits } from '../limits.js';
+import { markdownNestingDepth } from '../nesting.js';
 import { walkHtml } from './html.js';
 import type { TextAdapterInput } from './types.js';
 
@@ -23,7 +25,7 @@ const WIKIJS_CALLOUTS = { info: 'NOTE', success: 'TIP', warning: 'WARNING', dang
 const MKDOCS_TAB_RE = /^===\+?[ \t]+"([^"\n]*)"[ \t]*(?:\n([\s\S]*))?$/;
 
 /** Markdown via marked's lexer (GFM): headings, paragraphs, lists, code, tables, admonitions. */
-export function parseMarkdown({ text, fileStem }: TextAdapterInput): ParsedDocument {
+export function parseMarkdown({ text, fileStem, limits = parseLimits(), name = 'This Markdown file' }: TextAdapterInput): ParsedDocument {
   const b = new DocBuilder('markdown');
   const meta: ParsedDocument['meta'] = {};
   let src = text;
@@ -35,6 +37,7 @@ export function parseMarkdown({ text, fileStem }: TextAdapterInput): ParsedDocum
   // Wiki.js sizes an image inside its link (`![alt](img.png =x450)`), which no Markdown parser reads
   // as an image: the whole text would be a passage.
   src = src.replace(IMAGE_SIZE_RE, '$1)');
+  assertNesting(name, 'lists and block quotes', markdownNestingDepth(src), limits);
   const tokens = new Lexer({ gfm: true }).lex(src);
   const ctx: Ctx = { b, fileStem, meta };
   walk(tokens, ctx);

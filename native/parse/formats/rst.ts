@@ -2,6 +2,8 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import type { ParsedDocument } from '../../contract/index.js';
 import { DocBuilder, normalizeInline, oneLine } from '../builder.js';
 import { admonitionKind, admonitionText, matchAdmonition } from '../text-utils.js';
+import { assertNesting, parseLimits } from '../limits.js';
+import { indentNestingDepth } from '../nesting.js';
 import type { TextAdapterInput } from './types.js';
 import { firstRowIsHeader } from '../table-header.js';
 
@@ -34,7 +36,9 @@ interface Ctx {
   caption?: string;
 }
 
-export function parseRst({ text, fileStem }: TextAdapterInput): ParsedDocument {
+export function parseRst({ text, fileStem, limits = parseLimits(), name = 'This RST file' }: TextAdapterInput): ParsedDocument {
+  // The reader recurses once per indentation level, copying the lines each time.
+  assertNesting(name, 'indented blocks', indentNestingDepth(text), limits);
   const b = new DocBuilder('rst');
   const ctx: Ctx = { b, styles: [], fileStem, meta: {} };
   const lines = text.replace(/\r\n?/g, '\n').replace(/\t/g, '        ').split('\n').map((l) => l.replace(/\s+$/, ''));
@@ -53,7 +57,9 @@ function indentedBlock(lines: string[], start: number, minIndent = 1): { block: 
   while (end < lines.length && (isBlank(lines[end]) || indentOf(lines[end] ?? '') >= minIndent)) end++;
   while (end > start && isBlank(lines[end - 1])) end--;
   const body = lines.slice(start, end);
-  const dedent = Math.min(...body.filter((l) => l.trim()).map(indentOf), Infinity);
+  // A loop, not Math.min(...lines): spreading a long block's lines overflows the stack.
+  let dedent = Infinity;
+  for (const l of body) if (l.trim()) dedent = Math.min(dedent, indentOf(l));
   return { block: body.map((l) => (isFinite(dedent) ? l.slice(dedent) : l.trimStart())), end };
 }
 

@@ -1,6 +1,8 @@
 import { type Document as YamlDocument, parseAllDocuments } from 'yaml';
 import { EngineError, type ParsedDocument } from '../../contract/index.js';
 import { DocBuilder } from '../builder.js';
+import { assertNesting, parseLimits } from '../limits.js';
+import { indentNestingDepth } from '../nesting.js';
 import type { TextAdapterInput } from './types.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -22,7 +24,10 @@ const META_KEYS: Record<string, 'title' | 'revision' | 'language' | 'publisher'>
 const MAX_ALIAS_COUNT = 50;
 
 /** YAML via `yaml` (aliases capped): records found anywhere become table rows; leading comments a paragraph. */
-export function parseYamlDoc({ text, fileStem }: TextAdapterInput): ParsedDocument {
+export function parseYamlDoc({ text, fileStem, limits = parseLimits(), name = 'This YAML file' }: TextAdapterInput): ParsedDocument {
+  // The YAML reader recurses once per block level (a stack overflow past about 900). Flow nesting
+  // (`[[[…]]]`) is read without harm, as JSON's is: only the data's first levels become passages.
+  assertNesting(name, 'indented blocks', indentNestingDepth(text), limits);
   const b = new DocBuilder('yaml');
   const meta: ParsedDocument['meta'] = {};
   let list = parseYaml(text);

@@ -7,6 +7,10 @@ export interface TextAdapterInput {
   /** File name without extension, used to name tables that have no caption. */
   fileStem: string;
   signal?: AbortSignal;
+  /** Resource caps (parse/limits.ts); default: the settings' values. */
+  limits?: ParseLimits;
+  /** The file's name, for messages. */
+  name?: string;
 }
 
 /** What binary adapters (PDF, DOCX, XLSX) receive. */

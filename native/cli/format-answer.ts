@@ -1,0 +1,27 @@
+/**
+ * The human form of an `ask` answer. Manual titles, sections and file names come from the manuals'
+ * folders and contents: each is printed as one line (terminalName), so a name holding a newline or
+ * an escape sequence cannot break the Sources list or drive the terminal.
+ */
+import type { AskResponse } from '../contract/answer.js';
+import { waitedText } from '../contract/messages.js';
+import { terminalName } from './terminal-text.js';
+
+export function formatAnswer(a: AskResponse): string {
+  const lines: string[] = [];
+  for (const s of a.safety) lines.push(`⚠ ${s.kind === 'LOCKOUT' ? 'LOCKOUT/TAGOUT' : s.kind} [${s.n}]: ${s.text}`);
+  if (lines.length > 0) lines.push('');
+  lines.push(a.answer);
+  if (a.refused && a.refusal && a.refusal.closest.length > 0) {
+    lines.push('', 'Closest sections searched:');
+    for (const c of a.refusal.closest) lines.push(`  ${terminalName(c.manual)} — ${terminalName(c.section || c.file)}${c.page ? ` p.${c.page}` : ''} (${terminalName(c.file)})`);
+  }
+  if (a.citations.length > 0) {
+    lines.push('', 'Sources:');
+    for (const c of a.citations) lines.push(`  [${c.n}] ${terminalName(c.manual)} — ${terminalName(c.section || '(top)')}${c.page ? `, p.${c.page}` : ''} (${terminalName(c.file)})`);
+  }
+  if (a.fallbackReason) lines.push('', `(${a.fallbackReason})`);
+  if (a.invalidCitations?.length) lines.push(`(removed citations that pointed nowhere: ${a.invalidCitations.join(', ')})`);
+  lines.push(`(${a.mode}${a.standaloneQuery !== a.question ? `, searched as "${a.standaloneQuery}"` : ''}, ${waitedText(a)})`);
+  return lines.join('\n');
+}
