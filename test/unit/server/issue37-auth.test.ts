@@ -132,3 +132,18 @@ describe('browser mode with its key', () => {
     }
   });
 });
+
+describe('paths the API reads or creates', () => {
+  it.each([
+    ['openLibrary', { dir: 'library', create: true }],
+    ['openLibrary', { dir: '../elsewhere/library', create: true }],
+    ['ingest', { paths: ['manuals'] }],
+    ['importPack', { file: 'update.mdpack', allowUnsigned: true }],
+  ] as const)('refuses a relative path for %s (it would land in the server\'s working folder) before the engine', async (method, arg) => {
+    const before = engine.calls.length;
+    const res = await request(`/api/${method}`, { ...JSON_TYPE, Authorization: `Bearer ${server.token}` }, 'POST', JSON.stringify(arg));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatch(/full path/);
+    expect(engine.calls.length).toBe(before);
+  });
+});
