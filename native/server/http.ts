@@ -124,7 +124,8 @@ export async function startServer(engine: EngineApi, opts: ServerOptions = {}): 
       res.writeHead(303, {
         ...COMMON_HEADERS,
         'Set-Cookie': tokenCookie(port, token),
-        Location: `${pathname}${url.search}`,
+        // One leading slash: `//host` would send the browser to another site.
+        Location: `/${pathname.replace(/^\/+/, '')}${url.search}`,
         'Cache-Control': 'no-store',
       });
       res.end();

@@ -147,3 +147,11 @@ describe('paths the API reads or creates', () => {
     expect(engine.calls.length).toBe(before);
   });
 });
+
+describe('the redirect after the key', () => {
+  it('stays on this server even for a path that starts with two slashes', async () => {
+    const res = await request(`/.//evil.example/?token=${server.token}`);
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/evil.example/');
+  });
+});
