@@ -8,6 +8,9 @@
  *   npm start -- --library <dir>      open another library
  *   npm start -- --browser --open     browser mode even with Electron; open the default browser
  *   npm start -- --port 8080          browser mode port (default 4317, or a free one if taken)
+ *
+ * Browser mode prints its address with a random key (…/?token=<key>): only whoever can read that
+ * line can use it (native/server/auth.ts). $MANUALDESK_TOKEN sets the key instead (tests, scripts).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -162,12 +165,13 @@ function openBrowser(url) {
 
 async function listen(startServer, engine, port) {
   const staticDir = path.join(OUT, 'renderer');
+  const token = process.env.MANUALDESK_TOKEN || undefined;
   try {
-    return await startServer(engine, { port, staticDir });
+    return await startServer(engine, { port, staticDir, token });
   } catch (err) {
     if (err && err.code === 'EADDRINUSE' && port !== 0) {
       console.log(`Port ${port} is in use; using a free port instead.`);
-      return startServer(engine, { port: 0, staticDir });
+      return startServer(engine, { port: 0, staticDir, token });
     }
     throw err;
   }
@@ -184,11 +188,11 @@ async function runBrowserMode(args, modules, libraryDir, noElectron) {
   const server = await listen(modules.startServer, engine, args.port ?? DEFAULT_PORT);
   console.log(
     noElectron
-      ? `No Electron binary on this machine; opening browser mode at ${server.url}`
-      : `Browser mode at ${server.url}`,
+      ? `No Electron binary on this machine; opening browser mode at ${server.openUrl}`
+      : `Browser mode at ${server.openUrl}`,
   );
-  console.log('Press Ctrl+C to stop.');
-  if (args.open) openBrowser(server.url);
+  console.log('Open that address (it carries this session\'s key); other users of this computer cannot. Press Ctrl+C to stop.');
+  if (args.open) openBrowser(server.openUrl);
   void engine.info().then((info) => {
     console.log(`Library: ${libraryDir}${info.ok ? ` (${info.value.files} files, ${info.value.chunks} passages)` : ` — ${info.error.message}`}`);
     // Warm the search path (index files, analyzers) while the browser loads the page, so the first

@@ -43,7 +43,12 @@ export function soakQueryCount(env: NodeJS.ProcessEnv = process.env): number {
 
 export interface ServerProcess {
   proc: ChildProcess;
+  /** The server's origin; requests need the key (`authHeaders`). */
   url: string;
+  /** The address the server printed (url + /?token=<key>): what a browser opens. */
+  openUrl: string;
+  /** `Authorization: Bearer <key>`, the key from the printed address. */
+  authHeaders: Record<string, string>;
   pid: number;
   /** Everything the server printed so far. */
   log(): string;
@@ -103,11 +108,12 @@ export function startBrowserServer(opts: StartOptions): Promise<ServerProcess> {
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
       log += chunk.toString();
-      const url = /browser mode at (http:\/\/127\.0\.0\.1:\d+)/i.exec(log)?.[1];
-      if (url && /^Library: /m.test(log)) {
+      const m = /browser mode at ((http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w-]+))/i.exec(log);
+      if (m && /^Library: /m.test(log)) {
         clearTimeout(timer);
         proc.off('exit', onExit);
-        resolve({ proc, url, pid: serverPid(proc), log: () => log, stop });
+        const authHeaders = { Authorization: `Bearer ${m[3]!}` };
+        resolve({ proc, url: m[2]!, openUrl: m[1]!, authHeaders, pid: serverPid(proc), log: () => log, stop });
       }
     };
     const onExit = (code: number | null) => {
@@ -315,13 +321,13 @@ export interface SoakReport {
 }
 
 /** Runs the soak against a server already started (url, pid). */
-export async function soakServer(server: { url: string; pid: number }, opts: SoakOptions): Promise<SoakReport> {
+export async function soakServer(server: { url: string; pid: number; authHeaders: Record<string, string> }, opts: SoakOptions): Promise<SoakReport> {
   const clients = opts.clients ?? 8;
   const seed = opts.seed ?? 20261129;
   const total = opts.queries;
   const warmAt = Math.max(1, Math.floor(total / 10));
   const vocab = sampleVocabulary();
-  const manuals = (await (await fetch(`${server.url}/api/listManuals`, { method: 'POST', headers: { 'content-type': 'application/json' } })).json()) as {
+  const manuals = (await (await fetch(`${server.url}/api/listManuals`, { method: 'POST', headers: { 'content-type': 'application/json', ...server.authHeaders } })).json()) as {
     ok: boolean;
     value: { file: string }[];
   };
@@ -350,7 +356,7 @@ export async function soakServer(server: { url: string; pid: number }, opts: Soa
     const started = performance.now();
     const res = await fetch(server.url + q.path, {
       method: q.method ?? 'POST',
-      headers: q.method === 'GET' ? {} : { 'content-type': q.contentType ?? 'application/json' },
+      headers: q.method === 'GET' ? server.authHeaders : { 'content-type': q.contentType ?? 'application/json', ...server.authHeaders },
       body: q.method === 'GET' ? undefined : (q.body ?? ''),
       signal: AbortSignal.timeout(opts.requestTimeoutMs ?? 30_000),
     });

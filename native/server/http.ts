@@ -14,6 +14,9 @@
  *
  * Every request must name a loopback Host (DNS-rebinding guard) and, when it carries an Origin, come
  * from this server's own origin; API calls must also be JSON (so a cross-site form cannot post one).
+ * Every request (page, files, API, streams) must also carry the server's key (server/auth.ts): only
+ * whoever started browser mode can use it, never another user of the same computer.
+ *   GET /?token=<key>    sets the key's cookie and redirects to / (the address `npm start` prints).
  */
 import http from 'node:http';
 import fs from 'node:fs/promises';
@@ -21,6 +24,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fail, isRemoteMethod, REMOTE_METHODS, type EngineApi, type Result, type StreamMessage } from '../contract/index.js';
 import { localCaller } from '../worker/streaming.js';
+import { checkToken, newToken, presentedToken, sameToken, tokenCookie, UNAUTHORIZED_MESSAGE } from './auth.js';
 import { CONNECTION_CHECK_OPTIONS, limitConnections, type ConnectionLimits } from './connections.js';
 import { CONTENT_SECURITY_POLICY } from './csp.js';
 
@@ -34,10 +38,17 @@ export interface ServerOptions {
   staticDir?: string;
   /** Connection cap and header/request timeouts (server/connections.ts); defaults there. */
   connections?: Partial<ConnectionLimits>;
+  /** The key every request must carry (server/auth.ts); a random 256-bit one when not given. */
+  token?: string;
 }
 
 export interface RunningServer {
+  /** The server's origin, e.g. http://127.0.0.1:4317 (requests to it need the key). */
   url: string;
+  /** The key: send it as `Authorization: Bearer <token>`, or open `openUrl` in a browser. */
+  token: string;
+  /** The address to open in a browser: `url` + `/?token=<key>` (what `npm start` prints). */
+  openUrl: string;
   close(): Promise<void>;
 }
 
@@ -73,6 +84,7 @@ export async function startServer(engine: EngineApi, opts: ServerOptions = {}): 
     throw new Error(`Refusing to serve on ${host}: browser mode listens on 127.0.0.1 or ::1 only.`);
   }
   const staticRoot = opts.staticDir ? await fs.realpath(path.resolve(opts.staticDir)) : null;
+  const token = opts.token === undefined ? newToken() : checkToken(opts.token);
 
   let port = 0;
   const call = localCaller(engine);
@@ -95,14 +107,34 @@ export async function startServer(engine: EngineApi, opts: ServerOptions = {}): 
       return sendJson(res, 403, fail('INVALID_INPUT', 'Refused: cross-origin request.'));
     }
 
-    let pathname: string;
+    let url: URL;
     try {
-      pathname = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+      url = new URL(req.url ?? '/', 'http://127.0.0.1');
     } catch {
       return sendJson(res, 400, fail('INVALID_INPUT', 'Malformed request URL.'));
     }
+    const pathname = url.pathname;
+    const api = pathname.startsWith('/api/');
 
-    if (pathname.startsWith('/api/')) return handleApi(req, res, pathname.slice('/api/'.length));
+    // The address `npm start` printed: its key becomes a cookie, and the key leaves the address bar.
+    const offered = url.searchParams.get('token');
+    if (offered !== null && !api && (req.method === 'GET' || req.method === 'HEAD')) {
+      if (!sameToken(offered, token)) return unauthorized(res, api);
+      url.searchParams.delete('token');
+      res.writeHead(303, {
+        ...COMMON_HEADERS,
+        'Set-Cookie': tokenCookie(port, token),
+        // One leading slash: `//host` would send the browser to another site.
+        Location: `/${pathname.replace(/^\/+/, '')}${url.search}`,
+        'Cache-Control': 'no-store',
+      });
+      res.end();
+      return;
+    }
+    const presented = presentedToken(req, port);
+    if (presented === null || !sameToken(presented, token)) return unauthorized(res, api);
+
+    if (api) return handleApi(req, res, pathname.slice('/api/'.length));
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...COMMON_HEADERS, Allow: 'GET, HEAD' }).end();
       return;
@@ -188,12 +220,21 @@ export async function startServer(engine: EngineApi, opts: ServerOptions = {}): 
 
   return {
     url,
+    token,
+    openUrl: `${url}/?token=${token}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
       }),
   };
+}
+
+/** 401 for a request without the key (or with a wrong one): JSON for the API, text for pages. */
+function unauthorized(res: http.ServerResponse, api: boolean): void {
+  res.setHeader('WWW-Authenticate', 'Bearer realm="ManualDesk"');
+  if (api) return sendJson(res, 401, fail('INVALID_INPUT', UNAUTHORIZED_MESSAGE));
+  sendText(res, 401, UNAUTHORIZED_MESSAGE);
 }
 
 /** Errors are data: only input errors and unexpected failures change the HTTP status. */

@@ -3,6 +3,7 @@
  * Each schema is checked against the contract type in both directions (`satisfies` plus an
  * equality assertion), so the schemas and native/contract cannot drift apart.
  */
+import path from 'node:path';
 import { z } from 'zod';
 import type {
   AskRequest,
@@ -34,6 +35,12 @@ export function isLibraryFileName(s: string, windows = process.platform === 'win
   if (/^[\\/]|^[a-zA-Z]:/.test(s)) return false;
   return !s.split(windows ? /[\\/]/ : '/').some((step) => step === '..');
 }
+/**
+ * A folder or file on the engine's machine, as the technician chose it. A relative path would be
+ * read against the engine's own working folder (browser mode: wherever `npm start` ran), a place
+ * nobody chose, so it is refused.
+ */
+const localPath = pathText.refine((s) => path.isAbsolute(s), 'must be a full path (for example /home/you/manuals or C:\\Manuals), not a relative one');
 const libraryFile = pathText.refine((s) => isLibraryFileName(s), 'must be a file as the library lists it (a relative name without ".." or a drive or leading slash)');
 
 export const langSchema = z.enum(['en', 'zh']) satisfies z.ZodType<Lang>;
@@ -64,7 +71,7 @@ export const codeLookupRequestSchema = z.strictObject({
 /** Over HTTP and IPC, ingest takes paths only; progress hooks stay inside the engine process. */
 export const ingestRequestSchema = z
   .strictObject({
-    paths: z.array(pathText).max(MAX_LIST),
+    paths: z.array(localPath).max(MAX_LIST),
     force: z.boolean().optional(),
     completeVectors: z.boolean().optional(),
   })
@@ -97,15 +104,15 @@ export const removeFilesSchema = z.array(libraryFile).min(1, 'must list at least
 
 /** A library folder on the engine's machine (browser mode: the server's; the engine checks it before using it). */
 export const openLibraryRequestSchema = z.strictObject({
-  dir: pathText,
+  dir: localPath,
   create: z.boolean(),
 }) satisfies z.ZodType<OpenLibraryRequest>;
 
 /** A pack file on the engine's machine (a stick, a download folder); the engine checks everything in it. */
-export const packFileSchema = z.strictObject({ file: pathText }) satisfies z.ZodType<{ file: string }>;
+export const packFileSchema = z.strictObject({ file: localPath }) satisfies z.ZodType<{ file: string }>;
 
 export const packImportRequestSchema = z.strictObject({
-  file: pathText,
+  file: localPath,
   allowUnsigned: z.boolean().optional(),
 }) satisfies z.ZodType<PackImportRequest>;
 

@@ -20,7 +20,7 @@ test('starts to a usable search box within 2 s (browser mode, warm sample librar
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   try {
     const gotoAt = performance.now();
-    await page.goto(server.url);
+    await page.goto(server.openUrl);
     await expect(page.locator('#search-input')).toBeFocused();
     await expect.poll(() => page.evaluate(() => performance.getEntriesByName('md:usable').length), { intervals: [20] }).toBe(1);
     // The page's own clock starts at navigation: spawn → goto (this process) + navigation → usable (the page).

@@ -13,7 +13,12 @@ export { findElectron } from '../../bin/find-electron.js';
 
 export interface StartedServer {
   proc: ChildProcess;
+  /** The server's origin (requests need the key: `authHeaders`, or the cookie `openUrl` sets). */
   url: string;
+  /** The address `npm start` printed: url + /?token=<key>; opening it gives the browser the key's cookie. */
+  openUrl: string;
+  /** `Authorization: Bearer <key>` for requests made from the test itself. */
+  authHeaders: Record<string, string>;
   /** ms from spawning `npm start` to the server listening. */
   listenMs: number;
   startedAt: number;
@@ -36,11 +41,12 @@ export function startBrowserMode(home: string, timeoutMs = 120_000): Promise<Sta
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
       log += chunk.toString();
-      const m = /browser mode at (http:\/\/127\.0\.0\.1:\d+)/i.exec(log);
+      const m = /browser mode at ((http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w-]+))/i.exec(log);
       if (m) {
         clearTimeout(timer);
         proc.stdout?.off('data', onData);
-        resolve({ proc, url: m[1]!, listenMs: performance.now() - startedAt, startedAt });
+        const authHeaders = { Authorization: `Bearer ${m[3]!}` };
+        resolve({ proc, url: m[2]!, openUrl: m[1]!, authHeaders, listenMs: performance.now() - startedAt, startedAt });
       }
     };
     proc.stdout?.on('data', onData);

@@ -76,8 +76,8 @@ export const test = base.extend<{ app: AppFixture }, WorkerFixtures>({
     } else {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       page = await context.newPage();
-      await page.goto(server!.url);
-      methods = (await (await fetch(`${server!.url}/api/methods`)).json()).value as string[];
+      await page.goto(server!.openUrl);
+      methods = (await (await fetch(`${server!.url}/api/methods`, { headers: server!.authHeaders })).json()).value as string[];
       close = () => context.close();
     }
     await expect(page.locator('#search-input')).toBeFocused();

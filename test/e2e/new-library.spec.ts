@@ -43,7 +43,7 @@ async function freshBrowserMode(browser: Browser): Promise<{ page: Page; library
   const server = await startBrowserMode(home);
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
-  await page.goto(server.url);
+  await page.goto(server.openUrl);
   await expect(page.locator('#search-input')).toBeFocused();
   return {
     page,

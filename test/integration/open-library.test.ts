@@ -19,6 +19,7 @@ import { localCaller } from '../../native/worker/streaming.js';
 import { SAMPLE_MARKER_FILE } from '../../native/library/layout.js';
 import { LOCK_FILE } from '../../native/store/lock.js';
 import { cleanupTemp, failure, tempDir, value } from './helpers.js';
+import { keyedFetch } from '../unit/server/keyed-fetch.js';
 
 const NOTES = '# Site notes\n\n## Compressor\n\nDrain the compressor tank condensate every Friday.\n';
 const PUMP = '# Pump manual\n\n## Seals\n\nReplace the pump shaft seal every 2000 hours.\n';
@@ -243,7 +244,7 @@ describe('over HTTP (browser mode), as the UI calls it', () => {
     fs.writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><title>ManualDesk</title>');
     const server = await startServer(engine, { port: 0, staticDir });
     try {
-      const ui = createHttpClient(server.url);
+      const ui = createHttpClient(server.url, keyedFetch(server));
       const libB = path.join(root, 'library');
       expect(value(await ui.openLibrary({ dir: libB, create: true }))).toMatchObject({ created: true, info: { dir: libB, sample: false, files: 0 } });
       value(await ui.ingest({ paths: [manuals('ui-src', { 'pump.md': PUMP })] }));

@@ -469,7 +469,7 @@ describe('browser mode under slow connections', () => {
     });
     const sockets: net.Socket[] = [];
     try {
-      const url = await new Promise<string>((resolve, reject) => {
+      const printed = await new Promise<string>((resolve, reject) => {
         let out = '';
         child.stdout.on('data', (d: Buffer) => {
           out += d.toString();
@@ -479,6 +479,8 @@ describe('browser mode under slow connections', () => {
         child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
         setTimeout(() => reject(new Error('server did not start')), 50_000);
       });
+      const url = new URL(printed).origin;
+      const auth = { Authorization: `Bearer ${new URL(printed).searchParams.get('token')}` };
       const port = Number(new URL(url).port);
       /** When each socket connected (the kernel may hold some back in its SYN queue for a while). */
       const connectedAt = new Map<net.Socket, number>();
@@ -497,7 +499,7 @@ describe('browser mode under slow connections', () => {
       }
       await new Promise((r) => setTimeout(r, 500));
       for (let i = 0; i < 5; i++) {
-        const res = await fetch(`${url}/api/info`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '', signal: AbortSignal.timeout(5000) });
+        const res = await fetch(`${url}/api/info`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...auth }, body: '', signal: AbortSignal.timeout(5000) });
         expect(res.status).toBe(200);
         expect(((await res.json()) as { ok: boolean }).ok).toBe(true);
       }
@@ -561,7 +563,7 @@ describe('file names with control characters', () => {
       expect(value(await e.listManuals()).map((m) => m.file)).toEqual([name]);
       const res = await fetch(`${server.url}/api/openSource`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.token}` },
         body: JSON.stringify({ file: name }),
       });
       const body = (await res.json()) as Result<{ file: string; kind: string }>;

@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   const api = async <T>(method: string, arg?: unknown): Promise<T> => {
     const res = await fetch(`${server!.url}/api/${method}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...server!.authHeaders },
       body: arg === undefined ? '' : JSON.stringify(arg),
     });
     const body = (await res.json()) as { ok: boolean; value?: T; error?: { code: string; message: string } };
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   const stream = async <T>(method: string, arg: unknown): Promise<{ value: T; events: { type: string }[] }> => {
     const res = await fetch(`${server!.url}/api/${method}/stream`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...server!.authHeaders },
       body: JSON.stringify(arg),
     });
     const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string; result?: { ok: boolean; value?: T; error?: { code: string; message: string } } });
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
       const controller = new AbortController();
       const res = await fetch(`${server!.url}/api/ask/stream`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...server!.authHeaders },
         body: JSON.stringify({ question: 'How do I bleed air from the main cylinder of the HX-500 press?', prefer: 'generative' }),
         signal: controller.signal,
       });
@@ -186,7 +186,7 @@ async function main(): Promise<void> {
       });
       const page = await context.newPage();
       page.on('request', () => report.browserRequests++);
-      await page.goto(server!.url);
+      await page.goto(server!.openUrl);
       const input = page.locator('#search-input');
       await input.waitFor({ timeout: 30_000 });
       await input.fill('E-107');

@@ -46,10 +46,19 @@ export function clearHistory(): void {
 
 const COLUMNS: (keyof HistoryEntry)[] = ['at', 'action', 'query', 'manual', 'revision', 'file', 'page', 'section'];
 
-/** RFC 4180 CSV, one row per entry, with a header row. */
+/**
+ * A text cell that a spreadsheet would run as a formula (it starts with = + - @, a tab or a carriage
+ * return: a manual titled `=HYPERLINK(…)`, a typed query) gets a leading apostrophe, so Excel and
+ * LibreOffice show it as text (OWASP "CSV injection"). Numbers (page) stay numbers.
+ */
+export function neutraliseFormula(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
+/** RFC 4180 CSV, one row per entry, with a header row; text cells cannot start a formula. */
 export function historyCsv(entries: HistoryEntry[]): string {
   const cell = (v: unknown) => {
-    const s = v === undefined || v === null ? '' : String(v);
+    const s = v === undefined || v === null ? '' : typeof v === 'number' ? String(v) : neutraliseFormula(String(v));
     return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   return [COLUMNS.join(','), ...entries.map((e) => COLUMNS.map((c) => cell(e[c])).join(','))].join('\r\n') + '\r\n';

@@ -36,6 +36,7 @@ import { connectEngine } from '../../../renderer/src/engine/bridge.js';
 import { createHttpClient } from '../../../renderer/src/engine/http-client.js';
 import type { UiEngine } from '../../../renderer/src/engine/types.js';
 import { fakeEngine } from '../server/fake-engine.js';
+import { keyedFetch } from '../server/keyed-fetch.js';
 
 type Fn = (...args: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -173,7 +174,7 @@ beforeAll(async () => {
   expect(desktop.mode).toBe('desktop');
 
   faces = [
-    { name: 'HTTP (browser mode)', engine: createHttpClient(server.url) },
+    { name: 'HTTP (browser mode)', engine: createHttpClient(server.url, keyedFetch(server)) },
     { name: 'preload + IPC (desktop)', engine: desktop.engine },
   ];
 });
@@ -198,13 +199,13 @@ describe('every face has exactly the table', () => {
 
   it('HTTP server and worker host: every method is known (refused input, never "Unknown method")', async () => {
     for (const method of REMOTE_METHODS) {
-      const res = await fetch(`${server.url}/api/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '"?"' });
+      const res = await keyedFetch(server)(`${server.url}/api/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '"?"' });
       expect(res.status, method).not.toBe(404);
       expect(((await res.json()) as { error?: { message: string } }).error?.message ?? '', method).not.toMatch(/Unknown method/);
       const viaWorker = await workerCall(method, '?');
       expect(viaWorker.ok || viaWorker.error.message, method).not.toMatch(/Unknown method/);
     }
-    expect((await fetch(`${server.url}/api/close`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '' })).status).toBe(404);
+    expect((await keyedFetch(server)(`${server.url}/api/close`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '' })).status).toBe(404);
   });
 });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../../native/server/http.js';
 import { createHttpClient } from '../../../renderer/src/engine/http-client.js';
 import { fakeEngine, type FakeEngine } from './fake-engine.js';
+import { keyedFetch } from './keyed-fetch.js';
 
 let server: RunningServer;
 let engine: FakeEngine;
@@ -19,7 +20,7 @@ afterAll(() => server.close());
 
 describe('createHttpClient against the real server', () => {
   it('round-trips every remote method', async () => {
-    const client = createHttpClient(server.url);
+    const client = createHttpClient(server.url, keyedFetch(server));
     expect((await client.info()).ok).toBe(true);
     expect(await client.listManuals()).toEqual({ ok: true, value: [] });
     const search = await client.search({ query: 'spindle', filters: { lang: ['en'] } });
@@ -30,12 +31,12 @@ describe('createHttpClient against the real server', () => {
   });
 
   it('passes engine errors through as data', async () => {
-    const res = await createHttpClient(`${server.url}/`).lookupCode({ text: 'E-101' });
+    const res = await createHttpClient(`${server.url}/`, keyedFetch(server)).lookupCode({ text: 'E-101' });
     expect(res).toEqual({ ok: false, error: { code: 'LIBRARY_NOT_FOUND', message: 'No library yet (asked for E-101).' } });
   });
 
   it('passes validation errors through as INVALID_INPUT', async () => {
-    const res = await createHttpClient(server.url).search({ query: 'x', k: 0 });
+    const res = await createHttpClient(server.url, keyedFetch(server)).search({ query: 'x', k: 0 });
     expect(res.ok).toBe(false);
     expect(!res.ok && res.error.code).toBe('INVALID_INPUT');
     expect(!res.ok && res.error.message).toContain('"k"');
@@ -66,7 +67,7 @@ describe('createHttpClient against the real server', () => {
   });
 
   it('close() leaves the server engine open', async () => {
-    await createHttpClient(server.url).close();
+    await createHttpClient(server.url, keyedFetch(server)).close();
     expect(engine.calls.some((c) => c.method === 'close')).toBe(false);
   });
 });

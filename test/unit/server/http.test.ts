@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, MAX_BODY_BYTES, type RunningServer } from '../../../native/server/http.js';
 import { CONTENT_SECURITY_POLICY } from '../../../native/server/csp.js';
 import { fakeEngine, type FakeEngine } from './fake-engine.js';
+import { keyedFetch } from './keyed-fetch.js';
 
 let server: RunningServer;
 let engine: FakeEngine;
@@ -30,7 +31,7 @@ afterAll(async () => {
 });
 
 function post(method: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${server.url}/api/${method}`, {
+  return keyedFetch(server)(`${server.url}/api/${method}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -45,7 +46,7 @@ function raw(
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   const { port } = new URL(server.url);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: reqPath, method, headers }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, path: reqPath, method, headers: { Authorization: `Bearer ${server.token}`, ...headers } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
@@ -98,7 +99,7 @@ describe('API routes', () => {
   });
 
   it('refuses GET on the API', async () => {
-    const res = await fetch(`${server.url}/api/info`);
+    const res = await keyedFetch(server)(`${server.url}/api/info`);
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
   });
@@ -145,7 +146,7 @@ describe('validation', () => {
   });
 
   it('requires a JSON content type', async () => {
-    const res = await fetch(`${server.url}/api/search`, {
+    const res = await keyedFetch(server)(`${server.url}/api/search`, {
       method: 'POST',
       headers: { 'Content-Type': 'text/plain' },
       body: JSON.stringify({ query: 'x' }),
@@ -169,7 +170,7 @@ describe('validation', () => {
       }),
     );
     try {
-      const res = await fetch(`${throwing.url}/api/info`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
+      const res = await keyedFetch(throwing)(`${throwing.url}/api/info`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
       expect(res.status).toBe(500);
       const body = await res.json();
       expect(body).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
@@ -221,7 +222,7 @@ describe('origin and host guards', () => {
 
 describe('static files', () => {
   it('serves index.html with the strict CSP', async () => {
-    const res = await fetch(`${server.url}/`);
+    const res = await keyedFetch(server)(`${server.url}/`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/html');
     expect(res.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
@@ -232,14 +233,14 @@ describe('static files', () => {
   });
 
   it('serves assets with their content type', async () => {
-    const res = await fetch(`${server.url}/assets/app.js`);
+    const res = await keyedFetch(server)(`${server.url}/assets/app.js`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/javascript');
     expect(res.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
   });
 
   it('answers 404 for a missing file', async () => {
-    expect((await fetch(`${server.url}/nope.js`)).status).toBe(404);
+    expect((await keyedFetch(server)(`${server.url}/nope.js`)).status).toBe(404);
   });
 
   it.each(['/../secret.txt', '/assets/../../secret.txt', '/..%2fsecret.txt', '/%2e%2e/secret.txt', '/assets/..%5c..%5csecret.txt'])(

@@ -4,6 +4,7 @@ import { REMOTE_METHODS, type EngineHooks, type IngestProgress, type StreamMessa
 import { startServer, type RunningServer } from '../../../native/server/http.js';
 import { createHttpClient } from '../../../renderer/src/engine/http-client.js';
 import { fakeEngine, type FakeEngine } from './fake-engine.js';
+import { keyedFetch } from './keyed-fetch.js';
 
 let server: RunningServer;
 let engine: FakeEngine;
@@ -42,7 +43,7 @@ async function ndjson(res: Response): Promise<StreamMessage[]> {
 
 describe('POST /api/<method>/stream', () => {
   it('streams progress events, then one result line', async () => {
-    const res = await fetch(`${server.url}/api/ingest/stream`, {
+    const res = await keyedFetch(server)(`${server.url}/api/ingest/stream`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ paths: ['/m'] }),
@@ -57,7 +58,7 @@ describe('POST /api/<method>/stream', () => {
   });
 
   it('validates exactly like the plain endpoint (the error is the result line)', async () => {
-    const res = await fetch(`${server.url}/api/ingest/stream`, {
+    const res = await keyedFetch(server)(`${server.url}/api/ingest/stream`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ paths: [] }),
@@ -68,15 +69,15 @@ describe('POST /api/<method>/stream', () => {
   });
 
   it('keeps the guards: unknown method 404, foreign Origin 403, JSON only', async () => {
-    const unknown = await fetch(`${server.url}/api/close/stream`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '' });
+    const unknown = await keyedFetch(server)(`${server.url}/api/close/stream`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '' });
     expect(unknown.status).toBe(404);
-    const foreign = await fetch(`${server.url}/api/ingest/stream`, {
+    const foreign = await keyedFetch(server)(`${server.url}/api/ingest/stream`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example' },
       body: JSON.stringify({ paths: ['/m'] }),
     });
     expect(foreign.status).toBe(403);
-    const form = await fetch(`${server.url}/api/ingest/stream`, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{}' });
+    const form = await keyedFetch(server)(`${server.url}/api/ingest/stream`, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{}' });
     expect(form.status).toBe(415);
   });
 
@@ -86,7 +87,7 @@ describe('POST /api/<method>/stream', () => {
     const g = gate;
     const ac = new AbortController();
     const progress: IngestProgress[] = [];
-    const client = createHttpClient(server.url);
+    const client = createHttpClient(server.url, keyedFetch(server));
     const pending = client.ingest({ paths: ['/slow'] }, { signal: ac.signal, onProgress: (p) => {
       progress.push(p);
       if (progress.length === 3) started();
@@ -103,7 +104,7 @@ describe('POST /api/<method>/stream', () => {
 
 describe('GET /api/methods', () => {
   it("lists the contract's methods, from the method table", async () => {
-    const res = await fetch(`${server.url}/api/methods`);
+    const res = await keyedFetch(server)(`${server.url}/api/methods`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { ok: true; value: string[] };
     expect(body.value).toEqual(REMOTE_METHODS);
