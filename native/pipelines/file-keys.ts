@@ -53,6 +53,22 @@ export class FileKeys {
     return undefined;
   }
 
+  /**
+   * A record rebuilt from the tables without its content hash (files.json was lost) whose key is this
+   * path: the same manual only if the file, once parsed, has the record's title. The caller checks
+   * that and gives it back (`release`) when it is another manual, which then gets a key of its own.
+   */
+  unknownContentAt(rel: string): FileRecord | undefined {
+    const rec = this.placeless.find((r) => r.file === rel && !r.sha256 && !this.claimed.has(r.file));
+    if (rec) this.claimed.add(rec.file);
+    return rec;
+  }
+
+  /** Gives back a record claimed by unknownContentAt that turned out to be another manual. */
+  release(rec: FileRecord): void {
+    this.claimed.delete(rec.file);
+  }
+
   /** A key for a file new to the library: its path below its folder unless another manual has it. */
   claimNew(rel: string, root: string): string {
     const key = newKey(rel, root, (k) => this.taken.has(k));

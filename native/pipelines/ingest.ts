@@ -245,6 +245,9 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
           prev = await keys.movedHere(f.rel, sha256);
           if (prev) seen.add(prev.file);
         }
+        // A record rebuilt without its content hash: taken only once parsing shows the same manual (below).
+        const unproven = prev ? undefined : keys.unknownContentAt(f.rel);
+        prev ??= unproven;
         key = prev?.file ?? keys.claimNew(f.rel, f.root);
         seen.add(key);
         // A key's folder stays the one it was given under (its name may be the key's first part).
@@ -263,7 +266,16 @@ async function ingestRun(deps: IngestDeps, req: IngestRequest, hooks: IngestHook
             await deps.vectors?.embedder.release?.();
           }
           const moved = prev !== undefined && prev.source !== f.abs;
-          batch.add(await prepareFile({ ...f, key, root: moved ? f.root : root, size: buf.length, mtimeMs, companions }, buf, sha256, prev, signal, progress, { done, total }, ocr));
+          let prepared = await prepareFile({ ...f, key, root: moved ? f.root : root, size: buf.length, mtimeMs, companions }, buf, sha256, prev, signal, progress, { done, total }, ocr);
+          if (unproven && prepared.update.record.meta.title !== unproven.meta.title) {
+            // Another manual that merely has the lost record's path: a key of its own, the record left as it is.
+            keys.release(unproven);
+            seen.delete(unproven.file);
+            key = keys.claimNew(f.rel, f.root);
+            seen.add(key);
+            prepared = await prepareFile({ ...f, key, root: f.root, size: buf.length, mtimeMs, companions }, buf, sha256, undefined, signal, progress, { done, total }, ocr);
+          }
+          batch.add(prepared);
         }
       }
     } catch (err) {

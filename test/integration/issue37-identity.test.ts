@@ -344,3 +344,30 @@ describe('packs', () => {
     }
   });
 });
+
+describe('a file list rebuilt from the tables (files.json lost)', () => {
+  it('gives a lost record back to its own folder, never to another vendor\'s file of the same name', async () => {
+    const { a, b } = vendors();
+    const lib = tempDir('lib-rebuilt');
+    const first = await open(lib, true);
+    value(await first.ingest({ paths: [a] }));
+    await first.close();
+    fs.rmSync(path.join(lib, 'files.json'));
+
+    const engine = await open(lib);
+    try {
+      // Vendor B's README has the lost record's key: another manual, so a key of its own.
+      expect(value(await engine.ingest({ paths: [b] }))).toMatchObject({ files: 1, removed: 0 });
+      expect(await hitFiles(engine, 'glycol loop chiller')).toContain('README.md');
+      const kiln = value(await engine.listManuals()).find((m) => m.source === path.join(b, 'README.md'));
+      expect(kiln?.file).not.toBe('README.md');
+      // Vendor A's folder added again takes its records back in place: no duplicate.
+      expect(value(await engine.ingest({ paths: [a] }))).toMatchObject({ removed: 0 });
+      const listed = value(await engine.listManuals());
+      expect(listed).toHaveLength(3);
+      expect(listed.find((m) => m.file === 'README.md')?.source).toBe(path.join(a, 'README.md'));
+    } finally {
+      await engine.close();
+    }
+  });
+});
