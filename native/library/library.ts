@@ -72,10 +72,14 @@ export class Library extends Disposable {
     private modelMissing: EngineError | null = null,
   ) {
     super('The library');
+    this.indexedAt = store.filesRevision;
   }
 
   /** The library's own model after its files went or changed while open: kept to be disposed with the library. */
   private retired: Embedder | null = null;
+
+  /** The store's file-records revision the code index (and the names and messages built from it) was read at. */
+  private indexedAt: number;
 
   /** The model the library's vectors are made with (null: keyword + fault codes only). */
   get embedder(): Embedder | null {
@@ -333,9 +337,7 @@ export class Library extends Disposable {
   /** After files were added or removed: keeps the schemes of files still present, adds `learned`, rebuilds the code index. */
   async afterChange(learned: Map<string, CodeScheme[]> = new Map()): Promise<void> {
     await saveSchemes(this.dir, learned, new Set(this.store.getFiles().map((f) => f.file)));
-    this.codeIndex = await loadCodeIndex(this.store);
-    this.nameIndex = null;
-    this.messageIndex = null;
+    await this.reindex();
   }
 
   /**
@@ -343,17 +345,24 @@ export class Library extends Disposable {
    * (the store's file records and tables, then the code index and the names and messages built from them).
    */
   async followWriter(): Promise<void> {
-    const seen = this.store.filesRevision;
     await this.store.followWriter();
-    if (this.store.filesRevision === seen) return;
-    this.codeIndex = await loadCodeIndex(this.store);
-    this.nameIndex = null;
-    this.messageIndex = null;
+    // Compared with the revision the index was read at, not the one before this call: a search running
+    // beside this read may have moved the store on already (its read follows the writer too).
+    if (this.store.filesRevision !== this.indexedAt) await this.reindex();
   }
 
   /** Rebuilds the in-memory code index from the committed rows. */
   async reloadCodes(): Promise<void> {
+    await this.reindex();
+  }
+
+  /** Reads the code index again from the committed rows; the names and messages built from it follow when next asked. */
+  private async reindex(): Promise<void> {
+    const at = this.store.filesRevision;
     this.codeIndex = await loadCodeIndex(this.store);
+    this.indexedAt = at;
+    this.nameIndex = null;
+    this.messageIndex = null;
   }
 
   /**

@@ -13,6 +13,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../native/engine.js';
+import { Library } from '../../native/library/library.js';
 import { NOTES, code, marker, noteFile, writeRound } from '../integration/crash-corpus.js';
 import { REPO_ROOT, cleanupTemp, tempDir } from '../integration/helpers.js';
 import { expectClear, failure, value, write } from './helpers.js';
@@ -96,6 +97,24 @@ describe('readers beside a writer', () => {
     expect(seen).toHaveLength(6);
     for (const s of seen) expect(s.got, `step ${s.step}`).toEqual({ note: s.present, code: s.present, keep: true });
   }, 120_000);
+
+  it('a read that finds the store already moved on by another read still takes up the new code index', async () => {
+    // The race behind a CI failure: a search in flight when the writer commits moves the store to the
+    // new records inside its own read; the next code lookup must still read the code index again.
+    const { lib } = await library();
+    const reader = await Library.open(lib, { readOnly: true, resolveRecorded: () => ({ kind: 'none' }) });
+    const writer = await createEngine({ libraryDir: lib });
+    try {
+      expect(reader.codes.lookup(code(0, 0)).matches.length).toBeGreaterThan(0);
+      expect(value(await writer.removeFiles([noteFile(0)])).removed).toBe(1);
+      await reader.store.followWriter();
+      await reader.followWriter();
+      expect(reader.codes.lookup(code(0, 0)).matches).toEqual([]);
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
 
   it('searches while the same engine removes and re-adds files (browser mode): none fails', async () => {
     const { lib, corpus } = await library();
