@@ -7,6 +7,7 @@
  * Input: the answer after the citation check (valid marks kept), and the passages it cites.
  */
 import { analyze } from '../text/analyze.js';
+import { escapeRegExp } from '../text/regexp.js';
 import { REFUSAL_SENTENCE } from './prompt.js';
 
 export interface GeneratedCheckInput {
@@ -127,8 +128,7 @@ function compactText(text: string): string {
 
 /** The number, not as part of a longer one ("250" is not in "2500"). */
 function holdsNumber(compact: string, n: string): boolean {
-  const escaped = n.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-  return new RegExp(`(?<!\\p{N})${escaped}(?!\\p{N})`, 'u').test(compact);
+  return new RegExp(`(?<!\\p{N})${escapeRegExp(n)}(?!\\p{N})`, 'u').test(compact);
 }
 
 /** Step numbers a model adds to a list ("1. ", "2) ") are not figures from the manual. */

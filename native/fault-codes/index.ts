@@ -11,6 +11,7 @@ import { detectCodes, typedNegative, type DetectedCode } from './detect.js';
 import { boundedDistance } from './distance.js';
 import { WORD_FAMILIES, familiesCompatible, looseKey, normalizeCode } from './normalize.js';
 import { schemeAliases, type CodeScheme } from './schemes.js';
+import { escapeRegExp } from '../text/regexp.js';
 
 export interface CodeLookupFilters {
   /** Manual titles to keep. */
@@ -353,10 +354,6 @@ function neighbours(s: string, alphabet: string): string[] {
     for (const ch of alphabet) out.push(head + ch + tail);
   }
   return out;
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** The documentation set a file belongs to: its top folder (the machine's or vendor's manuals). */

@@ -31,6 +31,7 @@ import { messagesIn, type MessageIndex } from './messages.js';
 import { planQuery, type PlanPart } from './query-plan.js';
 import { fuseRrf, placeWithin } from './rrf.js';
 import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from './settings.js';
+import { escapeRegExp } from '../text/regexp.js';
 
 /** One library to search, with the embedder its vectors can be searched with (null: keyword only). */
 export interface RetrievalSource {
@@ -332,7 +333,7 @@ function scoped(scope: NameScope, hits: SearchHit[], inside: SearchHit[] | null)
 function withoutNames(question: string, names: string[]): string {
   let out = question;
   for (const n of names) {
-    const esc = n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const esc = escapeRegExp(n);
     out = out.replace(/\p{Script=Han}/u.test(n) ? new RegExp(esc, 'gu') : new RegExp(`(?<![\\p{L}\\p{N}])${esc}(?![\\p{L}\\p{N}])`, 'giu'), ' ');
   }
   return out.replace(/\s+/g, ' ').trim() || question;

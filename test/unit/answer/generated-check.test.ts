@@ -48,6 +48,11 @@ describe('checkGenerated: faithful answers pass', () => {
   it('numbers written as the manual writes them, spacing aside ("210bar")', () => {
     expect(ok('The relief valve opens at 210bar; turn the adjusting screw clockwise to raise the pressure [1].', [VALVE]).ok).toBe(true);
   });
+  it('figures with a dash or a slash, as part numbers and fractions are written ("500-311", "3/4")', () => {
+    const PART = 'Spare parts: coolant filter element 500-311; fit it with a 3/4 in. wrench.';
+    expect(ok('Fit the coolant filter element 500-311 with a 3/4 in. wrench [1].', [PART]).ok).toBe(true);
+    expect(ok('Fit the coolant filter element 500-312 with a 3/4 in. wrench [1].', [PART]).ok).toBe(false);
+  });
   it('words and numbers of the question may be repeated', () => {
     expect(ok('On the HPB-200, the relief valve opens at 210 bar [1].', [VALVE], 'relief valve pressure HPB-200').ok).toBe(true);
   });
