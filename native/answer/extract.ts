@@ -15,7 +15,7 @@
  */
 import type { CodeMatch, SearchHit } from '../contract/api.js';
 import type { Citation } from '../contract/answer.js';
-import { spokenCode } from '../contract/codes.js';
+import { codeDetail, spokenCode } from '../contract/codes.js';
 import { sentenceRanges } from '../chunk/sentences.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
 import { passageTokens, sourceOf, termAlternatives } from './evidence.js';
@@ -429,9 +429,10 @@ export function codeAnswerLines(m: CodeMatch): string[] {
   const titleIsRemedy = m.title !== '' && m.remedy.startsWith(m.title) && !m.description && !m.cause;
   const head = m.title && m.title !== m.code && !titleIsRemedy ? `${typed}: ${m.title}` : typed;
   const lines = [head];
-  // A description whose first line is the title (a table's meaning column, then its note column) adds the rest.
-  const detail = m.title && m.description.startsWith(`${m.title}\n`) ? m.description.slice(m.title.length + 1) : m.description;
-  if (detail && detail !== m.title) lines.push(detail);
+  // A description whose first sentence or line is the title (a table's meaning column, then its note
+  // column; a YAML entry's `brief:`, then its `doc:`) adds the rest.
+  const detail = codeDetail(m);
+  if (detail) lines.push(detail);
   if (m.cause) lines.push(`Cause: ${m.cause}`);
   if (m.remedy) lines.push(`Remedy: ${m.remedy}`);
   if (m.scope.length > 0) lines.push(`Applies to: ${m.scope.join(', ')}`);

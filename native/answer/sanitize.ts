@@ -6,7 +6,10 @@
  *   Gemma <start_of_turn>, Mistral [SYSTEM_PROMPT], </s>, <think>…) are shown with look-alike
  *   brackets (‹|im_start|›), so no tokenizer or template reads them as a turn boundary;
  * - citation-like marks written in the manual ("[7]", "[1, 2]", "[3][12]") get full-width brackets
- *   (［7］), so neither the citation check nor the answer view takes them for one of our citations;
+ *   (［7］) in what a model reads, so neither the model, the citation check nor the answer view takes
+ *   them for one of our citations; in an answer's quoted text they keep the manual's brackets, with
+ *   an invisible word joiner after "[" ("[\u20607]"), so they read as written while no citation
+ *   pattern (the check's, the answer view's: `[` then a digit) matches them;
  * - invisible format characters (zero-width, bidi overrides) are dropped;
  * - quoteSource() fences a passage as a quotation: every line starts with "> ", so no line of a
  *   manual can pass for a source header ("[2] Manual: …"), the question or the answer cue.
@@ -43,9 +46,17 @@ export function neutraliseCitationMarks(text: string): string {
   return text.replace(CITATION_MARK, (_m, list: string) => `［${list}］`);
 }
 
-/** Manual text quoted in an answer next to our own [n] marks: invisible characters and citation-like marks taken out. */
+/** Put after the "[" of a manual's own citation-like mark quoted in an answer: invisible, and no digit follows "[". */
+export const QUOTED_MARK_JOINER = '\u2060';
+
+/** Citation-like marks of a manual as written, each made unreadable as a citation: "[7]" → "[\u20607]". */
+export function quoteCitationMarks(text: string): string {
+  return text.replace(CITATION_MARK, (m) => `[${QUOTED_MARK_JOINER}${m.slice(1)}`);
+}
+
+/** Manual text quoted in an answer next to our own [n] marks: invisible characters taken out, citation-like marks kept as written but inert. */
 export function answerText(text: string): string {
-  return neutraliseCitationMarks(stripInvisible(text));
+  return quoteCitationMarks(stripInvisible(text));
 }
 
 /** A one-line label from a manual (title, section) or a question, safe inside a prompt. */

@@ -6,4 +6,4 @@ export type * from './packs.js';
 export type * from './events.js';
 export * from './methods.js';
 export { answerCheckLine, modelNameOf, waitedText } from './messages.js';
-export { spokenCode } from './codes.js';
+export { codeDetail, spokenCode } from './codes.js';

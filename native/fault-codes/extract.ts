@@ -30,7 +30,7 @@
  * printer lists) gives several records with different scope.
  */
 import type { Block, CodeRecord, Lang, ParsedDocument } from '../contract/document.js';
-import { tableRowTexts } from '../chunk/normalize.js';
+import { tableRowText, tableRowTexts } from '../chunk/normalize.js';
 import { parseJsonDoc, parseYamlDoc } from '../parse/formats/structured.js';
 import { columnLanguage, productLanguage } from '../text/lang.js';
 import { detectCodes } from './detect.js';
@@ -327,8 +327,10 @@ function section(b: Block): string {
   return b.headingPath.join(' > ');
 }
 
+/** A row's text as its passage shows it (chunk/normalize.ts), so a passage finds its record by its text. */
 function rowText(b: Block): string {
-  if (b.raw) return b.raw;
+  const shown = tableRowText(b);
+  if (shown) return shown;
   if (b.text) return b.text;
   const cols = b.columns ?? [];
   return (b.cells ?? [])

@@ -149,9 +149,28 @@ export function stripInvisible(text: string): string {
   return INVISIBLE_RE.test(text) ? text.replace(INVISIBLE_G, '') : text;
 }
 
-/** Same as {@link normalizeInline} but joins lines into one (for paragraph text). */
+/**
+ * Same as {@link normalizeInline} but joins lines into one (for paragraph text): a line break inside
+ * a paragraph is where the writer's editor wrapped it. Not between two lines that are each a
+ * statement of their own (`vel_estimate < -vel_limit` above `vel_estimate > vel_limit`): joined,
+ * they read as one expression.
+ */
 export function oneLine(text: string): string {
-  return normalizeInline(text).replace(/\n/g, ' ');
+  const lines = normalizeInline(text).split('\n');
+  let out = lines[0] ?? '';
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i] as string;
+    out += isStatement(lines[i - 1] as string) && isStatement(line) ? `\n${line}` : ` ${line}`;
+  }
+  return out;
+}
+
+/** A comparison or assignment between two operands (`a < b`, `x >= 2.5 V`, `mode = 3`, `t ≤ 10 ms`); arrows (`->`, `=>`) are not. */
+const RELATION = /[\w)\]]\s*(?:<=|>=|==|!=|≤|≥|≠|<|>|=)\s*[-+]?[\w(.]/u;
+
+/** A line that is one relation, not a sentence that mentions one: short, without a sentence end inside. */
+function isStatement(line: string): boolean {
+  return line.length <= 120 && RELATION.test(line) && !/[.!?。！？]\s+\S/.test(line);
 }
 
 function trimBlankLines(text: string): string {

@@ -62,7 +62,7 @@ describe('answers that quote an error table row', () => {
     expect(a.answer).toMatch(/Remedy: .*Make sure air flows past the feeder board/);
     expect(a.answer).not.toMatch(/gui_layout|approved|text_short/);
     const cited = a.citations.find((c) => c.file === 'feeder/feeder-errors.yaml');
-    expect(cited?.text).toContain('gui_layout: "feeder_dialog"');
+    expect(cited?.text).toContain('gui_layout: feeder_dialog');
   });
 
   it('reads a translated row of an alarm object as the record in that language', async () => {

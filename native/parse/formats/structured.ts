@@ -1,6 +1,6 @@
 import { type Document as YamlDocument, parseAllDocuments } from 'yaml';
 import { EngineError, type ParsedDocument } from '../../contract/index.js';
-import { DocBuilder } from '../builder.js';
+import { DocBuilder, rowText } from '../builder.js';
 import { assertNesting, parseLimits } from '../limits.js';
 import { indentNestingDepth } from '../nesting.js';
 import type { TextAdapterInput } from './types.js';
@@ -31,8 +31,6 @@ export function parseYamlDoc({ text, fileStem, limits = parseLimits(), name = 'T
   const b = new DocBuilder('yaml');
   const meta: ParsedDocument['meta'] = {};
   let list = parseYaml(text);
-  // The text the documents were parsed from: their node ranges index into it.
-  let source = text;
   if (list.some((d) => d.errors.length)) {
     // PyYAML accepts quoted strings whose continuation lines are indented less than the key;
     // the YAML spec (and this parser) do not. Such files are common, so mend and retry once.
@@ -52,7 +50,6 @@ export function parseYamlDoc({ text, fileStem, limits = parseLimits(), name = 'T
         );
       }
       list = mendedList;
-      source = kept.text;
     }
   }
   for (const doc of list) {
@@ -71,11 +68,7 @@ export function parseYamlDoc({ text, fileStem, limits = parseLimits(), name = 'T
     } catch (e) {
       throw new EngineError('FILE_UNREADABLE', `This YAML file could not be read: ${(e as Error).message}. Fix the file and add it again.`, { cause: e });
     }
-    const rawOf: RawOf = (path) => {
-      const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
-      return node?.range ? source.slice(node.range[0], node.range[1]).replace(/\s+$/, '') : undefined;
-    };
-    walkRoot(value, b, meta, fileStem, rawOf);
+    walkRoot(value, b, meta, fileStem);
   }
   return b.finish(meta);
 }
@@ -200,13 +193,18 @@ export function parseJsonDoc({ text, fileStem }: TextAdapterInput): ParsedDocume
 const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isScalar = (v: Json | undefined): v is string | number | boolean | null => v === null || typeof v !== 'object';
 
-/** Source text of the node at a path (YAML only), for table rows shown verbatim. */
-type RawOf = (path: (string | number)[]) => string | undefined;
-const noRaw: RawOf = () => undefined;
+/**
+ * A row of a YAML or JSON file is shown as its labelled fields, never as the file's source: a YAML
+ * item's block markers (`doc: |`), indentation and quotes are syntax, not what the manual says. A
+ * multi-line text keeps its lines: one field a line, the text's lines under its label.
+ */
+function row(b: DocBuilder, table: string, columns: string[], cells: string[]): void {
+  b.row(table, columns, cells, cells.some((c) => c.includes('\n')) ? { raw: rowText(columns, cells) } : {});
+}
 
-function walkRoot(value: Json, b: DocBuilder, meta: ParsedDocument['meta'], fileStem: string, rawOf: RawOf = noRaw): void {
+function walkRoot(value: Json, b: DocBuilder, meta: ParsedDocument['meta'], fileStem: string): void {
   if (Array.isArray(value)) {
-    walk(value, fileStem, b, 0, [], rawOf);
+    walk(value, fileStem, b, 0, []);
     return;
   }
   if (!isObj(value)) {
@@ -228,14 +226,14 @@ function walkRoot(value: Json, b: DocBuilder, meta: ParsedDocument['meta'], file
   }
   // A root made mostly of scalars is a key/value table (message catalogue, code → text map).
   if (rest.length >= 5 && others.length === 0) {
-    for (const [k, v] of rest) b.row(fileStem, ['key', 'value'], [k, scalarText(v)], { raw: rawOf([k]) });
+    for (const [k, v] of rest) row(b, fileStem, ['key', 'value'], [k, scalarText(v)]);
   } else {
     for (const [k, v] of rest) if (scalarText(v)) b.add('definition', scalarText(v), { term: k });
   }
-  for (const [k, v] of others) walk(v, k, b, 1, [k], rawOf);
+  for (const [k, v] of others) walk(v, k, b, 1, [k]);
 }
 
-function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (string | number)[], rawOf: RawOf): void {
+function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (string | number)[]): void {
   if (depth > 20) return;
   if (Array.isArray(value)) {
     const objects = value.filter(isObj).length;
@@ -243,9 +241,9 @@ function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (st
       if (objects > 0 && objects >= value.length / 2) {
         if (!isObj(o)) return;
         const { columns, cells, nested } = flatten(o);
-        b.row(name, columns, cells, { raw: rawOf([...path, i]) });
-        for (const [k, v, p] of nested) walk(v, k, b, depth + 1, [...path, i, ...p], rawOf);
-      } else if (!isScalar(o)) walk(o, name, b, depth + 1, [...path, i], rawOf);
+        row(b, name, columns, cells);
+        for (const [k, v, p] of nested) walk(v, k, b, depth + 1, [...path, i, ...p]);
+      } else if (!isScalar(o)) walk(o, name, b, depth + 1, [...path, i]);
     });
     return;
   }
@@ -255,51 +253,47 @@ function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (st
   if (isEnumeration(name, entries, path[path.length - 2])) {
     // An error enumeration: `flags: { SOME_FAULT: { brief: …, doc: … }, … }` under an error type.
     // One row per identifier, named after the enclosing type ("ODrive.Axis.Error flags").
-    entryRows(entries, enumerationName(path, name), 'description', b, depth, path, rawOf);
+    entryRows(entries, enumerationName(path, name), 'description', b, depth, path);
     return;
   }
   if (isDocumentedMap(value)) {
     // An interface's attributes or functions, each documented (`vbus_voltage: {type, unit, brief}`),
     // some bare (`serial_number: readonly uint64`): one row each, named after the owning type.
-    entryRows(entries, ownedName(path, name), 'value', b, depth, path, rawOf);
+    entryRows(entries, ownedName(path, name), 'value', b, depth, path);
     return;
   }
   if (entries.length >= 2 && entries.every(([, v]) => isObj(v))) {
     // A map of records: { "E01": { title: …, cause: … }, … }.
     for (const [k, v] of entries) {
       const { columns, cells, nested } = flatten(v as Obj);
-      b.row(name, ['key', ...columns], [k, ...cells], { raw: rawOf([...path, k]) });
-      for (const [nk, nv, p] of nested) walk(nv, nk, b, depth + 1, [...path, k, ...p], rawOf);
+      row(b, name, ['key', ...columns], [k, ...cells]);
+      for (const [nk, nv, p] of nested) walk(nv, nk, b, depth + 1, [...path, k, ...p]);
     }
     return;
   }
   if (entries.every(([, v]) => isScalar(v) || isScalarArray(v))) {
-    for (const [k, v] of entries) b.row(name, ['key', 'value'], [k, scalarText(v)], { raw: rawOf([...path, k]) });
+    for (const [k, v] of entries) row(b, name, ['key', 'value'], [k, scalarText(v)]);
     return;
   }
   for (const [k, v] of entries) {
     if (isScalar(v) || isScalarArray(v)) {
       const s = scalarText(v);
       if (s) b.add('definition', s, { term: k });
-    } else walk(v, k, b, depth + 1, [...path, k], rawOf);
+    } else walk(v, k, b, depth + 1, [...path, k]);
   }
 }
 
 const isScalarArray = (v: Json): v is Json[] => Array.isArray(v) && v.every(isScalar);
 
-/**
- * One row per entry of a map under `table`, keyed by the entry's name: an object flattened, a scalar
- * in `scalarColumn`. The row's verbatim text starts with the name itself (the value node alone lacks it).
- */
-function entryRows(entries: [string, Json][], table: string, scalarColumn: string, b: DocBuilder, depth: number, path: (string | number)[], rawOf: RawOf): void {
+/** One row per entry of a map under `table`, keyed by the entry's name: an object flattened, a scalar in `scalarColumn`. */
+function entryRows(entries: [string, Json][], table: string, scalarColumn: string, b: DocBuilder, depth: number, path: (string | number)[]): void {
   for (const [k, v] of entries) {
-    const raw = entryRaw(k, rawOf([...path, k]));
     if (isObj(v)) {
       const { columns, cells, nested } = flatten(v);
-      b.row(table, ['key', ...columns], [k, ...cells], { raw });
-      for (const [nk, nv, p] of nested) walk(nv, nk, b, depth + 1, [...path, k, ...p], rawOf);
-    } else if (isScalar(v) || isScalarArray(v)) b.row(table, ['key', scalarColumn], [k, scalarText(v)], { raw });
-    else walk(v, k, b, depth + 1, [...path, k], rawOf);
+      row(b, table, ['key', ...columns], [k, ...cells]);
+      for (const [nk, nv, p] of nested) walk(nv, nk, b, depth + 1, [...path, k, ...p]);
+    } else if (isScalar(v) || isScalarArray(v)) row(b, table, ['key', scalarColumn], [k, scalarText(v)]);
+    else walk(v, k, b, depth + 1, [...path, k]);
   }
 }
 
@@ -359,15 +353,6 @@ function isEnumeration(name: string, entries: [string, Json][], parent?: string 
     if ((typeof v === 'string' && v.trim() !== '') || (isObj(v) && Object.keys(v).some((c) => DESCRIPTIVE.test(c)))) described++;
   }
   return idents >= entries.length * 0.8 && (errorKey || described >= idents * 0.5);
-}
-
-/** An entry's source text with its identifier line (the value node's range starts after `KEY:`). */
-function entryRaw(key: string, raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  const lines = raw.split('\n');
-  if (lines.length === 1) return `${key}: ${raw}`;
-  const indent = Math.min(...lines.slice(1).filter((l) => l.trim()).map((l) => l.length - l.trimStart().length));
-  return `${key}:\n${' '.repeat(Number.isFinite(indent) ? indent : 2)}${raw}`;
 }
 
 /** The table name of an enumeration: its enclosing type and its key ("ODrive.Axis.Error flags"). */

@@ -70,7 +70,24 @@ export function rowFields(text: string): [string, string][] | null {
     const kv = /^([A-Za-z0-9_.$-]{1,40})\s*=\s*(.+)$/.exec(line);
     if (kv) return [[kv[1]!, kv[2]!.trim()]];
   }
-  return null;
+  return lines.length >= 2 ? fieldLines(lines) : null;
+}
+
+const FIELD_LINE = /^([^:|]{1,60}):\s+(.+)$/;
+
+/**
+ * A row with a multi-line cell, one `Col: val` field a line (a YAML item's `doc: |` text): a line
+ * without a label continues the field above it, its line break kept. Null unless it starts with a field.
+ */
+function fieldLines(lines: string[]): [string, string][] | null {
+  const fields: [string, string][] = [];
+  for (const line of lines) {
+    const m = FIELD_LINE.exec(line);
+    if (m) fields.push([m[1]!.trim(), m[2]!.trim()]);
+    else if (fields.length > 0) fields[fields.length - 1]![1] += `\n${line}`;
+    else return null;
+  }
+  return fields.length >= 2 ? fields : null;
 }
 
 function zipFields(head: string[], row: string[]): [string, string][] {

@@ -65,7 +65,7 @@ describe('structured enumerations', () => {
       remedy: 'Check the brake resistor. Reduce the deceleration.',
     });
     expect(ov.aliases).toContain('error_dc_bus_over_voltage');
-    expect(ov.text).toContain('DC_BUS_OVER_VOLTAGE:');
+    expect(ov.text).toContain('key: DC_BUS_OVER_VOLTAGE');
     const wd = recs[2] as CodeRecord;
     expect(wd.scope).toContain('Axis');
     expect(wd.aliases).toEqual(expect.arrayContaining(['error_watchdog_expired', 'axis_error_watchdog_expired']));

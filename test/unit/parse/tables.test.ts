@@ -49,7 +49,9 @@ describe('yaml and json', () => {
     expect(rows[0]?.columns).toEqual(['code', 'title', 'text', 'action', 'limits.force']);
     expect(rows[0]?.cells).toEqual(['X1', 'RAM STALL', 'The ram stopped before the bottom.', 'Retry, Abort', '50']);
     expect(rows[1]?.cells).toEqual(['X2', 'OIL LOW']);
-    expect(rows[1]?.raw).toBe('code: "X2"\n    title: "OIL LOW"');
+    // A YAML item reads as its labelled fields (issue 41), not its source lines.
+    expect(rows[1]?.raw).toBeUndefined();
+    expect(rows[1]?.text).toBe('code: X2\ntitle: OIL LOW');
   });
 
   it('turns a JSON map of records into rows with a key column', async () => {
@@ -91,7 +93,7 @@ describe('yaml and json', () => {
     const rows = ofKind(await parseFile(await tmp.file('interface.yaml', yaml)), 'table-row');
     const setting = rows.find((r) => r.cells?.[0] === 'watchdog_timeout');
     expect(setting).toMatchObject({ table: 'Drive.Axis config', columns: ['key', 'type', 'unit', 'doc'], cells: ['watchdog_timeout', 'float32', 's', '0 disables the watchdog.'] });
-    expect(setting?.raw).toBe('watchdog_timeout: {type: float32, unit: s, doc: 0 disables the watchdog.}');
+    expect(setting?.raw).toBeUndefined();
     expect(rows.find((r) => r.cells?.[0] === 'enable_watchdog')).toMatchObject({ table: 'Drive.Axis config', cells: ['enable_watchdog', 'bool'] });
     expect(Math.max(...rows.map((r) => r.columns?.length ?? 0))).toBeLessThanOrEqual(5);
   });
@@ -124,7 +126,7 @@ describe('yaml and json', () => {
     // source text must come from the text that was parsed, or it starts a few characters late ("ode: …").
     const p = await tmp.file('loose2.yaml', '- code: "1"\n  text: "First line.\n\n  Second line."\n- code: "2"\n  text: "Resin sensor not triggered."\n');
     const rows = ofKind(await parseFile(p), 'table-row');
-    expect(rows.map((r) => r.raw)).toEqual(['code: "1"\n  text: "First line.\n\n   Second line."', 'code: "2"\n  text: "Resin sensor not triggered."']);
+    expect(rows.map((r) => r.text)).toEqual(['code: 1\ntext: First line.\nSecond line.', 'code: 2\ntext: Resin sensor not triggered.']);
   });
 
   it('stops alias bombs and reports broken files as FILE_UNREADABLE', async () => {

@@ -4,7 +4,7 @@
  * opens the top result in the source viewer; Ctrl+Enter asks the question instead.
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent, type MutableRefObject } from 'react';
-import { spokenCode, type CodeLookupResponse, type CodeMatch, type HitKind, type ManualInfo, type PackInfo, type Result, type SearchFilters, type SearchHit, type SearchResponse } from '../../../../native/contract/index.js';
+import { codeDetail, spokenCode, type CodeLookupResponse, type CodeMatch, type HitKind, type ManualInfo, type PackInfo, type Result, type SearchFilters, type SearchHit, type SearchResponse } from '../../../../native/contract/index.js';
 import type { UiEngine } from '../../engine/types.js';
 import type { HistoryEntry } from '../../local/history.js';
 import type { OpenSource, SourceTarget } from '../../routes.js';
@@ -364,7 +364,7 @@ function CodeCard({ match, onOpen, id, selected }: { match: CodeMatch; onOpen: (
         <span className="code-title">{match.title}</span>
         {match.severity && <span className="badge badge-severity">{match.severity}</span>}
       </header>
-      {match.description && match.description !== match.title && <p>{match.description}</p>}
+      {codeDetail(match) && <p>{codeDetail(match)}</p>}
       {match.cause && (
         <p>
           <strong>Cause:</strong> {match.cause}
