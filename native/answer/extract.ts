@@ -428,7 +428,8 @@ export function codeAnswerLines(m: CodeMatch): string[] {
   // title too: it is said once, as the remedy.
   const titleIsRemedy = m.title !== '' && m.remedy.startsWith(m.title) && !m.description && !m.cause;
   const head = m.title && m.title !== m.code && !titleIsRemedy ? `${typed}: ${m.title}` : typed;
-  const lines = [head];
+  // A typed value read as flags says so first ("0x41 = INVALID_STATE (bit 0) + DRUM_OVERHEAT (bit 6)").
+  const lines = m.decoded ? [m.decoded, head] : [head];
   // A description whose first line is the title (a table's meaning column, then its note column) adds the rest.
   const detail = m.title && m.description.startsWith(`${m.title}\n`) ? m.description.slice(m.title.length + 1) : m.description;
   if (detail && detail !== m.title) lines.push(detail);
