@@ -428,7 +428,8 @@ export function codeAnswerLines(m: CodeMatch): string[] {
   // title too: it is said once, as the remedy.
   const titleIsRemedy = m.title !== '' && m.remedy.startsWith(m.title) && !m.description && !m.cause;
   const head = m.title && m.title !== m.code && !titleIsRemedy ? `${typed}: ${m.title}` : typed;
-  const lines = [head];
+  // A typed value read as flags says so first ("0x41 = INVALID_STATE (bit 0) + DRUM_OVERHEAT (bit 6)").
+  const lines = m.decoded ? [m.decoded, head] : [head];
   // A description whose first sentence or line is the title (a table's meaning column, then its note
   // column; a YAML entry's `brief:`, then its `doc:`) adds the rest.
   const detail = codeDetail(m);

@@ -149,7 +149,8 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
             }
             return r.matches
               .map(
-                (m) =>
+                (m, i) =>
+                  (m.decoded && m.decoded !== r.matches[i - 1]?.decoded ? `${m.decoded}\n` : '') +
                   `${m.code} — ${terminalName(m.title)}${m.scope.length ? ` [${m.scope.join(', ')}]` : ''}\n` +
                   (m.cause ? `  Cause: ${m.cause}\n` : '') +
                   (m.remedy ? `  Remedy: ${m.remedy}\n` : '') +

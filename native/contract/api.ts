@@ -223,6 +223,11 @@ export interface CodeMatch {
   lang?: Lang;
   /** Id of the installed pack the definition comes from; absent for the site's own library. */
   pack?: string;
+  /**
+   * A typed value read as the flags it is made of, where this match is one of them (`0x41 =
+   * INITIALIZING (bit 0) + WATCHDOG_EXPIRED (bit 6)`); absent for a code found as written.
+   */
+  decoded?: string;
 }
 
 export interface CodeLookupRequest {

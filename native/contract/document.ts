@@ -137,6 +137,12 @@ export interface CodeRecord {
    * question in one of them is answered in it. Absent when the entry has one language.
    */
   translations?: Partial<Record<Lang, CodeText>>;
+  /**
+   * A flag of an enumeration of flags whose entry states its value (`bit: 6`, `value: 0x40`,
+   * `1 << 6`): the value, and the enumeration (file and table) whose flags a typed value is made of.
+   * Absent where the enumeration states no values (no bit is guessed from the entries' order).
+   */
+  flag?: { value: number; enumeration: string };
 }
 
 /** The words of a code definition in one language. */

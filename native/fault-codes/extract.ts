@@ -378,6 +378,7 @@ class RecordSink {
       section: section(src),
       text,
       ...(extra.translations ? { translations: extra.translations } : {}),
+      ...(extra.flag ? { flag: extra.flag } : {}),
     });
   }
 }
@@ -473,8 +474,9 @@ function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink):
     row.set(mergedPart(col, second), cut[1]);
   }
   const lang = rowLanguage(row, layout);
+  const flag = flagValue(row, b.table ?? '');
   const columnsOf = (role: ColumnRole): string[] =>
-    (layout.roles.get(role) ?? []).filter((c) => lang === null || (columnLanguage(c) ?? lang) === lang);
+    (layout.roles.get(role) ?? []).filter((c) => c !== flag?.column && (lang === null || (columnLanguage(c) ?? lang) === lang));
   const cells = (role: ColumnRole): string[] => columnsOf(role).map((c) => cleanCell(row.get(c) ?? '')).filter(Boolean);
   const get = (role: ColumnRole): string => cells(role).join('\n');
   const codes = cellCodes(row.get(layout.code) ?? '', layout.family, layout.identifiers);
@@ -498,8 +500,55 @@ function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink):
   for (const { raw, n } of codes) {
     const aliases = alias && alias.key !== n.key ? [alias.key] : [];
     if (type && n.family === 'symbol') aliases.push(...type.prefixes.map((p) => `${p}_${n.key}`).filter((k) => k !== n.key));
-    sink.add(raw, n, f, b, text, { scope: scope.length > 0 ? scope : type?.scope ? sink.defaultScope(type.scope) : [], severity, aliases, ...(translations ? { translations } : {}) });
+    sink.add(raw, n, f, b, text, {
+      scope: scope.length > 0 ? scope : type?.scope ? sink.defaultScope(type.scope) : [],
+      severity,
+      aliases,
+      ...(translations ? { translations } : {}),
+      ...(flag ? { flag: { value: flag.value, enumeration: b.table ?? '' } } : {}),
+    });
   }
+}
+
+/** A column that states a flag's bit position (`bit: 6`). */
+const BIT_HEADER = /^(?:bit|bit (?:no|nr|number|index|position|pos))$/;
+/** A column that states a flag's value (`value: 0x40`, `mask: 1 << 6`). */
+const MASK_HEADER = /^(?:value|mask|bit ?mask|bit value)$/;
+/** Tables of flags: an error type's `flags:` ("Drive.Axis.Error flags"), a "Fault bits" register. */
+const FLAGS_TABLE = /\b(?:flags|bits|bit ?field|bit ?mask)\b/i;
+
+/**
+ * The value an entry of an enumeration of flags states for itself: `bit: 6` → 0x40, `value: 0x40`,
+ * `mask: 1 << 6` (a `value`/`mask` column counts only in a table of flags; a code list's `value`
+ * is its text). Null where the entry states none: bits are never guessed from the entries' order.
+ */
+function flagValue(row: Row, table: string): { column: string; value: number } | null {
+  for (const [column, cell] of row) {
+    const h = headerKey(column);
+    const s = cleanCell(cell);
+    if (BIT_HEADER.test(h)) {
+      if (/^\d{1,2}$/.test(s) && Number(s) < 53) return { column, value: 2 ** Number(s) };
+    } else if (MASK_HEADER.test(h) && FLAGS_TABLE.test(contextWords(table))) {
+      const v = maskOf(s);
+      if (v !== null) return { column, value: v };
+    }
+  }
+  return null;
+}
+
+/** `0x40`, `64`, `1 << 6`, `(1<<6)`, `0b1000000` → 64; null for anything else or zero. */
+function maskOf(s: string): number | null {
+  const shift = /^\(?\s*1u?\s*<<\s*(\d{1,2})\s*\)?$/i.exec(s);
+  const v = shift
+    ? 2 ** Number(shift[1])
+    : /^0x[0-9a-f]{1,13}$/i.test(s)
+      ? parseInt(s.slice(2), 16)
+      : /^0b[01]{1,52}$/i.test(s)
+        ? parseInt(s.slice(2), 2)
+        : /^\d{1,15}$/.test(s)
+          ? Number(s)
+          : null;
+  return v !== null && v > 0 && Number.isSafeInteger(v) ? v : null;
 }
 
 /** The fields of a per-language entry's other languages the product speaks (en, zh), by language. */

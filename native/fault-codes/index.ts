@@ -56,6 +56,8 @@ export class CodeIndex {
   private byFamily = new Map<string, FamilyKeys>();
   /** Word families (error/alarm/fault) each documentation set defines, for cross-family fallbacks. */
   private setFamilies = new Map<string, Set<string>>();
+  /** The flags of each enumeration that states its flags' values, by file and enumeration. */
+  private flagSets = new Map<string, number[]>();
   private readonly cache: LRUCache<string, CodeLookupResponse>;
   private readonly nearestLimit: number;
 
@@ -76,6 +78,10 @@ export class CodeIndex {
     this.negatives = new Set(records.flatMap((r) => (/^-\d+$/.test(r.code) ? [r.code.slice(1).replace(/^0+(?=\d)/, '')] : [])));
     this.byFile = new Map();
     records.forEach((r, i) => push(this.byFile, r.file, i));
+    this.flagSets = new Map();
+    records.forEach((r, i) => {
+      if (r.flag) push(this.flagSets, `${r.file}\u0000${r.flag.enumeration}`, i);
+    });
     this.exact = new Map();
     this.loose = new Map();
     this.byFamily = new Map();
@@ -158,7 +164,8 @@ export class CodeIndex {
 
     const detected = detectCodes(text, {
       isKnown: (key, family) => this.has(key, family),
-      knownFamily: (family) => this.byFamily.has(family),
+      // A hexadecimal value is a code where an enumeration states its flags' values.
+      knownFamily: (family) => this.byFamily.has(family) || (family === 'hex' && this.flagSets.size > 0),
       isKnownNegative: (digits) => this.negatives.has(digits),
     });
     const zhFirst = HAN.test(text);
@@ -168,6 +175,10 @@ export class CodeIndex {
     const seen = new Set<number>();
     for (const c of detected) {
       const hits = this.signed(c, this.hitsFor(c).filter((h) => this.passes(h, filters)));
+      // A value no code is written as (`axis error 0x41`): the named flags it is made of.
+      const flags = hits.length === 0 ? this.flagsOf(c, words, filters, zhFirst) : [];
+      for (const m of flags) matches.push(m);
+      if (flags.length > 0) continue;
       if (hits.length === 0) {
         for (const s of this.nearestFor(c, filters)) {
           if (!nearest.some((n) => n.code === s.code && n.manual === s.manual)) nearest.push(s);
@@ -235,6 +246,34 @@ export class CodeIndex {
     if (!typedNegative(c.raw)) return hits;
     const negative = hits.filter((h) => /^-\d/.test((this.records[h.rec] as CodeRecord).code));
     return negative.length > 0 ? negative : hits;
+  }
+
+  /**
+   * The flags a typed value is made of, in each enumeration whose stated flag values add up to it
+   * exactly (every set bit a named flag); the enumeration the question's other words name first.
+   */
+  private flagsOf(c: DetectedCode, words: string[], filters: CodeLookupFilters, zhFirst: boolean): CodeMatch[] {
+    if (this.flagSets.size === 0) return [];
+    const value = typedValue(c);
+    if (value === null) return [];
+    const sets: { parts: number[]; fit: number }[] = [];
+    for (const recs of this.flagSets.values()) {
+      const parts: number[] = recs.filter((i) => {
+        const r = this.records[i] as CodeRecord;
+        return r.flag !== undefined && (value & BigInt(r.flag.value)) === BigInt(r.flag.value) && this.passes({ rec: i, key: r.key, family: r.family, scope: null }, filters);
+      });
+      if (parts.length === 0 || parts.reduce<bigint>((acc, i) => acc | BigInt((this.records[i] as CodeRecord).flag?.value ?? 0), 0n) !== value) continue;
+      const r0 = this.records[parts[0] as number] as CodeRecord;
+      sets.push({ parts, fit: wordsFound(words, { ...r0, section: `${r0.section} ${contextWords(r0.flag?.enumeration ?? '')}` }) });
+    }
+    sets.sort((a, b) => b.fit - a.fit);
+    const out: CodeMatch[] = [];
+    for (const { parts } of sets) {
+      const flags = parts.map((i) => this.records[i] as CodeRecord).sort((a, b) => (a.flag?.value ?? 0) - (b.flag?.value ?? 0));
+      const decoded = `${c.raw.match(/(?:0x[0-9a-f]+|\d+)$/i)?.[0] ?? c.raw} = ${flags.map((r) => `${r.code} (${flagLabel(r.flag?.value ?? 0)})`).join(' + ')}`;
+      for (const r of flags) out.push({ ...render(r, { rec: this.records.indexOf(r), key: r.key, family: r.family, scope: null }, zhFirst), decoded });
+    }
+    return out;
   }
 
   /** Exact key (or alias) first; the loose key only when nothing is exact and families agree. */
@@ -354,6 +393,26 @@ function neighbours(s: string, alphabet: string): string[] {
     for (const ch of alphabet) out.push(head + ch + tail);
   }
   return out;
+}
+
+/** The number a detected code is typed as (`0x41`, `error 65`), or null for other codes. */
+function typedValue(c: DetectedCode): bigint | null {
+  if (c.family === 'hex') return BigInt(`0x${c.key.slice(2)}`);
+  // A bare number says nothing of being a value of errors ("65" may be a page, a speed); "error 65" does.
+  if (!WORD_FAMILIES.has(c.family)) return null;
+  const digits = comparable(c.key, c.family);
+  return /^\d{1,15}$/.test(digits) && Number(digits) > 0 ? BigInt(digits) : null;
+}
+
+/** `bit 6` for a one-bit flag, its hexadecimal mask (`0x30`) for a wider one. */
+function flagLabel(value: number): string {
+  const bit = Math.log2(value);
+  return Number.isInteger(bit) ? `bit ${bit}` : `0x${value.toString(16).toUpperCase()}`;
+}
+
+/** "Drive.Axis.Error flags" → "Drive Axis Error flags": the words a question can name an enumeration by. */
+function contextWords(s: string): string {
+  return s.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[._/]+/g, ' ');
 }
 
 /** The documentation set a file belongs to: its top folder (the machine's or vendor's manuals). */

@@ -21,6 +21,7 @@ import type { RetrievalSource } from '../search/retriever.js';
 import { buildNameIndex, type NameIndex } from '../search/name-index.js';
 import { buildMessageIndex, type MessageIndex } from '../search/messages.js';
 import { CHUNKER_VERSION } from '../chunk/index.js';
+import { prepareQueryAnalysis } from '../text/analyze.js';
 import { Disposable } from '../base/lifetime.js';
 import { LIBRARY_FILE, MODEL_FOLDER_FILE } from './layout.js';
 import type { RememberedModel } from '../embed/models.js';
@@ -338,6 +339,23 @@ export class Library extends Disposable {
   async afterChange(learned: Map<string, CodeScheme[]> = new Map()): Promise<void> {
     await saveSchemes(this.dir, learned, new Set(this.store.getFiles().map((f) => f.file)));
     await this.reindex();
+    await this.prepareSearch();
+  }
+
+  /**
+   * Builds now what the first search after a change would otherwise wait for (measured on a new
+   * library: 0.5-0.9 s of a first search against 0.02 s for the next): the name and message
+   * indexes of the stored rows, and the query analyzer's thesauri with the Chinese segmenter. A
+   * failure here fails no write: the search that needs an index builds it, and reports its error.
+   */
+  async prepareSearch(): Promise<void> {
+    prepareQueryAnalysis();
+    await Promise.all([this.names(), this.messages()]).catch(() => {});
+  }
+
+  /** Whether the name and message indexes of the current contents are built (or being built). */
+  get searchPrepared(): boolean {
+    return this.nameIndex !== null && this.messageIndex !== null;
   }
 
   /**

@@ -187,12 +187,27 @@ export interface AnalyzedQuery {
 let thesaurus: CompiledThesaurus | null = null;
 let equivalents: CompiledThesaurus | null = null;
 
+/**
+ * Compiles the thesauri (which loads the Chinese segmenter and its dictionary: a few tenths of a
+ * second) unless done. A library calls it when its contents change, so the technician's first
+ * query after adding manuals does not wait for it.
+ */
+export function prepareQueryAnalysis(): { thesaurus: CompiledThesaurus; equivalents: CompiledThesaurus } {
+  thesaurus ??= compileThesaurus(THESAURUS, analyze);
+  equivalents ??= compileThesaurus(EQUIVALENTS, analyze);
+  return { thesaurus, equivalents };
+}
+
+/** Whether a query is analyzed without compiling anything first (see prepareQueryAnalysis). */
+export function queryAnalysisReady(): boolean {
+  return thesaurus !== null && equivalents !== null;
+}
+
 /** Analyzes a query and adds thesaurus expansions. */
 export function analyzeQuery(text: string, opts: { expand?: boolean } = {}): AnalyzedQuery {
   const terms = [...new Set(analyze(text))];
   if (opts.expand === false || terms.length === 0) return { terms, expansions: [], equivalents: [] };
-  thesaurus ??= compileThesaurus(THESAURUS, analyze);
-  equivalents ??= compileThesaurus(EQUIVALENTS, analyze);
+  const { thesaurus, equivalents } = prepareQueryAnalysis();
   const eq = [...expandQuery(equivalents, text, terms), ...joinedPairs(text, terms)];
   const tight = new Set(eq.map((g) => g.join(' ')));
   return {

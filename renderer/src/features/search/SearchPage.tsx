@@ -364,6 +364,8 @@ function CodeCard({ match, onOpen, id, selected }: { match: CodeMatch; onOpen: (
         <span className="code-title">{match.title}</span>
         {match.severity && <span className="badge badge-severity">{match.severity}</span>}
       </header>
+      {/* A typed value read as the flags it is made of: "0x41 = INVALID_STATE (bit 0) + DRUM_OVERHEAT (bit 6)". */}
+      {match.decoded && <p className="code-decoded">{match.decoded}</p>}
       {codeDetail(match) && <p>{codeDetail(match)}</p>}
       {match.cause && (
         <p>
