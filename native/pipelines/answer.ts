@@ -422,6 +422,12 @@ async function generativeAnswer(
   t.tokens += r.chunks;
   if (hooks.signal?.aborted || (r.aborted && !looped)) throw new EngineError('CANCELLED', 'The answer was cancelled.');
   const text = r.text.trim();
+  hooks.onDraft?.({
+    question,
+    text,
+    sources: sources.filter((s) => prompt.included.includes(s.n)).map((s) => ({ n: s.n, manual: s.manual, section: s.section, page: s.page, text: s.text })),
+    ...(looped ? { stopped: 'The language model repeated itself instead of answering' } : {}),
+  });
   const checked = checkCitations(text, prompt.included.length);
   const fallBack = (why: string): PartialAnswer => ({
     ...extractive,
