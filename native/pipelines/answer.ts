@@ -6,17 +6,17 @@
  */
 import type { CodeLookupResponse, CodeMatch, SearchFilters, SearchHit } from '../contract/api.js';
 import type { Retrieval, RetrieveRequest } from '../search/retriever.js';
-import type { AskHooks, AskRequest, AskResponse, Citation, Refusal } from '../contract/answer.js';
+import type { AskHooks, AskRequest, AskResponse, Citation, GeneratedDraft, Refusal } from '../contract/answer.js';
 import { EngineError } from '../contract/errors.js';
 import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
-import { checkCitations } from '../answer/citations.js';
 import { collectEvidence, contentTerms, gate, scopeCandidates, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
 import { spokenCode } from '../contract/codes.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
 import { budgetPrompt, REFUSAL_SENTENCE } from '../answer/prompt.js';
-import { checkGenerated, isLooping } from '../answer/generated-check.js';
+import { isLooping } from '../answer/generated-check.js';
+import { judgeDraft } from '../answer/draft.js';
 import { withReferencedSafety } from '../answer/safety.js';
 import { answerText, promptLabel } from '../answer/sanitize.js';
 import { analyze } from '../text/analyze.js';
@@ -421,23 +421,15 @@ async function generativeAnswer(
   t.promptTokens = prompt.promptTokens;
   t.tokens += r.chunks;
   if (hooks.signal?.aborted || (r.aborted && !looped)) throw new EngineError('CANCELLED', 'The answer was cancelled.');
-  const text = r.text.trim();
-  hooks.onDraft?.({
+  const draft: GeneratedDraft = {
     question,
-    text,
+    text: r.text.trim(),
     sources: sources.filter((s) => prompt.included.includes(s.n)).map((s) => ({ n: s.n, manual: s.manual, section: s.section, page: s.page, text: s.text })),
     ...(looped ? { stopped: 'The language model repeated itself instead of answering' } : {}),
-  });
-  const checked = checkCitations(text, prompt.included.length);
-  const fallBack = (why: string): PartialAnswer => ({
-    ...extractive,
-    invalidCitations: checked.invalid.length > 0 ? checked.invalid : undefined,
-    fallbackReason: `${why}, so the answer quotes the manuals instead.`,
-  });
-  if (looped) return fallBack('The language model repeated itself instead of answering');
-  // The refusal sentence counts only when the model cites nothing: a manual that contains the
-  // sentence (quoted by a model that then answers from the sources) must not turn an answer into a refusal.
-  if ((text.startsWith(REFUSAL_SENTENCE) || text === REFUSAL_SENTENCE.replace(/\.$/, '')) && checked.valid.length === 0) {
+  };
+  hooks.onDraft?.(draft);
+  const v = judgeDraft(draft);
+  if (v.kind === 'refused') {
     return {
       answer: REFUSAL_SENTENCE,
       mode: 'generative',
@@ -446,15 +438,15 @@ async function generativeAnswer(
       refusal: { reason: 'The language model found no answer in the passages retrieved.', searched: question, closest: [] },
     };
   }
-  if (checked.valid.length === 0) return fallBack('The generated answer cited none of the passages');
-  const cited = sources.filter((s) => checked.valid.includes(s.n));
-  const verdict = checkGenerated({ text: checked.text, cited: cited.map((c) => c.text), question });
-  if (!verdict.ok) return fallBack(verdict.reason);
+  if (v.kind === 'fell back') {
+    return { ...extractive, invalidCitations: v.invalid.length > 0 ? v.invalid : undefined, fallbackReason: `${v.reason}, so the answer quotes the manuals instead.` };
+  }
+  const cited = sources.filter((s) => v.valid.includes(s.n));
   return {
-    answer: checked.text,
+    answer: v.text,
     mode: 'generative',
     citations: withExtractiveSources(cited, sources, extractive.citations),
-    invalidCitations: checked.invalid.length > 0 ? checked.invalid : undefined,
+    invalidCitations: v.invalid.length > 0 ? v.invalid : undefined,
     refused: false,
   };
 }
