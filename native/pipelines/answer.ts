@@ -15,7 +15,7 @@ import { spokenCode } from '../contract/codes.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
 import { budgetPrompt, REFUSAL_SENTENCE } from '../answer/prompt.js';
-import { isLooping } from '../answer/generated-check.js';
+import { streamingStop } from '../answer/generated-check.js';
 import { judgeDraft } from '../answer/draft.js';
 import { withReferencedSafety } from '../answer/safety.js';
 import { answerText, promptLabel } from '../answer/sanitize.js';
@@ -388,13 +388,13 @@ async function generativeAnswer(
     answerTokens,
     maxPromptTokens: MAX_PROMPT_TOKENS,
   });
-  // A loop is stopped as soon as it shows (checked every few chunks): it would be rejected anyway.
+  // A loop or an echo of the prompt is stopped as soon as it shows (checked every few chunks): it would be rejected anyway.
   const stop = new AbortController();
   const cancel = () => stop.abort();
   hooks.signal?.addEventListener('abort', cancel, { once: true });
   if (hooks.signal?.aborted) stop.abort();
   let streamed = '';
-  let looped = false;
+  let stopped: string | null = null;
   let sinceCheck = 0;
   let r: Awaited<ReturnType<AnswerGenerator['generate']>>;
   try {
@@ -406,12 +406,10 @@ async function generativeAnswer(
       onToken: (chunk) => {
         hooks.onToken?.(chunk);
         streamed += chunk;
-        if (++sinceCheck < LOOP_CHECK_EVERY || looped) return;
+        if (++sinceCheck < LOOP_CHECK_EVERY || stopped !== null) return;
         sinceCheck = 0;
-        if (isLooping(streamed)) {
-          looped = true;
-          stop.abort();
-        }
+        stopped = streamingStop(streamed);
+        if (stopped !== null) stop.abort();
       },
     });
   } finally {
@@ -420,12 +418,12 @@ async function generativeAnswer(
   t.firstTokenMs = r.firstTokenMs;
   t.promptTokens = prompt.promptTokens;
   t.tokens += r.chunks;
-  if (hooks.signal?.aborted || (r.aborted && !looped)) throw new EngineError('CANCELLED', 'The answer was cancelled.');
+  if (hooks.signal?.aborted || (r.aborted && stopped === null)) throw new EngineError('CANCELLED', 'The answer was cancelled.');
   const draft: GeneratedDraft = {
     question,
     text: r.text.trim(),
     sources: sources.filter((s) => prompt.included.includes(s.n)).map((s) => ({ n: s.n, manual: s.manual, section: s.section, page: s.page, text: s.text })),
-    ...(looped ? { stopped: 'The language model repeated itself instead of answering' } : {}),
+    ...(stopped !== null ? { stopped } : {}),
   };
   hooks.onDraft?.(draft);
   const v = judgeDraft(draft);
