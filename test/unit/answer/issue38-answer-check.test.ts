@@ -101,3 +101,14 @@ describe('(c) codes and figures with dashes, slashes or side by side', () => {
     expect(numbersOf('part 500–311, ratio 3/4, 2,000 h, 3,5 bar')).toEqual(['500-311', '3/4', '2000', '3,5']);
   });
 });
+
+describe('the prompt: short strict rules, ending on the answer label', () => {
+  it('states the rules a technician relies on and ends where the answer starts', () => {
+    const s = systemPrompt();
+    for (const rule of [/only the sources/, /language of the question/, /End every sentence with the number of its source/, /numbered steps in their order/, /do not copy the source headers/]) expect(s).toMatch(rule);
+    expect(s.split('\n').length).toBeLessThanOrEqual(12);
+    // No prompt structure in the example: the model is shown an answer, not a header to continue.
+    expect(s).not.toMatch(/^(?:Sources|Question):/m);
+    expect(userPrompt('how do I clear alarm 2', ['[1] Manual: M\n> x'])).toMatch(/\nQuestion: how do I clear alarm 2\nAnswer:$/);
+  });
+});
