@@ -142,7 +142,7 @@ export function isLooping(text: string): boolean {
 const PROMPT_STRUCTURE = [
   /^\s*>/m,
   /^\s*\[\s*\d{1,4}\s*\]\s*(?:manual|section|page|source)\s*[:：]/im,
-  /\b(?:manual|section|page)\s*[:：][^\n]*\|\s*(?:section|page)\s*[:：]/i,
+  /\|\s*(?:section|page)\s*[:：]/i,
   /^\s*[*#_ ]*(?:questions?|sources?|passages?|context|rules?|task|example|system|user|assistant)[*_ ]*(?:\([^)\n]*\))?\s*[:：]/im,
 ];
 /** "Answer:" after the draft has begun: the model is writing the prompt's next turn. */

@@ -19,6 +19,7 @@ describe('(a) a draft that copies the prompt back is rejected', () => {
     const r = ok(`${header}\nSo send $X to unlock [1].`, [ALARM], 'how do I clear alarm 2');
     expect(r).toMatchObject({ ok: false, reason: expect.stringMatching(/copied the prompt/) });
     expect(ok('[1] Manual: Grbl Guide | Section: Alarms\nSend $X to unlock [1].', [ALARM]).ok).toBe(false);
+    expect(ok('[1] Grbl 指南 | Section: Alarms > Alarm 2 soft limit: send $X to unlock [1].', [ALARM]).ok).toBe(false);
     expect(ok('Grbl Guide > Alarms [1]\n> Send $X to unlock, then jog the axis off the limit switch.', [ALARM]).ok).toBe(false);
   });
   it('the prompt\'s labels: a new question, the passages, a second answer', () => {
