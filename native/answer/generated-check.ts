@@ -151,8 +151,18 @@ const LATER_ANSWER_LABEL = /\S[^]*?^\s*[*#_ ]*answer[*_ ]*(?:\([^)\n]*\))?\s*[:ï
 function words(text: string): string {
   return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
-/** The prompt's instructions and worked example, as words (the refusal sentence aside: the model may write it). */
-const INSTRUCTIONS = ` ${words(systemPrompt().split(REFUSAL_SENTENCE).join('\n'))} `;
+/**
+ * The prompt's instructions, as words. The refusal sentence is left out (the model may write it), and
+ * so is the example answer: a manual may say the same, and a copied example fails the number check.
+ */
+const INSTRUCTIONS = ` ${words(
+  systemPrompt()
+    .split('\n')
+    .filter((line) => !/^example/i.test(line))
+    .join('\n')
+    .split(REFUSAL_SENTENCE)
+    .join('\n'),
+)} `;
 
 /** Whether a draft copies the prompt back: its structure, its labels, or a line of its instructions. */
 export function echoesPrompt(text: string): boolean {

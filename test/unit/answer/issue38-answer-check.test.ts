@@ -28,7 +28,11 @@ describe('(a) a draft that copies the prompt back is rejected', () => {
     expect(ok('Passages: send $X to unlock, then jog the axis off the limit switch [1].', [ALARM]).ok).toBe(false);
   });
   it('the instructions or the worked example copied', () => {
-    expect(ok('Answer only from the sources. Do not use outside knowledge and do not guess [1].', [ALARM]).ok).toBe(false);
+    const rules = 'Use only the sources: no outside knowledge, no guessing. Send $X to unlock, then jog the axis off the limit switch [1].';
+    expect(ok(rules, [`${ALARM} Use only the sources: no outside knowledge, no guessing.`])).toMatchObject({ ok: false, reason: expect.stringMatching(/copied the prompt/) });
+    // The example answer is not an echo: a drive manual may say the same (a copied example fails the number check instead).
+    const drive = 'F0031 Encoder signal lost. Check the encoder cable.';
+    expect(ok('F0031 means the encoder signal was lost; check the encoder cable [1].', [drive], 'what does F0031 mean').ok).toBe(true);
   });
   it('stops generating as soon as the echo starts (streaming)', () => {
     const prompt = userPrompt('how do I clear alarm 2', [header]);
