@@ -42,8 +42,7 @@ const table = new Map<string, { n: number; supported: number; accepted: number; 
 const wrong: string[] = [];
 for (const r of rows) {
   const v = judgeDraft(r);
-  // A refusal is shown to the technician as the model's answer: it counts as accepted.
-  const accepted = v.kind !== 'fell back';
+  const accepted = v.kind === 'accepted';
   const supported = r.label === 'supported';
   for (const key of [half(r.id), 'all']) {
     const t = table.get(key) ?? { n: 0, supported: 0, accepted: 0, falseAccepts: 0, falseRejects: 0 };
@@ -54,7 +53,7 @@ for (const r of rows) {
     if (!accepted && supported) t.falseRejects++;
     table.set(key, t);
   }
-  const what = v.kind === 'fell back' ? `rejected: ${v.reason}` : v.kind;
+  const what = v.kind === 'fell back' ? `rejected: ${v.reason}` : 'accepted';
   if (accepted !== supported) wrong.push(`${accepted ? 'FALSE ACCEPT' : 'FALSE REJECT'} ${r.id} (${r.why}) ${what}\n    ${JSON.stringify(r.text.slice(0, 240))}`);
   else if (values.verbose) console.log(`ok ${r.id} ${r.label}: ${what}`);
 }

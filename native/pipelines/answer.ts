@@ -14,7 +14,7 @@ import { collectEvidence, contentTerms, gate, scopeCandidates, vocabularyTerms, 
 import { spokenCode } from '../contract/codes.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
-import { budgetPrompt, REFUSAL_SENTENCE } from '../answer/prompt.js';
+import { budgetPrompt } from '../answer/prompt.js';
 import { streamingStop } from '../answer/generated-check.js';
 import { judgeDraft } from '../answer/draft.js';
 import { withReferencedSafety } from '../answer/safety.js';
@@ -165,7 +165,6 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     const gen = await generativeAnswer(generator, standaloneQuery, passages.slice(0, k), extractive, hooks, t);
     t.llmMs += performance.now() - tl;
     out = { ...gen, question, standaloneQuery };
-    if (out.refused) out.refusal = refusal(out.refusal?.reason ?? '', standaloneQuery, res.hits, codes);
   } else {
     out = { ...citeEveryPart(extractiveAnswer(standaloneQuery, passages.slice(0, k), res.rowCodes), res), question, standaloneQuery, refused: false };
     if (generatorError && prefer !== 'extractive') out.fallbackReason = `The language model could not be used: ${generatorError}`;
@@ -427,15 +426,6 @@ async function generativeAnswer(
   };
   hooks.onDraft?.(draft);
   const v = judgeDraft(draft);
-  if (v.kind === 'refused') {
-    return {
-      answer: REFUSAL_SENTENCE,
-      mode: 'generative',
-      citations: [],
-      refused: true,
-      refusal: { reason: 'The language model found no answer in the passages retrieved.', searched: question, closest: [] },
-    };
-  }
   if (v.kind === 'fell back') {
     return { ...extractive, invalidCitations: v.invalid.length > 0 ? v.invalid : undefined, fallbackReason: `${v.reason}, so the answer quotes the manuals instead.` };
   }

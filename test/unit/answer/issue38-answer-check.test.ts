@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkGenerated, numbersOf, streamingStop } from '../../../native/answer/generated-check.js';
-import { formatSource, systemPrompt, userPrompt } from '../../../native/answer/prompt.js';
+import { formatSource, REFUSAL_SENTENCE, systemPrompt, userPrompt } from '../../../native/answer/prompt.js';
+import { judgeDraft } from '../../../native/answer/draft.js';
 import type { GeneratedDraft } from '../../../native/contract/answer.js';
 import { ask, type AnswerGenerator } from '../../../native/pipelines/answer.js';
 import { hit, retrieverOf } from './helpers.js';
@@ -115,5 +116,14 @@ describe('the prompt: short strict rules, ending on the answer label', () => {
     // No prompt structure in the example: the model is shown an answer, not a header to continue.
     expect(s).not.toMatch(/^(?:Sources|Question):/m);
     expect(userPrompt('how do I clear alarm 2', ['[1] Manual: M\n> x'])).toMatch(/\nQuestion: how do I clear alarm 2\nAnswer:$/);
+  });
+});
+
+describe('the model\'s refusal is not shown over passages the search judged on topic', () => {
+  it('falls back to the extractive answer, with the reason', () => {
+    const sources = [{ n: 1, manual: 'Grbl Guide', section: 'Alarms', page: 4, text: ALARM }];
+    expect(judgeDraft({ question: 'how do I clear alarm 2', text: REFUSAL_SENTENCE, sources })).toMatchObject({ kind: 'fell back', reason: expect.stringMatching(/found no answer/) });
+    // A manual quoting the sentence, then an answer: still judged as an answer.
+    expect(judgeDraft({ question: 'how do I clear alarm 2', text: `${REFUSAL_SENTENCE} Send $X to unlock, then jog the axis off the limit switch [1].`, sources })).toMatchObject({ kind: 'accepted' });
   });
 });
