@@ -33,7 +33,7 @@ import { failpoints } from './failpoints.js';
 import { isLanceReadError, LibraryDamagedError } from './lance-errors.js';
 import { allowedFiles, sqlIn, sqlString, whereClause } from './filters.js';
 import { LibraryLock } from './lock.js';
-import { countTerms } from './vocabulary.js';
+import { countTerms, docSets, labelSets, termSpread } from './vocabulary.js';
 import { CHUNK_COLUMNS, chunkToRow, codeToRow, rowToChunk, rowToCode, rowWithVector, type ChunkRow, type CodeRow } from './rows.js';
 import type { FtsPlan, LibraryMeta, ScoredChunk, StoreStats } from './types.js';
 
@@ -223,6 +223,8 @@ interface FilesJson {
 export class LibraryStore {
   private files: Map<string, FileRecord>;
   private revision = 0;
+  /** The files' labels by documentation set, and the sets, as of a files revision (termSpread). */
+  private labelIndex: { revision: number; labels: Map<string, Set<string>>; docSets: string[] } | null = null;
   private chunksTable: lancedb.Table | null;
   private codesTable: lancedb.Table | null;
   private closed = false;
@@ -896,6 +898,21 @@ export class LibraryStore {
       if (where === null || allowed?.size === 0) return new Map(terms.map((t) => [t, 0]));
       const files = [...this.files.values()].filter((f) => allowed === null || allowed.has(f.file));
       return countTerms(this.chunksTable, files, terms, (r) => this.isCommitted(r), where);
+    });
+  }
+
+  /**
+   * In how many documentation sets (top folders) each analyzed term occurs, the sets themselves, and
+   * which terms the files' labels carry (a folder, file or manual name) (see vocabulary.ts).
+   */
+  async termSpread(terms: string[]): Promise<{ spread: Map<string, number>; docSets: string[]; labelled: string[] }> {
+    return this.reading(async () => {
+      if (this.labelIndex?.revision !== this.revision) {
+        const files = [...this.files.values()];
+        this.labelIndex = { revision: this.revision, labels: labelSets(files), docSets: docSets(files) };
+      }
+      const { labels, docSets: sets } = this.labelIndex;
+      return { spread: await termSpread(this.chunksTable, labels, terms, (r) => this.isCommitted(r)), docSets: sets, labelled: terms.filter((t) => labels.has(t)) };
     });
   }
 
