@@ -22,7 +22,7 @@
  *   passages that share only such words with the question are not about its subject;
  * - agreement between the keyword and vector lists (when vectors exist).
  */
-import type { CodeLookupResponse, SearchHit } from '../contract/api.js';
+import type { CodeLookupResponse, CodeMatch, SearchHit } from '../contract/api.js';
 import { checkCodes } from '../fault-codes/check.js';
 import { detectCodes, isQuantity } from '../fault-codes/detect.js';
 import { MIN_MESSAGE_TERMS, quotedMessages } from '../search/query-plan.js';
@@ -371,7 +371,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     undefinedCodes,
     agreement,
     words: Object.fromEntries(words),
-    otherDefinitions: otherDefinitions(input.codes, definedCodes, scope?.folders ?? []),
+    otherDefinitions: scope ? otherDefinitions(input.codes, definedCodes, scope) : [],
     overlap,
     generic,
     specificMissing,
@@ -388,14 +388,33 @@ export function genericSpread(docSets: number, t: GateThresholds = GATE): number
 }
 
 /**
- * The definitions of the question's codes when the named product's folders hold none of them (they
- * come from another product's manuals); empty when a code is defined there, or no product is named.
+ * The names a code record gives its product (its manual's title and scope: "Torvald", "HPB"), as
+ * analyze() writes them: looked up in the named product's manuals to tell its own codes kept in
+ * another folder (an alarm list beside the manuals) from another product's.
  */
-function otherDefinitions(codes: CodeLookupResponse | null, defined: string[], folders: string[]): OtherDefinition[] {
+export function recordNames(m: Pick<CodeMatch, 'manual' | 'scope'>): string[] {
+  return questionNames([m.manual, ...m.scope].join('. '));
+}
+
+/**
+ * The definitions of the question's codes when they are another product's: the named product's
+ * folders hold none of them, no record names that product, and the names each record gives its own
+ * product occur nowhere in the named product's manuals. Empty when a code may be the named product's,
+ * when a record names no product (it cannot be told), or when no product is named.
+ */
+function otherDefinitions(codes: CodeLookupResponse | null, defined: string[], scope: NonNullable<EvidenceInput['scope']>): OtherDefinition[] {
+  const folders = scope.folders ?? [];
   if (folders.length === 0 || defined.length === 0 || !codes) return [];
   const inScope = (file: string) => folders.some((f) => file.startsWith(`${f}/`));
   const matches = codes.matches;
   if (matches.length === 0 || matches.some((m) => inScope(m.file))) return [];
+  const own = new Set(scope.names.flatMap((n) => analyze(n)));
+  const named = (m: CodeMatch) => analyze(`${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.text}`).some((t) => own.has(t));
+  const theirs = (m: CodeMatch) => {
+    const names = recordNames(m);
+    return names.length > 0 && names.every((n) => scope.vocabulary(n) === 0);
+  };
+  if (!matches.every((m) => !named(m) && theirs(m))) return [];
   const seen = new Set<string>();
   return matches
     .filter((m) => !seen.has(`${m.key}|${m.manual}`) && seen.add(`${m.key}|${m.manual}`))

@@ -11,7 +11,7 @@ import { EngineError } from '../contract/errors.js';
 import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
 import { checkCitations } from '../answer/citations.js';
-import { collectEvidence, contentTerms, gate, scopeCandidates, spreadTerms, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
+import { collectEvidence, contentTerms, gate, recordNames, scopeCandidates, spreadTerms, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
 import { spokenCode } from '../contract/codes.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
@@ -539,7 +539,8 @@ export async function scopeVocabulary(
   codes: CodeLookupResponse | null,
   filters?: SearchFilters,
 ): Promise<EvidenceInput['scope']> {
-  const terms = scopeCandidates(question, names, codes);
+  // The question's other names, and the names the code records give their products (whose codes they are).
+  const terms = [...new Set([...scopeCandidates(question, names, codes), ...(codes?.matches ?? []).flatMap(recordNames)])];
   const counts = new Map<string, number>();
   if (terms.length > 0) {
     for (const folder of folders) {

@@ -110,6 +110,19 @@ describe('a code the named product’s manuals do not define', () => {
     expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
   });
 
+  it('answers when the record names a product the named product’s manuals mention (its own alarm list kept in another folder)', () => {
+    const mentions = { ...scope(['press']), vocabulary: (t: string) => (t === analyze('Torvald')[0] ? 2 : 0) };
+    const ev = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: codes412, scope: mentions });
+    expect(ev.otherDefinitions).toEqual([]);
+    expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+  });
+
+  it('answers when the record names no product (whose codes they are cannot be told)', () => {
+    const anonymous = { ...codes412, matches: [{ ...alarm412, manual: 'alarm list', scope: [] }] };
+    const ev = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: anonymous, scope: scope(['press']) });
+    expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+  });
+
   it('answers a code asked with no product named', () => {
     const ev = collectEvidence({ question: 'alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: codes412 });
     expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
