@@ -33,7 +33,7 @@ import { failpoints } from './failpoints.js';
 import { isLanceReadError, LibraryDamagedError } from './lance-errors.js';
 import { allowedFiles, sqlIn, sqlString, whereClause } from './filters.js';
 import { LibraryLock } from './lock.js';
-import { countTerms, docSets, labelSets, termSpread } from './vocabulary.js';
+import { countTerms, docSets, labelSets, SPREAD_CACHE_TERMS, termSpread } from './vocabulary.js';
 import { CHUNK_COLUMNS, chunkToRow, codeToRow, rowToChunk, rowToCode, rowWithVector, type ChunkRow, type CodeRow } from './rows.js';
 import type { FtsPlan, LibraryMeta, ScoredChunk, StoreStats } from './types.js';
 
@@ -224,7 +224,7 @@ export class LibraryStore {
   private files: Map<string, FileRecord>;
   private revision = 0;
   /** The files' labels by documentation set, and the sets, as of a files revision (termSpread). */
-  private labelIndex: { revision: number; labels: Map<string, Set<string>>; docSets: string[] } | null = null;
+  private labelIndex: { revision: number; labels: Map<string, Set<string>>; docSets: string[]; spread: Map<string, number> } | null = null;
   private chunksTable: lancedb.Table | null;
   private codesTable: lancedb.Table | null;
   private closed = false;
@@ -909,10 +909,15 @@ export class LibraryStore {
     return this.reading(async () => {
       if (this.labelIndex?.revision !== this.revision) {
         const files = [...this.files.values()];
-        this.labelIndex = { revision: this.revision, labels: labelSets(files), docSets: docSets(files) };
+        this.labelIndex = { revision: this.revision, labels: labelSets(files), docSets: docSets(files), spread: new Map() };
       }
-      const { labels, docSets: sets } = this.labelIndex;
-      return { spread: await termSpread(this.chunksTable, labels, terms, (r) => this.isCommitted(r)), docSets: sets, labelled: terms.filter((t) => labels.has(t)) };
+      const index = this.labelIndex;
+      // A term's spread changes only with the files: kept until they do (the common, generic words are asked again and again).
+      const fresh = await termSpread(this.chunksTable, index.labels, terms.filter((t) => !index.spread.has(t)), (r) => this.isCommitted(r));
+      if (index.spread.size + fresh.size > SPREAD_CACHE_TERMS) index.spread.clear();
+      for (const [t, n] of fresh) index.spread.set(t, n);
+      const spread = new Map(terms.flatMap((t) => (index.spread.has(t) ? [[t, index.spread.get(t) as number] as const] : [])));
+      return { spread, docSets: index.docSets, labelled: terms.filter((t) => index.labels.has(t)) };
     });
   }
 

@@ -64,6 +64,9 @@ export async function countTerms(
  */
 export const SPREAD_SAMPLE = 200;
 
+/** Term spreads a library keeps between questions (per files revision); past it they are dropped and counted again. */
+export const SPREAD_CACHE_TERMS = 20_000;
+
 /** The documentation set a file belongs to: its top folder (null for a file at the root: no set). */
 export function docSetOf(file: string): string | null {
   const i = file.indexOf('/');
