@@ -285,25 +285,22 @@ class LocalEngine implements Engine {
   }
 
   /**
-   * In how many documentation sets of the selected sources each analyzed term occurs, which sets they
-   * hold (a pack's sets named after the pack) and which terms name a folder, file or manual: the
-   * gate's measure of a generic word and of equipment the library covers (store/vocabulary.ts).
+   * In how many documentation sets of the selected sources each analyzed term occurs, and which sets
+   * they hold (a pack's sets named after the pack): the gate's measure of a generic word (store/vocabulary.ts).
    */
-  private async termSpreadWith(local: Library, sources: Sources, terms: string[], packs?: string[]): Promise<{ spread: Map<string, number>; docSets: string[]; labelled: string[] }> {
+  private async termSpreadWith(local: Library, sources: Sources, terms: string[], packs?: string[]): Promise<{ spread: Map<string, number>; docSets: string[] }> {
     const libraries = [
       ...(sourceSelected(packs, null) ? [{ pack: null, library: local }] : []),
       ...sources.packs.filter((p) => sourceSelected(packs, p.pack)),
     ];
     const spread = new Map<string, number>();
     const sets: string[] = [];
-    const labelled = new Set<string>();
     for (const { pack, library } of libraries) {
       const r = await library.store.termSpread(terms);
       for (const [t, n] of r.spread) spread.set(t, (spread.get(t) ?? 0) + n);
       sets.push(...r.docSets.map((d) => (pack ? `${pack}: ${d}` : d)));
-      for (const t of r.labelled) labelled.add(t);
     }
-    return { spread, docSets: sets, labelled: [...labelled] };
+    return { spread, docSets: sets };
   }
 
   listModels(): Promise<Result<ModelStatus[]>> {

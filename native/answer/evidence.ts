@@ -19,7 +19,8 @@
  *   manuals, or only in another product's;
  * - how widely the library uses each term (injected: in how many documentation sets): a word most
  *   sets use ("adjust", "pressure", "switch") says nothing about which equipment a passage is for, so
- *   passages that share only such words with the question are not about its subject;
+ *   passages that share only such words with a question about something no manual mentions are not
+ *   about it;
  * - agreement between the keyword and vector lists (when vectors exist).
  */
 import type { CodeLookupResponse, CodeMatch, SearchHit } from '../contract/api.js';
@@ -84,7 +85,7 @@ export interface EvidenceInput {
    * occurs, and the sets themselves. Asked only for {@link spreadTerms}; absent: unknown (no term is
    * taken for generic).
    */
-  spread?: { of: (term: string) => number; docSets: string[]; /** Whether a folder, file or manual name carries the term (equipment the library covers). */ labelled: (term: string) => boolean };
+  spread?: { of: (term: string) => number; docSets: string[] };
 }
 
 /** A code definition from another product's manuals than the one the question names. */
@@ -157,11 +158,10 @@ export interface Evidence {
   /** The terms and names the library uses in so many documentation sets that they name no equipment (see GATE.genericSetShare). */
   generic: string[];
   /**
-   * Terms and names no first passage holds that at most `maxSubjectSets` documentation sets use and
-   * no folder, file or manual name carries: what names the question's own equipment or part, which
-   * no manual covers and passages sharing only generic words are not about.
+   * Terms and names no passage or label of the library uses (from the vocabulary): what names
+   * equipment no manual covers, when the first passages share only generic words with the question.
    */
-  specificMissing: string[];
+  unknownSubject: string[];
   /** The documentation sets (top folders) the library covers; empty when not known. */
   docSets: string[];
 }
@@ -172,16 +172,16 @@ export const EVIDENCE_DEPTH = 5;
 export const PRESENCE_DEPTH = 10;
 
 /**
- * The terms whose spread can change the gate's decision: all of the question's terms and names,
- * when the first passages hold some of them and lack others (otherwise the overlap cannot be
- * generic-only with a subject left out). Ask looks only these up.
+ * The terms whose spread can change the gate's decision: those the first passages hold (what they
+ * share with the question), when some term or name is in none of the top passages (only then can it
+ * be a word no manual uses). Ask looks only these up.
  */
 export function spreadTerms(question: string, hits: SearchHit[]): string[] {
+  if (vocabularyTerms(question, hits).length === 0) return [];
   const alternatives = termAlternatives(question);
   const all = [...new Set([...alternatives.keys(), ...questionNames(question)])];
   const sets = hits.slice(0, EVIDENCE_DEPTH).map(passageTokens);
-  const held = all.filter((t) => sets.some((set) => covered(t, alternatives.get(t), set)));
-  return held.length > 0 && held.length < all.length ? all : [];
+  return all.filter((t) => sets.some((set) => covered(t, alternatives.get(t), set)));
 }
 
 /**
@@ -340,9 +340,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const docSetList = input.spread?.docSets ?? [];
   const isGenericTerm = (t: string) => input.spread !== undefined && input.spread.of(t) >= genericSpread(docSetList.length);
   const generic = asked.filter(isGenericTerm);
-  // A word that names a folder, file or manual is equipment the library covers: its passages were not found, not missing.
-  const sp = input.spread;
-  const specificMissing = sp ? asked.filter((t) => !overlap.includes(t) && sp.of(t) <= GATE.maxSubjectSets && !sp.labelled(t)) : [];
+  const unknownSubject = asked.filter((t) => (count(t) ?? 1) === 0);
   let agreement: number | null = null;
   if (input.keywordTop && input.vectorTop && input.keywordTop.length > 0 && input.vectorTop.length > 0) {
     const kw = new Set(input.keywordTop.slice(0, EVIDENCE_DEPTH));
@@ -374,7 +372,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     otherDefinitions: scope ? otherDefinitions(input.codes, definedCodes, scope) : [],
     overlap,
     generic,
-    specificMissing,
+    unknownSubject,
     docSets: docSetList,
   };
 }
@@ -555,12 +553,6 @@ export const GATE = {
   genericSetShare: 0.5,
   /** …and at least this many. */
   minGenericSets: 3,
-  /**
-   * A word the first passages lack names the question's own subject when at most this many sets use
-   * it: one set's word ("compressor") names its equipment; a word of several ("abort", "afterwards")
-   * says what happened, on any of them.
-   */
-  maxSubjectSets: 1,
 };
 
 /** Decides whether the retrieved evidence answers the question. Pure. */
@@ -622,10 +614,10 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
   }
   // Passages that share only words most documentation sets use ("adjust", "pressure", "switch") with a
   // question whose own subject they lack are about other equipment, however well those words cover it.
-  if (ev.overlap.length > 0 && ev.specificMissing.length > 0 && ev.overlap.every((x) => ev.generic.includes(x))) {
+  if (ev.overlap.length > 0 && ev.unknownSubject.length > 0 && ev.overlap.every((x) => ev.generic.includes(x))) {
     return {
       answer: false,
-      reason: `The closest passages share only words most of the manuals use (${quoteList(ev.overlap, ev.words)}) and say nothing about ${quoteList(ev.specificMissing, ev.words)}.${covers(ev)}`,
+      reason: `The closest passages share only words most of the manuals use (${quoteList(ev.overlap, ev.words)}), and no manual mentions ${quoteList(ev.unknownSubject, ev.words)}.${covers(ev)}`,
       rule: 'generic-overlap',
     };
   }

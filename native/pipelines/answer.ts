@@ -41,11 +41,10 @@ export interface AnswerDeps {
   /** Passages of the library holding each analyzed term (its vocabulary, for the gate); absent: not known. */
   vocabulary?(terms: string[], filters?: SearchFilters): Promise<Map<string, number>>;
   /**
-   * In how many documentation sets (top folders) of the library each analyzed term occurs, the sets,
-   * and which of the terms the files' labels carry (for the gate: generic words, equipment the library
-   * covers, and what a refusal says it covers); absent: not known.
+   * In how many documentation sets (top folders) of the library each analyzed term occurs, and the
+   * sets (for the gate: generic words, and what a refusal says the library covers); absent: not known.
    */
-  spread?(terms: string[], filters?: SearchFilters): Promise<{ spread: Map<string, number>; docSets: string[]; labelled: string[] }>;
+  spread?(terms: string[], filters?: SearchFilters): Promise<{ spread: Map<string, number>; docSets: string[] }>;
   /** The language model, loaded once by the owner (null: none installed). */
   generator?: () => Promise<AnswerGenerator | null>;
   /**
@@ -139,7 +138,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   ]);
   const vocabulary = vocab ? (t: string) => vocab.get(t) ?? 1 : undefined; // not looked up: a top passage holds it
   // Not looked up (the overlap cannot be generic-only): 0, no term is generic.
-  const spread = spreadOf ? { of: (t: string) => spreadOf.spread.get(t) ?? 0, docSets: spreadOf.docSets, labelled: (t: string) => spreadOf.labelled.includes(t) } : undefined;
+  const spread = spreadOf ? { of: (t: string) => spreadOf.spread.get(t) ?? 0, docSets: spreadOf.docSets } : undefined;
   const scope = deps.vocabulary && res.scope && res.scopeFolders ? await scopeVocabulary(deps.vocabulary, standaloneQuery, res.scope, res.scopeFolders, codes, req.filters) : undefined;
   const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope, spread });
   const decision = gate(evidence, passages.length);

@@ -902,10 +902,10 @@ export class LibraryStore {
   }
 
   /**
-   * In how many documentation sets (top folders) each analyzed term occurs, the sets themselves, and
-   * which terms the files' labels carry (a folder, file or manual name) (see vocabulary.ts).
+   * In how many documentation sets (top folders) each analyzed term occurs, and the sets themselves
+   * (see vocabulary.ts): what makes a word generic in this library.
    */
-  async termSpread(terms: string[]): Promise<{ spread: Map<string, number>; docSets: string[]; labelled: string[] }> {
+  async termSpread(terms: string[]): Promise<{ spread: Map<string, number>; docSets: string[] }> {
     return this.reading(async () => {
       if (this.labelIndex?.revision !== this.revision) {
         const files = [...this.files.values()];
@@ -917,7 +917,7 @@ export class LibraryStore {
       if (index.spread.size + fresh.size > SPREAD_CACHE_TERMS) index.spread.clear();
       for (const [t, n] of fresh) index.spread.set(t, n);
       const spread = new Map(terms.flatMap((t) => (index.spread.has(t) ? [[t, index.spread.get(t) as number] as const] : [])));
-      return { spread, docSets: index.docSets, labelled: terms.filter((t) => index.labels.has(t)) };
+      return { spread, docSets: index.docSets };
     });
   }
 

@@ -58,11 +58,11 @@ export async function countTerms(
 }
 
 /**
- * Passages sampled per term for its spread: a word of many documentation sets ("adjust", "pressure")
- * is found in several of them among its best-scored passages; too few and one large set's short rows
- * would fill the sample. Sampling only ever under-counts a spread.
+ * Passages read per term for its spread: every passage of all but the commonest words (a full-text
+ * query returns only the file of each, a few ms even for thousands). A sample of the best-scored 200
+ * under-counted: one set's many short rows ("pressure" in a car's code list) filled it.
  */
-export const SPREAD_SAMPLE = 200;
+export const SPREAD_SAMPLE = 5000;
 
 /** Term spreads a library keeps between questions (per files revision); past it they are dropped and counted again. */
 export const SPREAD_CACHE_TERMS = 20_000;
@@ -94,7 +94,7 @@ export function labelSets(files: Iterable<FileRecord>): Map<string, Set<string>>
 
 /**
  * In how many documentation sets (top folders: a machine's or vendor's manuals) each analyzed term
- * occurs, among its {@link SPREAD_SAMPLE} best-scored passages and the files' labels ({@link labelSets}).
+ * occurs, in its passages (up to {@link SPREAD_SAMPLE}) and the files' labels ({@link labelSets}).
  * The gate tells a word most sets use (generic: "switch", "replace") from one that names what a set is about.
  */
 export async function termSpread(
