@@ -86,6 +86,8 @@ export interface EvidenceInput {
    * taken for generic).
    */
   spread?: { of: (term: string) => number; docSets: string[] };
+  /** The library's products the question names (Retrieval.scope: folder, manual or heading names); absent: none. */
+  products?: string[];
 }
 
 /** A code definition from another product's manuals than the one the question names. */
@@ -164,6 +166,8 @@ export interface Evidence {
   unknownSubject: string[];
   /** The documentation sets (top folders) the library covers; empty when not known. */
   docSets: string[];
+  /** The library's products the question names: it is about equipment the library covers. */
+  products: string[];
 }
 
 /** Passages looked at for coverage. */
@@ -374,6 +378,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     generic,
     unknownSubject,
     docSets: docSetList,
+    products: input.products ?? [],
   };
 }
 
@@ -613,8 +618,10 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
     };
   }
   // Passages that share only words most documentation sets use ("adjust", "pressure", "switch") with a
-  // question whose own subject they lack are about other equipment, however well those words cover it.
-  if (ev.overlap.length > 0 && ev.unknownSubject.length > 0 && ev.overlap.every((x) => ev.generic.includes(x))) {
+  // question about something no manual mentions are about other equipment, however well those words
+  // cover it. A question that names one of the library's products is about equipment it covers (a word
+  // no manual uses there is the technician's own: "floppy").
+  if (ev.products.length === 0 && ev.overlap.length > 0 && ev.unknownSubject.length > 0 && ev.overlap.every((x) => ev.generic.includes(x))) {
     return {
       answer: false,
       reason: `The closest passages share only words most of the manuals use (${quoteList(ev.overlap, ev.words)}), and no manual mentions ${quoteList(ev.unknownSubject, ev.words)}.${covers(ev)}`,

@@ -140,7 +140,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   // Not looked up (the overlap cannot be generic-only): 0, no term is generic.
   const spread = spreadOf ? { of: (t: string) => spreadOf.spread.get(t) ?? 0, docSets: spreadOf.docSets } : undefined;
   const scope = deps.vocabulary && res.scope && res.scopeFolders ? await scopeVocabulary(deps.vocabulary, standaloneQuery, res.scope, res.scopeFolders, codes, req.filters) : undefined;
-  const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope, spread });
+  const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope, spread, products: res.scope });
   const decision = gate(evidence, passages.length);
   const base = { question, standaloneQuery, safety: [], citations: [] };
   if (!decision.answer) {

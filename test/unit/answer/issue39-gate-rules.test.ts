@@ -65,6 +65,13 @@ describe('generic words, measured from the library', () => {
     expect(decide('how do I adjust the pressure switch on the robot', spreadOf(TASK_WORDS)).d.answer).toBe(true);
   });
 
+  it('answers when the question names one of the library\'s products (equipment it covers; the unknown word is the technician\'s own)', () => {
+    const ev = collectEvidence({ question: 'the Kesta pressure switch feels floppy when I adjust it', hits: GENERIC_PASSAGES, codes: noCodes, spread: spreadOf(TASK_WORDS), vocabulary: (t) => (t === 'kesta' ? 3 : vocabulary(t)), products: ['Kesta'] });
+    expect(ev.unknownSubject).toContain(analyze('floppy')[0]);
+    expect(gate(ev, GENERIC_PASSAGES.length).answer).toBe(true);
+    expect(gate({ ...ev, products: [] }, GENERIC_PASSAGES.length).rule).toBe('generic-overlap');
+  });
+
   it('without the spread (not known) no word is generic', () => {
     expect(decide('how do I adjust the pressure switch on my compressor').d.answer).toBe(true);
   });
