@@ -391,12 +391,14 @@ export function genericSpread(docSets: number, t: GateThresholds = GATE): number
 }
 
 /**
- * The names a code record gives its product (its manual's title and scope: "Torvald", "HPB"), as
- * analyze() writes them: looked up in the named product's manuals to tell its own codes kept in
- * another folder (an alarm list beside the manuals) from another product's.
+ * The names a code record gives its product: those in its manual's title and scope ("Torvald",
+ * "HPB"), and the words of its folder (its documentation set: "dobot-tcpip-v4"), as analyze() writes
+ * them. Looked up in the named product's manuals to tell its own codes kept in another folder (an
+ * alarm list beside the manuals) from another product's.
  */
-export function recordNames(m: Pick<CodeMatch, 'manual' | 'scope'>): string[] {
-  return questionNames([m.manual, ...m.scope].join('. '));
+export function recordNames(m: Pick<CodeMatch, 'manual' | 'scope' | 'file'>): string[] {
+  const folder = m.file.includes('/') ? analyze(sourceOf(m.file).replace(/[_.-]+/g, ' ')) : [];
+  return [...new Set([...questionNames([m.manual, ...m.scope].join('. ')), ...folder])];
 }
 
 /**
