@@ -121,8 +121,14 @@ describe('a code the named product’s manuals do not define', () => {
     expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
   });
 
-  it('answers when the record names no product (whose codes they are cannot be told)', () => {
-    const anonymous = { ...codes412, matches: [{ ...alarm412, manual: 'alarm list', scope: [] }] };
+  it('tells a record whose title names no product by its folder (its documentation set)', () => {
+    const untitled = { ...codes412, matches: [{ ...alarm412, manual: 'alarm list', scope: [] }] };
+    const ev = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: untitled, scope: scope(['press']) });
+    expect(gate(ev, 1)).toMatchObject({ answer: false, rule: 'code-other-product' });
+  });
+
+  it('answers when the record names no product and has no folder (whose codes they are cannot be told)', () => {
+    const anonymous = { ...codes412, matches: [{ ...alarm412, manual: 'alarm list', scope: [], file: 'alarms.md' }] };
     const ev = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: anonymous, scope: scope(['press']) });
     expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
   });
