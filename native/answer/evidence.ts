@@ -338,7 +338,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const undefinedCodes = check.undefined;
   for (const k of undefinedCodes) if (check.typed[k] && !words.has(k)) words.set(k, check.typed[k]);
   const libraryCounts = input.vocabulary ? Object.fromEntries([...new Set([...terms, ...names])].map((t) => [t, input.vocabulary?.(t) ?? 0])) : undefined;
-  // What the first passages share with the question, and whether that is only words every documentation set uses.
+  // What the first passages share with the question, and whether that is only words most documentation sets use.
   const asked = [...new Set([...terms, ...names])];
   const overlap = asked.filter((t) => (termCover[t] ?? []).some((i) => i < EVIDENCE_DEPTH));
   const docSetList = input.spread?.docSets ?? [];
@@ -530,7 +530,12 @@ export interface GateDecision {
     | 'code-defined'
     | 'code-other-product'
     | 'code-other-scope'
-    | 'code-undefined' | 'no-passages' | 'unknown-message' | 'unknown-name' | 'name-other-scope' | 'unknown-terms'
+    | 'code-undefined'
+    | 'no-passages'
+    | 'unknown-message'
+    | 'unknown-name'
+    | 'name-other-scope'
+    | 'unknown-terms'
     | 'generic-overlap'
     | 'low-coverage'
     | 'covered';
@@ -651,7 +656,8 @@ function covers(ev: Evidence): string {
 
 /** Another product's definitions of the codes, said as theirs. */
 function elsewhere(defs: OtherDefinition[]): string {
-  const shown = defs.slice(0, 3).map((d) => `${d.manual} (${d.file}) defines ${displayKey(d.key)} as "${[d.title, d.description].filter(Boolean).join(': ')}"`);
+  const meaning = (d: OtherDefinition) => (d.description && !d.description.startsWith(d.title) ? `${d.title}: ${d.description}` : d.description || d.title);
+  const shown = defs.slice(0, 3).map((d) => `${d.manual} (${d.file}) defines ${displayKey(d.key)} as "${meaning(d)}"`);
   return `For another product, ${shown.join('; ')}; that is not an answer for this one.`;
 }
 
