@@ -392,7 +392,7 @@ export function genericSpread(docSets: number, t: GateThresholds = GATE): number
 
 /**
  * The names a code record gives its product: those in its manual's title and scope ("Torvald",
- * "HPB"), and the words of its folder (its documentation set: "dobot-tcpip-v4"), as analyze() writes
+ * "HPB"), and the words of its folder (its documentation set: "kesta-arm-v2"), as analyze() writes
  * them. Looked up in the named product's manuals to tell its own codes kept in another folder (an
  * alarm list beside the manuals) from another product's.
  */
