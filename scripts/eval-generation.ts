@@ -17,15 +17,16 @@
  * uses that); this script adds the dev-set's per-question lines and a JSON dump.
  *
  *   MANUALDESK_MODELS=<models dir> npx tsx scripts/eval-generation.ts --library <dir> --questions <jsonl>
- *     [--sample 30] [--all-types] [--record] [--verbose] [--json out]
+ *     [--sample 30] [--all-types] [--record] [--verbose] [--json out] [--drafts out.jsonl]
  */
+import { appendFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../native/engine.js';
 import { findLlm } from '../native/llm/models.js';
 import { modelSearchDirs } from '../native/model-discovery.js';
 import { writeAnswerCheck } from '../native/llm/answer-check.js';
-import { checkFigures, judgeAnswerCheck, parseCheckQuestions, runAnswerCheck, selectCheckQuestions, type CheckRow } from '../native/pipelines/answer-check.js';
+import { checkFigures, judgeAnswerCheck, parseCheckQuestions, runAnswerCheck, selectCheckQuestions, type CheckAsk, type CheckRow } from '../native/pipelines/answer-check.js';
 import { commandLine } from './eval-lib.js';
 
 const { values } = parseArgs({
@@ -37,6 +38,7 @@ const { values } = parseArgs({
     record: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
     json: { type: 'string' },
+    drafts: { type: 'string' },
   },
 });
 if (!values.library || !values.questions) {
@@ -57,7 +59,17 @@ const sample = selectCheckQuestions(all, { sample: Number(values.sample), allTyp
 const engine = await createEngine({ libraryDir: values.library, readOnly: true });
 let rows: CheckRow[];
 try {
-  rows = await runAnswerCheck((req, hooks) => engine.ask(req, hooks), sample, {
+  // --drafts: each draft with the passages it was shown, one JSON line, for labelling (docs/answer-check-labels.md).
+  const byQuery = new Map(sample.map((q) => [q.query, q]));
+  const ask: CheckAsk = (req, hooks) =>
+    engine.ask(req, {
+      ...hooks,
+      onDraft: (d) => {
+        const q = byQuery.get(req.question);
+        if (values.drafts) appendFileSync(values.drafts, `${JSON.stringify({ id: q?.id ?? null, type: q?.type ?? null, ...d })}\n`);
+      },
+    });
+  rows = await runAnswerCheck(ask, sample, {
     onRow: (row) => {
       const line = `${row.id.padEnd(8)} ${row.type.padEnd(13)} ${row.outcome.padEnd(13)} ttft ${row.firstTokenMs === null ? '-' : `${Math.round(row.firstTokenMs)} ms`} total ${Math.round(row.totalMs)} ms facts gen ${row.factsGenerated}/${row.factsAsked} ext ${row.factsExtractive}/${row.factsAsked}`;
       console.log(values.verbose && row.reason ? `${line}\n    ${row.reason}\n    draft: ${JSON.stringify(row.draft.slice(0, 300))}` : line);

@@ -1,14 +1,17 @@
 /**
- * Is a generated answer fit to show instead of the extractive one? A small model can loop, write
- * only citation marks or boilerplate ("The answer is: [1]"), or write words and numbers that no
- * cited passage holds. Any of these makes the answer worse than quoting the manuals, so the
- * pipeline falls back and shows the reason (written for the technician). Pure.
+ * Is a generated answer fit to show instead of the extractive one? A small model can copy the
+ * prompt back (source headers, quoted passage lines, "Question:"/"Answer:" labels, the rules), write
+ * the question back instead of answering it, loop, write only citation marks or boilerplate
+ * ("The answer is: [1]"), or write words and numbers that no cited passage holds. Any of these
+ * makes the answer worse than quoting the manuals, so the pipeline falls back and shows the reason
+ * (written for the technician). Pure. Measured on hand-labelled real drafts:
+ * scripts/replay-answer-check.ts, docs/answer-check-labels.md.
  *
  * Input: the answer after the citation check (valid marks kept), and the passages it cites.
  */
 import { analyze } from '../text/analyze.js';
 import { escapeRegExp } from '../text/regexp.js';
-import { REFUSAL_SENTENCE } from './prompt.js';
+import { REFUSAL_SENTENCE, systemPrompt } from './prompt.js';
 
 export interface GeneratedCheckInput {
   /** The answer text, citation marks included. */
@@ -27,6 +30,8 @@ export const MIN_SUPPORT = 0.6;
 export const MAX_REPETITION = 0.4;
 /** Fewest content words an answer must have (beyond citation marks and boilerplate). */
 export const MIN_CONTENT_WORDS = 3;
+/** Fewest content words an answer must add to the question's: fewer, it wrote the question back. */
+export const MIN_NEW_WORDS = 2;
 
 const CITATION = /\[\s*\d{1,4}(?:\s*[,;]\s*\d{1,4})*\s*\]/g;
 /** Phrases that say nothing on their own: a line made only of these is empty. */
@@ -52,14 +57,54 @@ function withoutBoilerplate(text: string): string {
   return out;
 }
 
-/** Numbers and codes written in a text: Latin letters and digits holding a digit ("210", "3.5", "F0031", "M6x20"). */
+/**
+ * A text as figures are compared in it: NFKC, lower case, every dash and minus as "-", and thousands
+ * commas dropped ("2,000" = "2000"; "3,5" is a decimal and stays).
+ */
+function figureText(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\u2010-\u2015\u2212]/g, '-')
+    .replace(/(\p{N}),(?=\p{N}{3}(?!\p{N}))/gu, '$1');
+}
+
+/**
+ * Numbers and codes written in a text: Latin letters and digits holding a digit ("210", "3.5",
+ * "F0031", "M6x20"), with the digit groups a dot, comma, colon, slash or dash joins ("500-311", "3/4").
+ */
 export function numbersOf(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.normalize('NFKC').matchAll(/[a-z\p{N}]*\p{N}[a-z\p{N}]*(?:[.,:/-]\p{N}+)*/giu)) {
-    const t = m[0].toLowerCase().replace(/,/g, '');
-    if (t) out.push(t);
-  }
+  for (const m of figureText(text).matchAll(/[a-z\p{N}]*\p{N}[a-z\p{N}]*(?:[.,:/-]\p{N}+)*/gu)) out.push(m[0]);
   return out;
+}
+
+/**
+ * Where a figure of the answer may stand in a passage: its letter and digit groups in order; a
+ * dash, slash or colon of the answer may be any of them or spaces in the passage ("500-311" =
+ * "500 – 311" = "500/311"), a decimal point a dot or a comma ("3.5" = "3,5"), and a letter may
+ * touch its digits or not ("F0031" = "F 0031", "210bar" = "210 bar"). Two digit groups never join
+ * across a space ("M6 20" holds no "620"), and no group is part of a longer number or of a decimal
+ * ("0.5" holds no "5").
+ */
+function figurePattern(figure: string): RegExp {
+  const parts = figure.match(/\p{L}+|\p{N}+|[^\p{L}\p{N}]+/gu) ?? [];
+  let src = '';
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as string;
+    const prev = parts[i - 1];
+    if (/^[^\p{L}\p{N}]+$/u.test(part)) {
+      src += /^[.,]$/.test(part) ? '[.,]' : '(?:\\s*[-/:]\\s*|\\s+)';
+      continue;
+    }
+    if (prev !== undefined && /[\p{L}\p{N}]$/u.test(prev)) src += '[\\s-]?';
+    src += escapeRegExp(part);
+  }
+  const first = parts[0] ?? '';
+  const last = parts[parts.length - 1] ?? '';
+  const before = /^\p{N}/u.test(first) ? '(?<!\\p{N}|\\p{N}[.,])' : '(?<![a-z\\p{N}])';
+  const after = /\p{N}$/u.test(last) ? '(?!\\p{N}|[.,]\\p{N})' : '(?![a-z])';
+  return new RegExp(`${before}${src}${after}`, 'u');
 }
 
 /** Share of repeated word 4-grams (0: none repeats). A loop repeats the same phrase over and over. */
@@ -93,7 +138,52 @@ export function isLooping(text: string): boolean {
   return repeatedLine(text) !== null || repetition(text) > MAX_REPETITION;
 }
 
+/** Lines of the prompt's own structure (prompt.ts): a passage line quoted with ">", a source header, a label of the prompt. */
+const PROMPT_STRUCTURE = [
+  /^\s*>/m,
+  /^\s*\[\s*\d{1,4}\s*\]\s*(?:manual|section|page|source)\s*[:：]/im,
+  /\|\s*(?:section|page)\s*[:：]/i,
+  /^\s*[*#_ ]*(?:questions?|sources?|passages?|context|rules?|task|example|system|user|assistant)[*_ ]*(?:\([^)\n]*\))?\s*[:：]/im,
+];
+/** "Answer:" after the draft has begun: the model is writing the prompt's next turn. */
+const LATER_ANSWER_LABEL = /\S[^]*?^\s*[*#_ ]*answer[*_ ]*(?:\([^)\n]*\))?\s*[:：]/im;
+
+function words(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+}
+/**
+ * The prompt's instructions, as words. The refusal sentence is left out (the model may write it), and
+ * so is the example answer: a manual may say the same, and a copied example fails the number check.
+ */
+const INSTRUCTIONS = ` ${words(
+  systemPrompt()
+    .split('\n')
+    .filter((line) => !/^example/i.test(line))
+    .join('\n')
+    .split(REFUSAL_SENTENCE)
+    .join('\n'),
+)} `;
+
+/** Whether a draft copies the prompt back: its structure, its labels, or a line of its instructions. */
+export function echoesPrompt(text: string): boolean {
+  if (PROMPT_STRUCTURE.some((re) => re.test(text)) || LATER_ANSWER_LABEL.test(text)) return true;
+  return withoutCitations(text)
+    .split(/\n|(?<=[.!?])\s+/)
+    .map(words)
+    .some((line) => line.split(' ').length >= 5 && INSTRUCTIONS.includes(` ${line} `));
+}
+
+const ECHO_REASON = 'The language model copied the prompt (passages, their headers or its instructions) instead of answering';
+
+/** Why to stop a draft still being written (it would be rejected anyway), or null to go on. */
+export function streamingStop(text: string): string | null {
+  if (echoesPrompt(text)) return ECHO_REASON;
+  if (isLooping(text)) return 'The language model repeated itself instead of answering';
+  return null;
+}
+
 export function checkGenerated(input: GeneratedCheckInput): GeneratedVerdict {
+  if (echoesPrompt(input.text)) return { ok: false, reason: ECHO_REASON };
   const content = analyze(withoutBoilerplate(input.text));
   if (content.length < MIN_CONTENT_WORDS) {
     return { ok: false, reason: 'The language model wrote no answer of its own (only citation marks or set phrases such as "The answer is:")' };
@@ -104,8 +194,11 @@ export function checkGenerated(input: GeneratedCheckInput): GeneratedVerdict {
   const sourceText = input.cited.join('\n');
   const known = new Set(analyze(sourceText));
   const asked = new Set(analyze(input.question ?? ''));
-  const compact = compactText(`${sourceText}\n${input.question ?? ''}`);
-  const unknownNumbers = [...new Set(numbersOf(withoutCitations(withoutListMarkers(input.text))))].filter((n) => !holdsNumber(compact, n));
+  if (content.filter((t) => !asked.has(t) && !FREE_WORDS.has(t)).length < MIN_NEW_WORDS) {
+    return { ok: false, reason: 'The language model wrote the question back instead of answering it' };
+  }
+  const figures = figureText(`${sourceText}\n${input.question ?? ''}`);
+  const unknownNumbers = [...new Set(numbersOf(withoutCitations(withoutListMarkers(input.text))))].filter((n) => !figurePattern(n).test(figures));
   if (unknownNumbers.length > 0) {
     return { ok: false, reason: `The language model wrote ${unknownNumbers.slice(0, 3).map((n) => `"${n}"`).join(', ')}, which no cited passage contains` };
   }
@@ -119,16 +212,6 @@ export function checkGenerated(input: GeneratedCheckInput): GeneratedVerdict {
     };
   }
   return { ok: true, support };
-}
-
-/** A text as numbers are compared in it: NFKC, lower case, no spaces or thousands commas ("210 bar" = "210bar"). */
-function compactText(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[\s,]+/g, '');
-}
-
-/** The number, not as part of a longer one ("250" is not in "2500"). */
-function holdsNumber(compact: string, n: string): boolean {
-  return new RegExp(`(?<!\\p{N})${escapeRegExp(n)}(?!\\p{N})`, 'u').test(compact);
 }
 
 /** Step numbers a model adds to a list ("1. ", "2) ") are not figures from the manual. */

@@ -90,6 +90,24 @@ export interface AskHooks {
   signal?: AbortSignal;
   /** Generated text as it streams (generative mode only). */
   onToken?: (text: string) => void;
+  /**
+   * The model's whole draft with the passages it was shown, before the answer check decides
+   * (generative mode only). For measuring the check offline (scripts/eval-generation.ts --drafts);
+   * in-process only, never sent over IPC or HTTP.
+   */
+  onDraft?: (draft: GeneratedDraft) => void;
+}
+
+/** A language model's draft as the answer check saw it. */
+export interface GeneratedDraft {
+  /** The question the prompt asked (after a follow-up was made standalone). */
+  question: string;
+  /** The text the model wrote, trimmed (stopped early when it looped or echoed the prompt). */
+  text: string;
+  /** The passages in the prompt, numbered as the model saw them; `text` is the whole passage (what a citation is checked against). */
+  sources: { n: number; manual: string; section: string; page: number | null; text: string }[];
+  /** Why generation was stopped before the model finished, when it was. */
+  stopped?: string;
 }
 
 export type ModelRole = 'embed' | 'llm' | 'rerank';

@@ -6,17 +6,17 @@
  */
 import type { CodeLookupResponse, CodeMatch, SearchFilters, SearchHit } from '../contract/api.js';
 import type { Retrieval, RetrieveRequest } from '../search/retriever.js';
-import type { AskHooks, AskRequest, AskResponse, Citation, Refusal } from '../contract/answer.js';
+import type { AskHooks, AskRequest, AskResponse, Citation, GeneratedDraft, Refusal } from '../contract/answer.js';
 import { EngineError } from '../contract/errors.js';
 import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
-import { checkCitations } from '../answer/citations.js';
 import { collectEvidence, contentTerms, gate, recordNames, scopeCandidates, spreadTerms, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
 import { spokenCode } from '../contract/codes.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
-import { budgetPrompt, REFUSAL_SENTENCE } from '../answer/prompt.js';
-import { checkGenerated, isLooping } from '../answer/generated-check.js';
+import { budgetPrompt } from '../answer/prompt.js';
+import { streamingStop } from '../answer/generated-check.js';
+import { judgeDraft } from '../answer/draft.js';
 import { withReferencedSafety } from '../answer/safety.js';
 import { answerText, promptLabel } from '../answer/sanitize.js';
 import { analyze } from '../text/analyze.js';
@@ -175,7 +175,6 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     const gen = await generativeAnswer(generator, standaloneQuery, passages.slice(0, k), extractive, hooks, t);
     t.llmMs += performance.now() - tl;
     out = { ...gen, question, standaloneQuery };
-    if (out.refused) out.refusal = refusal(out.refusal?.reason ?? '', standaloneQuery, res.hits, codes);
   } else {
     out = { ...citeEveryPart(extractiveAnswer(standaloneQuery, passages.slice(0, k), res.rowCodes), res), question, standaloneQuery, refused: false };
     if (generatorError && prefer !== 'extractive') out.fallbackReason = `The language model could not be used: ${generatorError}`;
@@ -398,13 +397,13 @@ async function generativeAnswer(
     answerTokens,
     maxPromptTokens: MAX_PROMPT_TOKENS,
   });
-  // A loop is stopped as soon as it shows (checked every few chunks): it would be rejected anyway.
+  // A loop or an echo of the prompt is stopped as soon as it shows (checked every few chunks): it would be rejected anyway.
   const stop = new AbortController();
   const cancel = () => stop.abort();
   hooks.signal?.addEventListener('abort', cancel, { once: true });
   if (hooks.signal?.aborted) stop.abort();
   let streamed = '';
-  let looped = false;
+  let stopped: string | null = null;
   let sinceCheck = 0;
   let r: Awaited<ReturnType<AnswerGenerator['generate']>>;
   try {
@@ -416,12 +415,10 @@ async function generativeAnswer(
       onToken: (chunk) => {
         hooks.onToken?.(chunk);
         streamed += chunk;
-        if (++sinceCheck < LOOP_CHECK_EVERY || looped) return;
+        if (++sinceCheck < LOOP_CHECK_EVERY || stopped !== null) return;
         sinceCheck = 0;
-        if (isLooping(streamed)) {
-          looped = true;
-          stop.abort();
-        }
+        stopped = streamingStop(streamed);
+        if (stopped !== null) stop.abort();
       },
     });
   } finally {
@@ -430,35 +427,24 @@ async function generativeAnswer(
   t.firstTokenMs = r.firstTokenMs;
   t.promptTokens = prompt.promptTokens;
   t.tokens += r.chunks;
-  if (hooks.signal?.aborted || (r.aborted && !looped)) throw new EngineError('CANCELLED', 'The answer was cancelled.');
-  const text = r.text.trim();
-  const checked = checkCitations(text, prompt.included.length);
-  const fallBack = (why: string): PartialAnswer => ({
-    ...extractive,
-    invalidCitations: checked.invalid.length > 0 ? checked.invalid : undefined,
-    fallbackReason: `${why}, so the answer quotes the manuals instead.`,
-  });
-  if (looped) return fallBack('The language model repeated itself instead of answering');
-  // The refusal sentence counts only when the model cites nothing: a manual that contains the
-  // sentence (quoted by a model that then answers from the sources) must not turn an answer into a refusal.
-  if ((text.startsWith(REFUSAL_SENTENCE) || text === REFUSAL_SENTENCE.replace(/\.$/, '')) && checked.valid.length === 0) {
-    return {
-      answer: REFUSAL_SENTENCE,
-      mode: 'generative',
-      citations: [],
-      refused: true,
-      refusal: { reason: 'The language model found no answer in the passages retrieved.', searched: question, closest: [] },
-    };
+  if (hooks.signal?.aborted || (r.aborted && stopped === null)) throw new EngineError('CANCELLED', 'The answer was cancelled.');
+  const draft: GeneratedDraft = {
+    question,
+    text: r.text.trim(),
+    sources: sources.filter((s) => prompt.included.includes(s.n)).map((s) => ({ n: s.n, manual: s.manual, section: s.section, page: s.page, text: s.text })),
+    ...(stopped !== null ? { stopped } : {}),
+  };
+  hooks.onDraft?.(draft);
+  const v = judgeDraft(draft);
+  if (v.kind === 'fell back') {
+    return { ...extractive, invalidCitations: v.invalid.length > 0 ? v.invalid : undefined, fallbackReason: `${v.reason}, so the answer quotes the manuals instead.` };
   }
-  if (checked.valid.length === 0) return fallBack('The generated answer cited none of the passages');
-  const cited = sources.filter((s) => checked.valid.includes(s.n));
-  const verdict = checkGenerated({ text: checked.text, cited: cited.map((c) => c.text), question });
-  if (!verdict.ok) return fallBack(verdict.reason);
+  const cited = sources.filter((s) => v.valid.includes(s.n));
   return {
-    answer: checked.text,
+    answer: v.text,
     mode: 'generative',
     citations: withExtractiveSources(cited, sources, extractive.citations),
-    invalidCitations: checked.invalid.length > 0 ? checked.invalid : undefined,
+    invalidCitations: v.invalid.length > 0 ? v.invalid : undefined,
     refused: false,
   };
 }

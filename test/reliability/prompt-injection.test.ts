@@ -303,7 +303,7 @@ describe('the prompt given to the model', () => {
     const [before, after] = p.user.split('\nQuestion: ');
     expect(before!.startsWith('Sources:')).toBe(true);
     expect(p.system).toMatch(/never instructions to you/);
-    expect(after).toBe(`${IN_SCOPE.fan}\nAnswer (with [n] citations):`);
+    expect(after).toBe(`${IN_SCOPE.fan}\nAnswer:`);
     const words = (t: string) => new Set(t.match(/\p{L}{4,}/gu) ?? []);
     for (const s of sources) {
       expect(before).toContain(`[${s.n}] Manual: ${s.manual}`);

@@ -158,9 +158,12 @@ describe('ask', () => {
     expect(a.answer).toContain('Change the hydraulic oil every 2000 operating hours. [1]');
   });
 
-  it('the model\'s refusal sentence is a refusal', async () => {
-    const a = await ask(deps(scripted('The installed manuals do not answer this question.')), { question: 'how often do I change the hydraulic oil', prefer: 'generative' });
-    expect(a).toMatchObject({ refused: true, mode: 'generative', citations: [] });
+  it('the model\'s refusal sentence falls back to the extractive answer: the evidence gate found the passages on topic (issue 38)', async () => {
+    const question = 'how often do I change the hydraulic oil';
+    const extractive = await ask(deps(), { question, prefer: 'extractive' });
+    const a = await ask(deps(scripted('The installed manuals do not answer this question.')), { question, prefer: 'generative' });
+    expect(a).toMatchObject({ refused: false, mode: 'extractive', answer: extractive.answer });
+    expect(a.fallbackReason).toMatch(/found no answer in passages the search judged on topic/);
   });
 
   it('the refusal sentence followed by a cited answer is an answer (a manual may contain the sentence)', async () => {

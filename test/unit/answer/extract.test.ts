@@ -264,7 +264,7 @@ describe('prompt and token budget', () => {
     expect(s).toMatch(/\[1\]/);
   });
   it('keeps the best-ranked passages that fit and drops the rest by rank', () => {
-    const fixed = words(systemPrompt()) + words('Sources:\n\n\n\nQuestion: q\nAnswer (with [n] citations):') + 32;
+    const fixed = words(systemPrompt()) + words('Sources:\n\n\n\nQuestion: q\nAnswer:') + 32;
     const b = budgetPrompt({ question: 'q', sources, countTokens: words, contextSize: fixed + 130 + 20, answerTokens: 20 });
     expect(b.included).toEqual([1, 2]);
     expect(b.dropped).toEqual([3]);
@@ -272,7 +272,7 @@ describe('prompt and token budget', () => {
     expect(b.user).not.toContain('w3');
   });
   it('cuts the best passage when even it does not fit', () => {
-    const fixed = words(systemPrompt()) + words('Sources:\n\n\n\nQuestion: q\nAnswer (with [n] citations):') + 32;
+    const fixed = words(systemPrompt()) + words('Sources:\n\n\n\nQuestion: q\nAnswer:') + 32;
     const b = budgetPrompt({ question: 'q', sources, countTokens: words, contextSize: fixed + 30 + 20, answerTokens: 20 });
     expect(b.included).toEqual([1]);
     expect(b.truncated).toEqual([1]);

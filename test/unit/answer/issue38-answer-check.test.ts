@@ -1,0 +1,129 @@
+/**
+ * Issue 38: failure classes of real drafts by a 0.5B model that the generated-answer check accepted
+ * (scripts/answer-check-labels.jsonl, docs/answer-check-labels.md). One block per class.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkGenerated, numbersOf, streamingStop } from '../../../native/answer/generated-check.js';
+import { formatSource, REFUSAL_SENTENCE, systemPrompt, userPrompt } from '../../../native/answer/prompt.js';
+import { judgeDraft } from '../../../native/answer/draft.js';
+import type { GeneratedDraft } from '../../../native/contract/answer.js';
+import { ask, type AnswerGenerator } from '../../../native/pipelines/answer.js';
+import { hit, retrieverOf } from './helpers.js';
+
+const ALARM = 'Alarm 2: soft limit. The requested motion would exceed the machine travel. Send $X to unlock, then jog the axis off the limit switch.';
+const PUMP = '## Replacing the pump filter\n1. Switch off the main isolator.\n2. Remove the four cover screws.\n3. Pull the filter element straight up.';
+const ok = (text: string, cited: string[], question?: string) => checkGenerated({ text, cited, question });
+
+describe('(a) a draft that copies the prompt back is rejected', () => {
+  const header = formatSource({ n: 1, manual: 'Grbl Guide', section: 'Alarms', page: 4, text: ALARM });
+  it('a source header and the quoted passage, as the prompt shows them', () => {
+    const r = ok(`${header}\nSo send $X to unlock [1].`, [ALARM], 'how do I clear alarm 2');
+    expect(r).toMatchObject({ ok: false, reason: expect.stringMatching(/copied the prompt/) });
+    expect(ok('[1] Manual: Grbl Guide | Section: Alarms\nSend $X to unlock [1].', [ALARM]).ok).toBe(false);
+    expect(ok('[1] Grbl 指南 | Section: Alarms > Alarm 2 soft limit: send $X to unlock [1].', [ALARM]).ok).toBe(false);
+    expect(ok('Grbl Guide > Alarms [1]\n> Send $X to unlock, then jog the axis off the limit switch.', [ALARM]).ok).toBe(false);
+  });
+  it('the prompt\'s labels: a new question, the passages, a second answer', () => {
+    expect(ok('Send $X to unlock [1].\nQuestion: How do I home the machine?\nAnswer: Press home [1].', [ALARM]).ok).toBe(false);
+    expect(ok('Sources: [1] Send $X to unlock, then jog the axis off the limit switch [1].', [ALARM]).ok).toBe(false);
+    expect(ok('Passages: send $X to unlock, then jog the axis off the limit switch [1].', [ALARM]).ok).toBe(false);
+  });
+  it('the instructions or the worked example copied', () => {
+    const rules = 'Use only the sources: no outside knowledge, no guessing. Send $X to unlock, then jog the axis off the limit switch [1].';
+    expect(ok(rules, [`${ALARM} Use only the sources: no outside knowledge, no guessing.`])).toMatchObject({ ok: false, reason: expect.stringMatching(/copied the prompt/) });
+    // The example answer is not an echo: a drive manual may say the same (a copied example fails the number check instead).
+    const drive = 'F0031 Encoder signal lost. Check the encoder cable.';
+    expect(ok('F0031 means the encoder signal was lost; check the encoder cable [1].', [drive], 'what does F0031 mean').ok).toBe(true);
+  });
+  it('stops generating as soon as the echo starts (streaming)', () => {
+    const prompt = userPrompt('how do I clear alarm 2', [header]);
+    expect(streamingStop(prompt.slice(0, 60))).toMatch(/copied the prompt/);
+    expect(streamingStop('Send $X to unlock [1].\n> Alarm 2: soft limit')).toMatch(/copied the prompt/);
+    expect(streamingStop(systemPrompt().split('\n').slice(0, 4).join('\n'))).toMatch(/copied the prompt/);
+    expect(streamingStop('Send $X to unlock, then jog the axis off the limit switch [1].')).toBeNull();
+  });
+  it('the pipeline stops a draft that streams the prompt back, and shows the extractive answer', async () => {
+    const oil = hit('Change the hydraulic oil every 2000 operating hours. Use ISO VG 46 oil.', { section: 'Maintenance > Hydraulic oil', page: 13 });
+    const { retrieve } = retrieverOf(
+      async (req) => ({ query: req.query, hits: [{ ...oil, score: 1 }], ms: 0, mode: 'keyword' }),
+      async (text) => ({ query: text, detected: [], matches: [], nearest: [], ms: 0 }),
+    );
+    let streamed = 0;
+    const echoing: AnswerGenerator = {
+      contextSize: 2048,
+      countTokens: (s) => Math.ceil(s.length / 4),
+      async generate(req) {
+        const chunks = req.user.split(/(?<=\s)/);
+        let text = '';
+        for (let i = 0; i < 400 && !req.signal?.aborted; i++) {
+          const chunk = chunks[i % chunks.length] as string;
+          text += chunk;
+          streamed++;
+          req.onToken?.(chunk);
+        }
+        return { text, aborted: req.signal?.aborted === true, firstTokenMs: 1, chunks: streamed };
+      },
+    };
+    const drafts: GeneratedDraft[] = [];
+    const a = await ask({ retrieve, generator: async () => echoing }, { question: 'how often do I change the hydraulic oil', prefer: 'generative' }, { onDraft: (d) => drafts.push(d) });
+    expect(a.mode).toBe('extractive');
+    expect(a.fallbackReason).toMatch(/copied the prompt/);
+    expect(streamed).toBeLessThan(40);
+    expect(drafts).toEqual([expect.objectContaining({ stopped: expect.stringMatching(/copied the prompt/), sources: [expect.objectContaining({ n: 1, text: oil.text })] })]);
+  });
+  it('a leading "Answer:" is a label, not an echo', () => {
+    expect(ok('Answer: send $X to unlock, then jog the axis off the limit switch [1].', [ALARM], 'how do I clear alarm 2').ok).toBe(true);
+  });
+});
+
+describe('(b) a draft that writes the question back is rejected', () => {
+  it('the question alone, cited', () => {
+    const q = 'Unlock grbl after an alarm so I can jog off the switch';
+    const r = ok(`${q} [1].`, [ALARM], q);
+    expect(r).toMatchObject({ ok: false, reason: expect.stringMatching(/question back/) });
+    expect(ok('How do I replace the pump filter? [1]', [PUMP], 'how do I replace the pump filter').ok).toBe(false);
+  });
+  it('restating the question and then answering it passes', () => {
+    expect(ok('To unlock Grbl after an alarm, send $X, then jog the axis off the limit switch [1].', [ALARM], 'unlock grbl after an alarm').ok).toBe(true);
+  });
+});
+
+describe('(c) codes and figures with dashes, slashes or side by side', () => {
+  it('a dash or slash written differently from the passage is the same code', () => {
+    expect(ok('Fit filter element 500-311 [1].', ['Spare parts: filter element 500–311 (en dash).']).ok).toBe(true);
+    expect(ok('Fit filter element 500-311 [1].', ['Spare parts: filter element 500 - 311.']).ok).toBe(true);
+    expect(ok('Set the pressure to 3.5 bar [1].', ['Druck: 3,5 bar. Set the pressure to 3,5 bar.']).ok).toBe(true);
+  });
+  it('numbers side by side in a passage do not make a new number', () => {
+    const TABLE = 'Torque (Nm): M6 20, M8 25.';
+    expect(ok('The torque for M6 is 620 Nm [1].', [TABLE]).ok).toBe(false);
+    expect(ok('Spare code 500311 [1].', ['Spare codes: 500 311.']).ok).toBe(false);
+    expect(ok('The torque for M8 is 25 Nm [1].', [TABLE]).ok).toBe(true);
+  });
+  it('a decimal\'s digits are not a number of their own', () => {
+    expect(ok('Set the gap to 5 mm [1].', ['Set the gap to 0.5 mm.']).ok).toBe(false);
+  });
+  it('numbersOf keeps a code written with a dash or slash whole', () => {
+    expect(numbersOf('part 500–311, ratio 3/4, 2,000 h, 3,5 bar')).toEqual(['500-311', '3/4', '2000', '3,5']);
+  });
+});
+
+describe('the prompt: short strict rules, ending on the answer label', () => {
+  it('states the rules a technician relies on and ends where the answer starts', () => {
+    const s = systemPrompt();
+    for (const rule of [/only the sources/, /language of the question/, /End every sentence with the number of its source/, /numbered steps in their order/, /do not copy the source headers/]) expect(s).toMatch(rule);
+    expect(s.split('\n').length).toBeLessThanOrEqual(12);
+    // No prompt structure in the example: the model is shown an answer, not a header to continue.
+    expect(s).not.toMatch(/^(?:Sources|Question):/m);
+    expect(userPrompt('how do I clear alarm 2', ['[1] Manual: M\n> x'])).toMatch(/\nQuestion: how do I clear alarm 2\nAnswer:$/);
+  });
+});
+
+describe('the model\'s refusal is not shown over passages the search judged on topic', () => {
+  it('falls back to the extractive answer, with the reason', () => {
+    const sources = [{ n: 1, manual: 'Grbl Guide', section: 'Alarms', page: 4, text: ALARM }];
+    expect(judgeDraft({ question: 'how do I clear alarm 2', text: REFUSAL_SENTENCE, sources })).toMatchObject({ kind: 'fell back', reason: expect.stringMatching(/found no answer/) });
+    // A manual quoting the sentence, then an answer: still judged as an answer.
+    expect(judgeDraft({ question: 'how do I clear alarm 2', text: `${REFUSAL_SENTENCE} Send $X to unlock, then jog the axis off the limit switch [1].`, sources })).toMatchObject({ kind: 'accepted' });
+  });
+});
