@@ -30,7 +30,7 @@ import { inScope, matchNames, type NameIndex, type NameScope } from './name-inde
 import { messagesIn, type MessageIndex } from './messages.js';
 import { planQuery, type PlanPart } from './query-plan.js';
 import { fuseRrf, placeWithin } from './rrf.js';
-import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from './settings.js';
+import { DEFAULT_K, DEFAULT_RANKING_DEPTH, DEFAULT_RETRIEVAL_SETTINGS, FIRST_PAGE, stepOn, type RankingStep, type RetrievalSettings } from './settings.js';
 import { escapeRegExp } from '../text/regexp.js';
 
 /** One library to search, with the embedder its vectors can be searched with (null: keyword only). */
@@ -99,7 +99,7 @@ export interface Retriever {
   lookupCodes(text: string, filters?: SearchFilters): Promise<CodeLookupResponse>;
 }
 
-export const DEFAULT_RANKING_DEPTH = 5;
+export { DEFAULT_RANKING_DEPTH };
 
 /** Exact code lookup in each source, merged (the filters the code index does not apply itself included). */
 export function lookupCodes(sources: RetrievalSource[], text: string, filters?: SearchFilters): CodeLookupResponse {
@@ -119,10 +119,14 @@ export async function retrieve(
 ): Promise<Retrieval> {
   const t0 = performance.now();
   const query = req.query;
-  const k = req.k ?? 10;
+  const k = req.k ?? DEFAULT_K;
   const depth = req.rankingDepth ?? DEFAULT_RANKING_DEPTH;
+  const on = (step: RankingStep) => stepOn(settings, step);
+  const off = settings.off;
   const lang = detectLang(query);
   const codeHits: SearchHit[] = [];
+  /** Which code each code hit defines (a typed identity: the hit's id is not parsed). */
+  const codeKeyOf = new Map<string, string>();
   const codeParts: { pack: string | null; res: CodeLookupResponse }[] = [];
   const perSource: {
     src: RetrievalSource;
@@ -137,9 +141,13 @@ export async function retrieve(
   for (const { src, res: found } of perSourceCodes(sources, query, req.filters)) {
     if (found) codeParts.push({ pack: src.pack, res: found });
     const matches = found?.matches ?? [];
-    const mine = toCodeHits(matches, lang).map((h) => (src.pack === null ? h : { ...h, pack: src.pack }));
+    const mine = toCodeHits(matches, lang).map(({ hit, key }) => {
+      const h = src.pack === null ? hit : { ...hit, pack: src.pack };
+      codeKeyOf.set(h.chunkId, key);
+      return h;
+    });
     // A named product scopes the passages; else the codes the question names do (their manuals' folder).
-    const scope = (src.names ? matchNames(await src.names(), query) : null) ?? codeScope(matches);
+    const scope = on('scope') ? ((src.names ? matchNames(await src.names(), query) : null) ?? codeScope(matches)) : null;
     // A question that names a code is about what the code means: its definition's words find the
     // passages that explain it further (the setting to change, the part to check).
     const related = matches.length > 0 ? { text: relatedText(matches), boost: settings.relatedBoost } : undefined;
@@ -169,17 +177,18 @@ export async function retrieve(
     // A scope re-ranks the candidates: give it SCOPE_DEPTH × k of them, so a named product's passage
     // that other manuals' passages outscore just below the cut can still be lifted.
     const [res, inside] = await Promise.all([
-      hybridSearch(src.store, src.embedder, { ...req, query, k: scope ? SCOPE_DEPTH * k : k }, { signal, related, keyword: settings.keyword }),
+      hybridSearch(src.store, src.embedder, { ...req, query, k: scope ? SCOPE_DEPTH * k : k }, { signal, related, keyword: settings.keyword, off }),
       scope ? foreignScopeSearch(src, { ...req, query, k }, lang, scope, related, settings, signal) : null,
     ]);
     let passages = res.hits.filter(notCodeRow);
-    if (scope) passages = scoped(scope, withKeywordTop(res, k, notCodeRow), inside?.filter(notCodeRow) ?? null);
+    if (scope) passages = scoped(scope, on('scope-keyword-top') ? withKeywordTop(res, k, notCodeRow) : passages, inside?.filter(notCodeRow) ?? null);
     signal?.throwIfAborted();
+    const demote = (hs: SearchHit[]) => (on('demote-sibling-rows') ? demoteSiblingRows(hs, codeFiles) : hs);
     return {
       mode: res.mode,
-      hits: { pack: src.pack, hits: demoteSiblingRows(passages.filter(notCodeRow), codeFiles).slice(0, k) },
-      keyword: { pack: src.pack, hits: demoteSiblingRows(res.rankings.keyword.filter(notCodeRow), codeFiles).slice(0, depth) },
-      vector: { pack: src.pack, hits: demoteSiblingRows(res.rankings.vector.filter(notCodeRow), codeFiles).slice(0, depth) },
+      hits: { pack: src.pack, hits: demote(passages.filter(notCodeRow)).slice(0, k) },
+      keyword: { pack: src.pack, hits: demote(res.rankings.keyword.filter(notCodeRow)).slice(0, depth) },
+      vector: { pack: src.pack, hits: demote(res.rankings.vector.filter(notCodeRow)).slice(0, depth) },
     };
   }));
   const partSearches = Promise.all(plan.parts.map(async (part) => {
@@ -192,13 +201,13 @@ export async function retrieve(
       // A part is searched by its words (and its codes' meanings): the whole question's search carries
       // the vectors. A vector search per part cost two-part questions a third of their time on two
       // cores, and without it no part's passage was lost on the dev set (e5).
-      const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k, mode: 'keyword' }, { signal, related, keyword: settings.keyword });
+      const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k, mode: 'keyword' }, { signal, related, keyword: settings.keyword, off });
       // A quoted message: the passages that show it as written come first.
       const shown = part.reason === 'message' ? sameLanguageFirst((await src.store.findText(part.query, k, req.filters)).map(toHit), lang) : [];
       showsMessage ||= shown.some(notCodeRow);
       let hits = appendMissing(shown, res.hits, (h) => h.chunkId).filter(notCodeRow);
       if (scope) hits = boostScope(hits, (h) => inScope(scope, h.file));
-      hits = demoteSiblingRows(hits, new Set(matches.map((m) => m.file)));
+      if (on('demote-sibling-rows')) hits = demoteSiblingRows(hits, new Set(matches.map((m) => m.file)));
       partSources.push({ pack: src.pack, hits });
       signal?.throwIfAborted();
     }
@@ -213,15 +222,16 @@ export async function retrieve(
   const partLists = searched.map((x) => x.fused);
   const parts: RetrievedPart[] = searched.map(({ part, fused }) => ({ clause: part.clause, query: part.query, reason: part.reason, hits: fused.slice(0, depth) }));
   // The passage that shows a message the question writes is what the technician is looking at: it leads.
-  const showing = searched.flatMap((x) => (x.showsMessage && x.fused[0] ? [x.fused[0]] : []));
-  const interleaved = appendMissing(showing, interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true }), (h) => h.chunkId);
+  const showing = on('shown-message-first') ? searched.flatMap((x) => (x.showsMessage && x.fused[0] ? [x.fused[0]] : [])) : [];
+  const merged = on('interleave-parts') ? interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true }) : whole;
+  const interleaved = appendMissing(showing, merged, (h) => h.chunkId);
 
   // A two-part question (two codes, or a code and a second question) keeps one code hit per code
   // ahead of the passages, so each part's passage reaches the top five; a one-part question keeps all.
-  const { leading, later } = parts.length > 0 ? capCodeHits(codeHits) : { leading: codeHits, later: [] };
+  const { leading, later } = parts.length > 0 && on('cap-code-hits') ? capCodeHits(codeHits, codeKeyOf) : { leading: codeHits, later: [] };
   const room = Math.max(0, depth - leading.length);
   const keywordRanking = fuseSourceHits(kwLists, depth);
-  const passages = parts.length > 0 ? keepKeywordTop(interleaved, keywordRanking, Math.max(PLAN_KEYWORD_KEEP, FIRST_PAGE - leading.length)) : interleaved;
+  const passages = parts.length > 0 && on('plan-keyword-top') ? keepKeywordTop(interleaved, keywordRanking, Math.max(PLAN_KEYWORD_KEEP, FIRST_PAGE - leading.length)) : interleaved;
   const hits = [...leading, ...passages.slice(0, room), ...later, ...passages.slice(room)].slice(0, k);
   const rankings = {
     keyword: [...leading, ...keywordRanking, ...later].slice(0, depth),
@@ -257,8 +267,6 @@ function recordsOfRows(sources: RetrievalSource[], hits: SearchHit[]): Record<st
 
 /** The whole question's keyword passages a two-part question's interleaved list keeps on its first page. */
 const PLAN_KEYWORD_KEEP = 2;
-/** The first page of results: what a technician reads first (and hit@5 counts). */
-const FIRST_PAGE = 5;
 
 /**
  * The interleaved list of a two-part question with the whole question's first PLAN_KEYWORD_KEEP keyword
@@ -308,7 +316,7 @@ async function foreignScopeSearch(
   // the pages that repeat the name (indexes, overviews) above the one that answers.
   const query = withoutNames(req.query, scope.names);
   const lists = await Promise.all(
-    prefixes.map((p) => hybridSearch(src.store, src.embedder, { ...req, query, filters: { ...req.filters, pathPrefix: `${p}/` } }, { signal, related, keyword: settings.keyword, otherLanguage: false })),
+    prefixes.map((p) => hybridSearch(src.store, src.embedder, { ...req, query, filters: { ...req.filters, pathPrefix: `${p}/` } }, { signal, related, keyword: settings.keyword, off: settings.off })),
   );
   return lists.reduce<SearchHit[]>((all, r) => appendMissing(all, r.hits, (h) => h.chunkId), []);
 }
@@ -411,13 +419,12 @@ function codeDefinitions(query: string, codes: CodeLookupResponse) {
  * Code hits that lead the list: one per code the question names (its first definition, in the
  * question's language when it has one); the code's other definitions come after the first passages.
  */
-function capCodeHits(codeHits: SearchHit[]): { leading: SearchHit[]; later: SearchHit[] } {
+function capCodeHits(codeHits: SearchHit[], keyOf: ReadonlyMap<string, string>): { leading: SearchHit[]; later: SearchHit[] } {
   const leading: SearchHit[] = [];
   const later: SearchHit[] = [];
   const keys = new Set<string>();
   for (const h of codeHits) {
-    const end = h.chunkId.lastIndexOf(`:${h.file}:`);
-    const key = end > 5 ? h.chunkId.slice(5, end) : h.chunkId;
+    const key = keyOf.get(h.chunkId) ?? h.chunkId;
     if (keys.has(key)) later.push(h);
     else {
       keys.add(key);
@@ -451,9 +458,9 @@ function codeFilter(filters: SearchFilters | undefined, store: Pick<LibraryStore
  * Exact fault-code matches, shown before passages: definitions in the question's language first
  * (every code's), then their translations.
  */
-function toCodeHits(matches: CodeMatch[], lang: Lang): SearchHit[] {
+function toCodeHits(matches: CodeMatch[], lang: Lang): { hit: SearchHit; key: string }[] {
   const ordered = [...matches.filter((m) => (m.lang ?? 'en') === lang), ...matches.filter((m) => (m.lang ?? 'en') !== lang)];
-  return ordered.map((m, i) => ({
+  return ordered.map((m, i) => ({ key: m.key, hit: {
     file: m.file,
     page: m.page,
     section: m.section,
@@ -463,7 +470,7 @@ function toCodeHits(matches: CodeMatch[], lang: Lang): SearchHit[] {
     manual: m.manual,
     lang: m.lang ?? 'en',
     chunkId: `code:${m.key}:${m.file}:${i}`,
-  }));
+  } }));
 }
 
 /**
@@ -503,7 +510,7 @@ export function validateQuery(q: unknown): string {
 }
 
 export function clampK(k: number | undefined): number {
-  if (k === undefined) return 10;
+  if (k === undefined) return DEFAULT_K;
   if (!Number.isInteger(k) || k < 1 || k > 200) {
     throw new EngineError('INVALID_INPUT', `k must be a whole number from 1 to 200 (got ${k}); use a number in that range, or leave it out for 10.`);
   }
