@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import type { SearchHit } from '../native/contract/api.js';
 import { createEngine } from '../native/engine.js';
 import { createEmbedder } from '../native/embed/models.js';
-import { fuseChannels, type Channel, type FusionConfig, DEFAULT_FUSION } from '../native/search/rrf.js';
+import { fuseChannels, placeWithin, type Channel, type FusionConfig, DEFAULT_FUSION } from '../native/search/rrf.js';
 import { commandLine, isCorrect, loadQuestions, NEW_IDS_FROM, idNumber, PageTexts, targetsOf, type Question } from './eval-lib.js';
 
 const { values } = parseArgs({
@@ -60,11 +60,23 @@ const variants: [string, (d: Dump) => Entry[]][] = [
   ['RRF k=60', (d) => fused(d, { ...DEFAULT_FUSION, channelTop: 0 })],
   ['RRF k=60 + top-1 of each channel in top 5', (d) => fused(d, { ...DEFAULT_FUSION, channelTop: 1 })],
   ['RRF k=60 + top-3 of each channel in top 5', (d) => fused(d, { ...DEFAULT_FUSION, channelTop: 3 })],
-  ['RRF k=20 + top-2', (d) => fused(d, { ...DEFAULT_FUSION, k: 20 })],
+  ...[5, 10, 20, 30].map((k): [string, (d: Dump) => Entry[]] => [`RRF k=${k} + top-2`, (d) => fused(d, { ...DEFAULT_FUSION, k })]),
+  ...[10, 20].map((depth): [string, (d: Dump) => Entry[]] => [`RRF k=60 + top-2, each channel's first ${depth} only`, (d) => fused({ ...d, keyword: d.keyword.slice(0, depth), vector: d.vector.slice(0, depth) }, DEFAULT_FUSION)]),
   ['RRF kw 1.5 / vec 1 + top-2', (d) => fused(d, { ...DEFAULT_FUSION, weights: { keyword: 1.5, vector: 1 } })],
   ['RRF kw 1 / vec 1.5 + top-2', (d) => fused(d, { ...DEFAULT_FUSION, weights: { keyword: 1, vector: 1.5 } })],
   ['shipped default (RRF k=60 + top-2 of each channel in top 5)', (d) => fused(d, DEFAULT_FUSION)],
+  ["top-2 in top 5 + each channel's #1 within the first 2", (d) => firstTwo(d)],
 ];
+
+function firstTwo(d: Dump): Entry[] {
+  const list = fused(d, DEFAULT_FUSION);
+  const codes = list.filter((e) => d.codes.includes(e));
+  const rest = list.filter((e) => !d.codes.includes(e));
+  const tops = [d.keyword[0]?.id, d.vector[0]?.id].filter((x): x is string => x !== undefined);
+  const placed = placeWithin(rest.map((e) => ({ id: e.id, score: 0 })), tops, 2);
+  const byId = new Map(rest.map((e) => [e.id, e] as const));
+  return [...codes, ...placed.map((r) => byId.get(r.id) as Entry)];
+}
 
 const SHIPPED = 'shipped default (RRF k=60 + top-2 of each channel in top 5)';
 const byVariant = new Map<string, Map<string, number | null>>();

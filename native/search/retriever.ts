@@ -8,12 +8,11 @@
  *
  * A question that names a product the library knows (name-index.ts) prefers that product's
  * manuals (boostScope, with a search inside its folder for candidates); one that names no product
- * but a code prefers the manuals of the folder that defines the code. The other rows of a named
- * code's table (other codes, same words) come after the passages that explain it. A two-part question
+ * but a code prefers the manuals of the folder that defines the code. A two-part question
  * (query-plan.ts) is also searched part by part, each part carrying the detected codes' meanings
  * from the one code lookup, and the part lists are interleaved with the whole question's so that
- * every part reaches the top five. Leading code hits are capped at one per code the question
- * names; a code's other definitions (other manuals, translations) follow the first passages.
+ * every part reaches the top five. The steps that re-order passages are listed, in order, in
+ * settings.ts (RANKING_STEPS).
  */
 import type { CodeLookupResponse, CodeMatch, SearchFilters, SearchHit, SearchMode, SearchRequest } from '../contract/api.js';
 import type { Lang } from '../contract/document.js';
@@ -25,7 +24,7 @@ import { allowedFiles } from '../store/filters.js';
 import { detectLang } from '../text/lang.js';
 import { fuseSourceHits, mergeCodeLookups } from './fuse.js';
 import { hybridSearch, toHit, type QueryEmbedder, type SearchableStore } from './hybrid.js';
-import { appendMissing, boostScope, demoteSiblingRows, interleave } from './interleave.js';
+import { appendMissing, boostScope, interleave } from './interleave.js';
 import { inScope, matchNames, type NameIndex, type NameScope } from './name-index.js';
 import { messagesIn, type MessageIndex } from './messages.js';
 import { planQuery, type PlanPart } from './query-plan.js';
@@ -125,8 +124,6 @@ export async function retrieve(
   const off = settings.off;
   const lang = detectLang(query);
   const codeHits: SearchHit[] = [];
-  /** Which code each code hit defines (a typed identity: the hit's id is not parsed). */
-  const codeKeyOf = new Map<string, string>();
   const codeParts: { pack: string | null; res: CodeLookupResponse }[] = [];
   const perSource: {
     src: RetrievalSource;
@@ -134,18 +131,13 @@ export async function retrieve(
     scope: NameScope | null;
     related: { text: string; boost: number } | undefined;
     notCodeRow: (h: SearchHit) => boolean;
-    codeFiles: Set<string>;
   }[] = [];
   // The local library and every selected pack are searched alike; their lists are fused by rank.
   // First what needs no search: each source's code lookup and the product the question names.
   for (const { src, res: found } of perSourceCodes(sources, query, req.filters)) {
     if (found) codeParts.push({ pack: src.pack, res: found });
     const matches = found?.matches ?? [];
-    const mine = toCodeHits(matches, lang).map(({ hit, key }) => {
-      const h = src.pack === null ? hit : { ...hit, pack: src.pack };
-      codeKeyOf.set(h.chunkId, key);
-      return h;
-    });
+    const mine = toCodeHits(matches, lang).map((h) => (src.pack === null ? h : { ...h, pack: src.pack }));
     // A named product scopes the passages; else the codes the question names do (their manuals' folder).
     const scope = on('scope') ? ((src.names ? matchNames(await src.names(), query) : null) ?? codeScope(matches)) : null;
     // A question that names a code is about what the code means: its definition's words find the
@@ -156,7 +148,7 @@ export async function retrieve(
     const rowTexts = mine.map((c) => ({ file: c.file, text: c.text.replace(/^[*+-]\s+/, '') }));
     const notCodeRow = (h: SearchHit) => !rowTexts.some((c) => c.file === h.file && h.text.includes(c.text));
     codeHits.push(...mine);
-    perSource.push({ src, matches, scope, related, notCodeRow, codeFiles: new Set(matches.map((m) => m.file)) });
+    perSource.push({ src, matches, scope, related, notCodeRow });
   }
   const codes = mergeCodeLookups(query, codeParts, 0);
 
@@ -173,7 +165,7 @@ export async function retrieve(
 
   // The whole question and its parts are searched concurrently (the whole: a query embedding, a
   // full-text and a vector search; each part: a full-text search), on the native libraries' threads.
-  const wholeSearches = Promise.all(perSource.map(async ({ src, scope, related, notCodeRow, codeFiles }) => {
+  const wholeSearches = Promise.all(perSource.map(async ({ src, scope, related, notCodeRow }) => {
     // A scope re-ranks the candidates: give it SCOPE_DEPTH × k of them, so a named product's passage
     // that other manuals' passages outscore just below the cut can still be lifted.
     const [res, inside] = await Promise.all([
@@ -181,14 +173,13 @@ export async function retrieve(
       scope ? foreignScopeSearch(src, { ...req, query, k }, lang, scope, related, settings, signal) : null,
     ]);
     let passages = res.hits.filter(notCodeRow);
-    if (scope) passages = scoped(scope, on('scope-keyword-top') ? withKeywordTop(res, k, notCodeRow) : passages, inside?.filter(notCodeRow) ?? null);
+    if (scope) passages = scoped(scope, passages, inside?.filter(notCodeRow) ?? null);
     signal?.throwIfAborted();
-    const demote = (hs: SearchHit[]) => (on('demote-sibling-rows') ? demoteSiblingRows(hs, codeFiles) : hs);
     return {
       mode: res.mode,
-      hits: { pack: src.pack, hits: demote(passages.filter(notCodeRow)).slice(0, k) },
-      keyword: { pack: src.pack, hits: demote(res.rankings.keyword.filter(notCodeRow)).slice(0, depth) },
-      vector: { pack: src.pack, hits: demote(res.rankings.vector.filter(notCodeRow)).slice(0, depth) },
+      hits: { pack: src.pack, hits: passages.slice(0, k) },
+      keyword: { pack: src.pack, hits: res.rankings.keyword.filter(notCodeRow).slice(0, depth) },
+      vector: { pack: src.pack, hits: res.rankings.vector.filter(notCodeRow).slice(0, depth) },
     };
   }));
   const partSearches = Promise.all(plan.parts.map(async (part) => {
@@ -207,7 +198,6 @@ export async function retrieve(
       showsMessage ||= shown.some(notCodeRow);
       let hits = appendMissing(shown, res.hits, (h) => h.chunkId).filter(notCodeRow);
       if (scope) hits = boostScope(hits, (h) => inScope(scope, h.file));
-      if (on('demote-sibling-rows')) hits = demoteSiblingRows(hits, new Set(matches.map((m) => m.file)));
       partSources.push({ pack: src.pack, hits });
       signal?.throwIfAborted();
     }
@@ -226,16 +216,13 @@ export async function retrieve(
   const merged = on('interleave-parts') ? interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true }) : whole;
   const interleaved = appendMissing(showing, merged, (h) => h.chunkId);
 
-  // A two-part question (two codes, or a code and a second question) keeps one code hit per code
-  // ahead of the passages, so each part's passage reaches the top five; a one-part question keeps all.
-  const { leading, later } = parts.length > 0 && on('cap-code-hits') ? capCodeHits(codeHits, codeKeyOf) : { leading: codeHits, later: [] };
-  const room = Math.max(0, depth - leading.length);
+  // Code hits lead, then the passages.
   const keywordRanking = fuseSourceHits(kwLists, depth);
-  const passages = parts.length > 0 && on('plan-keyword-top') ? keepKeywordTop(interleaved, keywordRanking, Math.max(PLAN_KEYWORD_KEEP, FIRST_PAGE - leading.length)) : interleaved;
-  const hits = [...leading, ...passages.slice(0, room), ...later, ...passages.slice(room)].slice(0, k);
+  const passages = parts.length > 0 && on('plan-keyword-top') ? keepKeywordTop(interleaved, keywordRanking, Math.max(PLAN_KEYWORD_KEEP, FIRST_PAGE - codeHits.length)) : interleaved;
+  const hits = [...codeHits, ...passages].slice(0, k);
   const rankings = {
-    keyword: [...leading, ...keywordRanking, ...later].slice(0, depth),
-    vector: [...leading, ...fuseSourceHits(vecLists, depth), ...later].slice(0, depth),
+    keyword: [...codeHits, ...keywordRanking].slice(0, depth),
+    vector: [...codeHits, ...fuseSourceHits(vecLists, depth)].slice(0, depth),
   };
   const rowCodes = req.rowRecords ? recordsOfRows(sources, [...hits, ...parts.flatMap((p) => p.hits)]) : {};
   const ms = round2(performance.now() - t0);
@@ -362,21 +349,6 @@ async function foreignLanguage(store: RetrievalSource['store'], prefixes: string
   return total > 0 && own < FOREIGN_SCOPE_SHARE * total;
 }
 
-/**
- * A search's passages for the scope re-rank: the fused list, then the keyword channel's first k
- * that fusion left out (none in keyword mode, where the two are one list). The re-rank lifts
- * in-scope passages; in keyword mode it sees keyword's top k, so in hybrid mode it must too, or a
- * named product's passage that keyword alone ranks just below the cut is lost to fusion.
- * Appended passages score just below the last fused one (scores stay one scale).
- */
-export function withKeywordTop(res: { mode: SearchMode; hits: SearchHit[]; rankings: { keyword: SearchHit[] } }, k: number, keep: (h: SearchHit) => boolean): SearchHit[] {
-  const hits = res.hits.filter(keep);
-  if (res.mode !== 'hybrid') return hits;
-  const last = hits[hits.length - 1]?.score ?? 0;
-  const extra = appendMissing(hits, res.rankings.keyword.slice(0, k).filter(keep), (h) => h.chunkId).slice(hits.length);
-  return [...hits, ...extra.map((h, i) => ({ ...h, score: last * (1 - (i + 1) * 1e-6) }))];
-}
-
 /** The names of the scope that are source folders: the product a part must keep saying. */
 async function sourceNames(perSource: { src: RetrievalSource }[], names: string[]): Promise<string[]> {
   if (names.length === 0) return [];
@@ -415,25 +387,6 @@ function codeDefinitions(query: string, codes: CodeLookupResponse) {
   };
 }
 
-/**
- * Code hits that lead the list: one per code the question names (its first definition, in the
- * question's language when it has one); the code's other definitions come after the first passages.
- */
-function capCodeHits(codeHits: SearchHit[], keyOf: ReadonlyMap<string, string>): { leading: SearchHit[]; later: SearchHit[] } {
-  const leading: SearchHit[] = [];
-  const later: SearchHit[] = [];
-  const keys = new Set<string>();
-  for (const h of codeHits) {
-    const key = keyOf.get(h.chunkId) ?? h.chunkId;
-    if (keys.has(key)) later.push(h);
-    else {
-      keys.add(key);
-      leading.push(h);
-    }
-  }
-  return { leading, later };
-}
-
 function perSourceCodes(sources: RetrievalSource[], text: string, filters?: SearchFilters) {
   return sources.map((src) => {
     if (!src.codes) return { src, res: null };
@@ -458,9 +411,9 @@ function codeFilter(filters: SearchFilters | undefined, store: Pick<LibraryStore
  * Exact fault-code matches, shown before passages: definitions in the question's language first
  * (every code's), then their translations.
  */
-function toCodeHits(matches: CodeMatch[], lang: Lang): { hit: SearchHit; key: string }[] {
+function toCodeHits(matches: CodeMatch[], lang: Lang): SearchHit[] {
   const ordered = [...matches.filter((m) => (m.lang ?? 'en') === lang), ...matches.filter((m) => (m.lang ?? 'en') !== lang)];
-  return ordered.map((m, i) => ({ key: m.key, hit: {
+  return ordered.map((m, i) => ({
     file: m.file,
     page: m.page,
     section: m.section,
@@ -470,7 +423,7 @@ function toCodeHits(matches: CodeMatch[], lang: Lang): { hit: SearchHit; key: st
     manual: m.manual,
     lang: m.lang ?? 'en',
     chunkId: `code:${m.key}:${m.file}:${i}`,
-  } }));
+  }));
 }
 
 /**

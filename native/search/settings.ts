@@ -34,12 +34,9 @@ export const RANKING_STEPS = [
   { name: 'sibling-rows-by-keyword', where: 'hybrid.ts', reason: "rows of one table have near-identical vectors: among the places they hold, keyword's order decides" },
   { name: 'untranslated-manual', where: 'hybrid.ts', reason: "a manual the library has only in the other language is found through translated words only: its best passage, when it scores close, is placed on the first page" },
   { name: 'scope', where: 'retriever.ts', reason: "a question that names a product (or a code) prefers that product's manuals (the code's folder)" },
-  { name: 'scope-keyword-top', where: 'retriever.ts', reason: "the scope re-rank sees keyword's first k in hybrid mode as it does in keyword mode" },
-  { name: 'demote-sibling-rows', where: 'retriever.ts', reason: "the other rows of a named code's table share its words but explain another code: after the passages" },
   { name: 'interleave-parts', where: 'retriever.ts', reason: "a two-part question's part lists interleaved with the whole question's, so every part reaches the first page" },
   { name: 'shown-message-first', where: 'retriever.ts', reason: 'a passage that shows a message the question writes is what the technician is looking at: it leads' },
   { name: 'plan-keyword-top', where: 'retriever.ts', reason: "a two-part question keeps the whole question's first 2 keyword passages on the first page" },
-  { name: 'cap-code-hits', where: 'retriever.ts', reason: "a two-part question leads with one code hit per code, the code's other definitions after the first passages" },
 ] as const;
 
 export type RankingStep = (typeof RANKING_STEPS)[number]['name'];
