@@ -209,8 +209,8 @@ async function rerankRanks(ds: Dump[]): Promise<Map<string, Map<string, number |
   try {
     for (const d of ds) {
       const list = fused(d, DEFAULT_FUSION);
-      const codes = list.filter((e) => e.id.startsWith('code:'));
-      const passages = list.filter((e) => !e.id.startsWith('code:'));
+      const codes = list.filter((e) => d.codes.includes(e));
+      const passages = list.filter((e) => !d.codes.includes(e));
       const top = passages.slice(0, 20);
       const rest = passages.slice(20);
       const qv = await emb.embedQuery(d.query);
