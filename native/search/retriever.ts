@@ -209,17 +209,9 @@ export async function retrieve(
   const whole = fuseSourceHits(wholes.map((w) => w.hits), k);
   const kwLists = wholes.map((w) => w.keyword);
   const vecLists = wholes.map((w) => w.vector);
-  const partLists = searched.map((x) => x.fused);
   const parts: RetrievedPart[] = searched.map(({ part, fused }) => ({ clause: part.clause, query: part.query, reason: part.reason, hits: fused.slice(0, depth) }));
-  // The passage that shows a message the question writes is what the technician is looking at: it leads.
-  const showing = on('shown-message-first') ? searched.flatMap((x) => (x.showsMessage && x.fused[0] ? [x.fused[0]] : [])) : [];
-  const merged = on('interleave-parts') ? interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true }) : whole;
-  const interleaved = appendMissing(showing, merged, (h) => h.chunkId);
-
-  // Code hits lead, then the passages.
   const keywordRanking = fuseSourceHits(kwLists, depth);
-  const passages = parts.length > 0 && on('plan-keyword-top') ? keepKeywordTop(interleaved, keywordRanking, Math.max(PLAN_KEYWORD_KEEP, FIRST_PAGE - codeHits.length)) : interleaved;
-  const hits = [...codeHits, ...passages].slice(0, k);
+  const hits = rankPlanned({ whole, parts: searched, codeHits, keywordRanking, k }, settings);
   const rankings = {
     keyword: [...codeHits, ...keywordRanking].slice(0, depth),
     vector: [...codeHits, ...fuseSourceHits(vecLists, depth)].slice(0, depth),
@@ -238,6 +230,26 @@ export async function retrieve(
     ...(Object.keys(rowCodes).length > 0 ? { rowCodes } : {}),
     ms,
   };
+}
+
+/**
+ * The last ranking steps of a retrieval (settings.ts, RANKING_STEPS, in this order), pure: the
+ * passage that shows a message the question writes leads (shown-message-first); a two-part
+ * question's part lists are interleaved with the whole question's (interleave-parts) and keep the
+ * whole question's first keyword passages on the first page (plan-keyword-top); code hits lead.
+ */
+export function rankPlanned(
+  lists: { whole: SearchHit[]; parts: { fused: SearchHit[]; showsMessage: boolean }[]; codeHits: SearchHit[]; keywordRanking: SearchHit[]; k: number },
+  settings: Pick<RetrievalSettings, 'off'> = {},
+): SearchHit[] {
+  const { whole, parts, codeHits, keywordRanking, k } = lists;
+  const on = (step: RankingStep) => stepOn(settings, step);
+  const idOf = (h: SearchHit) => h.chunkId;
+  const showing = on('shown-message-first') ? parts.flatMap((x) => (x.showsMessage && x.fused[0] ? [x.fused[0]] : [])) : [];
+  const merged = on('interleave-parts') ? interleave(parts.map((x) => x.fused), whole, { idOf, k, wholeFirst: true }) : whole;
+  const interleaved = appendMissing(showing, merged, idOf);
+  const passages = parts.length > 0 && on('plan-keyword-top') ? keepKeywordTop(interleaved, keywordRanking, Math.max(PLAN_KEYWORD_KEEP, FIRST_PAGE - codeHits.length)) : interleaved;
+  return [...codeHits, ...passages].slice(0, k);
 }
 
 /** The code record each table-row passage shows, from its own source's code index. */
