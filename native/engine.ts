@@ -46,7 +46,7 @@ import { ask } from './pipelines/answer.js';
 import { ingestIntoLibrary, removeFromLibrary } from './pipelines/ingest.js';
 import { AnswerModels } from './llm/holder.js';
 import { cleanupPacks } from './packs/install.js';
-import { Sources } from './packs/sources.js';
+import { Sources, sourceSelected } from './packs/sources.js';
 import { installPackFile, listInstalled, removeInstalled, rollbackInstalled, verifyPackFile, type PackSite } from './packs/site.js';
 import { CHUNKER_VERSION } from './chunk/index.js';
 
@@ -256,6 +256,7 @@ class LocalEngine implements Engine {
         {
           retrieve: (r, signal) => this.retrieveWith(local, sources, r, signal),
           vocabulary: async (terms, filters) => new Map(Object.entries(await this.termCountsWith(local, sources, terms, filters?.packs, filters?.pathPrefix))),
+          spread: (terms, filters) => this.termSpreadWith(local, sources, terms, filters?.packs),
           generator: () => this.answerModels.llm(),
           generatorChecked: () => this.answerModels.llmChecked(),
           reranker: () => this.answerModels.reranker(),
@@ -281,6 +282,25 @@ class LocalEngine implements Engine {
       for (const [t, n] of await src.store.termCounts(terms, { pathPrefix })) out[t] = Math.min(VOCABULARY_COUNT_CAP, (out[t] ?? 0) + n);
     }
     return out;
+  }
+
+  /**
+   * In how many documentation sets of the selected sources each analyzed term occurs, and which sets
+   * they hold (a pack's sets named after the pack): the gate's measure of a generic word (store/vocabulary.ts).
+   */
+  private async termSpreadWith(local: Library, sources: Sources, terms: string[], packs?: string[]): Promise<{ spread: Map<string, number>; docSets: string[] }> {
+    const libraries = [
+      ...(sourceSelected(packs, null) ? [{ pack: null, library: local }] : []),
+      ...sources.packs.filter((p) => sourceSelected(packs, p.pack)),
+    ];
+    const spread = new Map<string, number>();
+    const sets: string[] = [];
+    for (const { pack, library } of libraries) {
+      const r = await library.store.termSpread(terms);
+      for (const [t, n] of r.spread) spread.set(t, (spread.get(t) ?? 0) + n);
+      sets.push(...r.docSets.map((d) => (pack ? `${pack}: ${d}` : d)));
+    }
+    return { spread, docSets: sets };
   }
 
   listModels(): Promise<Result<ModelStatus[]>> {

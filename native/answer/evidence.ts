@@ -15,10 +15,15 @@
  * - coverage by one documentation set: the top passages of one source (the top folder of their
  *   files: a machine's or vendor's manuals) must hold the question's words together, not words
  *   scattered over unrelated manuals;
- * - codes named in the question: defined in a manual, or not;
+ * - codes named in the question: defined in a manual, or not; defined in the named product's
+ *   manuals, or only in another product's;
+ * - how widely the library uses each term (injected: in how many documentation sets): a word most
+ *   sets use ("adjust", "pressure", "switch") says nothing about which equipment a passage is for, so
+ *   passages that share only such words with a question about something no manual mentions are not
+ *   about it;
  * - agreement between the keyword and vector lists (when vectors exist).
  */
-import type { CodeLookupResponse, SearchHit } from '../contract/api.js';
+import type { CodeLookupResponse, CodeMatch, SearchHit } from '../contract/api.js';
 import { checkCodes } from '../fault-codes/check.js';
 import { detectCodes, isQuantity } from '../fault-codes/detect.js';
 import { MIN_MESSAGE_TERMS, quotedMessages } from '../search/query-plan.js';
@@ -74,7 +79,24 @@ export interface EvidenceInput {
    * The product names the question scoped to (Retrieval.scope) and, for the names of
    * {@link scopeCandidates}, in how many passages of those products' manuals each occurs.
    */
-  scope?: { names: string[]; vocabulary: (term: string) => number };
+  scope?: { names: string[]; vocabulary: (term: string) => number; /** Their folders (documentation sets); absent or empty: the names are files'. */ folders?: string[] };
+  /**
+   * How widely the library uses a term: in how many of its documentation sets (top folders) it
+   * occurs, and the sets themselves. Asked only for {@link spreadTerms}; absent: unknown (no term is
+   * taken for generic).
+   */
+  spread?: { of: (term: string) => number; docSets: string[] };
+  /** The library's products the question names (Retrieval.scope: folder, manual or heading names); absent: none. */
+  products?: string[];
+}
+
+/** A code definition from another product's manuals than the one the question names. */
+export interface OtherDefinition {
+  key: string;
+  manual: string;
+  file: string;
+  title: string;
+  description: string;
 }
 
 export interface Evidence {
@@ -128,12 +150,43 @@ export interface Evidence {
   words: Record<string, string>;
   /** Overlap of the two retrievers' top lists (0..1), null when only one ran. */
   agreement: number | null;
+  /**
+   * Codes the question asks for a named product whose manuals define none of them, with the
+   * definitions other products' manuals give: shown as theirs, never as the answer. Empty otherwise.
+   */
+  otherDefinitions: OtherDefinition[];
+  /** Terms and names of the question that one of the first passages holds: what question and passages share. */
+  overlap: string[];
+  /** The terms and names the library uses in so many documentation sets that they name no equipment (see GATE.genericSetShare). */
+  generic: string[];
+  /**
+   * Terms and names no passage or label of the library uses (from the vocabulary): what names
+   * equipment no manual covers, when the first passages share only generic words with the question.
+   */
+  unknownSubject: string[];
+  /** The documentation sets (top folders) the library covers; empty when not known. */
+  docSets: string[];
+  /** The library's products the question names: it is about equipment the library covers. */
+  products: string[];
 }
 
 /** Passages looked at for coverage. */
 export const EVIDENCE_DEPTH = 5;
 /** Passages whose union says whether a term exists in the library at all (BM25 ranks rare terms first). */
 export const PRESENCE_DEPTH = 10;
+
+/**
+ * The terms whose spread can change the gate's decision: those the first passages hold (what they
+ * share with the question), when some term or name is in none of the top passages (only then can it
+ * be a word no manual uses). Ask looks only these up.
+ */
+export function spreadTerms(question: string, hits: SearchHit[]): string[] {
+  if (vocabularyTerms(question, hits).length === 0) return [];
+  const alternatives = termAlternatives(question);
+  const all = [...new Set([...alternatives.keys(), ...questionNames(question)])];
+  const sets = hits.slice(0, EVIDENCE_DEPTH).map(passageTokens);
+  return all.filter((t) => sets.some((set) => covered(t, alternatives.get(t), set)));
+}
 
 /**
  * The terms and names whose presence in the library can change the gate's decision: those no top
@@ -285,6 +338,13 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const undefinedCodes = check.undefined;
   for (const k of undefinedCodes) if (check.typed[k] && !words.has(k)) words.set(k, check.typed[k]);
   const libraryCounts = input.vocabulary ? Object.fromEntries([...new Set([...terms, ...names])].map((t) => [t, input.vocabulary?.(t) ?? 0])) : undefined;
+  // What the first passages share with the question, and whether that is only words most documentation sets use.
+  const asked = [...new Set([...terms, ...names])];
+  const overlap = asked.filter((t) => (termCover[t] ?? []).some((i) => i < EVIDENCE_DEPTH));
+  const docSetList = input.spread?.docSets ?? [];
+  const isGenericTerm = (t: string) => input.spread !== undefined && input.spread.of(t) >= genericSpread(docSetList.length);
+  const generic = asked.filter(isGenericTerm);
+  const unknownSubject = asked.filter((t) => (count(t) ?? 1) === 0);
   let agreement: number | null = null;
   if (input.keywordTop && input.vectorTop && input.keywordTop.length > 0 && input.vectorTop.length > 0) {
     const kw = new Set(input.keywordTop.slice(0, EVIDENCE_DEPTH));
@@ -313,7 +373,57 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     undefinedCodes,
     agreement,
     words: Object.fromEntries(words),
+    otherDefinitions: scope ? otherDefinitions(input.codes, definedCodes, scope) : [],
+    overlap,
+    generic,
+    unknownSubject,
+    docSets: docSetList,
+    products: input.products ?? [],
   };
+}
+
+/**
+ * In how many documentation sets a term must occur to be generic: at least `genericSetShare` of the
+ * library's sets and at least `minGenericSets` (a library of two sets has no generic words).
+ */
+export function genericSpread(docSets: number, t: GateThresholds = GATE): number {
+  return Math.max(t.minGenericSets, Math.ceil(docSets * t.genericSetShare));
+}
+
+/**
+ * The names a code record gives its product: those in its manual's title and scope ("Torvald",
+ * "HPB"), and the words of its folder (its documentation set: "kesta-arm-v2"), as analyze() writes
+ * them. Looked up in the named product's manuals to tell its own codes kept in another folder (an
+ * alarm list beside the manuals) from another product's.
+ */
+export function recordNames(m: Pick<CodeMatch, 'manual' | 'scope' | 'file'>): string[] {
+  const folder = m.file.includes('/') ? analyze(sourceOf(m.file).replace(/[_.-]+/g, ' ')) : [];
+  return [...new Set([...questionNames([m.manual, ...m.scope].join('. ')), ...folder])];
+}
+
+/**
+ * The definitions of the question's codes when they are another product's: the named product's
+ * folders hold none of them, no record names that product, and the names each record gives its own
+ * product occur nowhere in the named product's manuals. Empty when a code may be the named product's,
+ * when a record names no product (it cannot be told), or when no product is named.
+ */
+function otherDefinitions(codes: CodeLookupResponse | null, defined: string[], scope: NonNullable<EvidenceInput['scope']>): OtherDefinition[] {
+  const folders = scope.folders ?? [];
+  if (folders.length === 0 || defined.length === 0 || !codes) return [];
+  const inScope = (file: string) => folders.some((f) => file.startsWith(`${f}/`));
+  const matches = codes.matches;
+  if (matches.length === 0 || matches.some((m) => inScope(m.file))) return [];
+  const own = new Set(scope.names.flatMap((n) => analyze(n)));
+  const named = (m: CodeMatch) => analyze(`${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.text}`).some((t) => own.has(t));
+  const theirs = (m: CodeMatch) => {
+    const names = recordNames(m);
+    return names.length > 0 && names.every((n) => scope.vocabulary(n) === 0);
+  };
+  if (!matches.every((m) => !named(m) && theirs(m))) return [];
+  const seen = new Set<string>();
+  return matches
+    .filter((m) => !seen.has(`${m.key}|${m.manual}`) && seen.add(`${m.key}|${m.manual}`))
+    .map((m) => ({ key: m.key, manual: m.manual, file: m.file, title: m.title, description: m.description }));
 }
 
 /**
@@ -416,7 +526,19 @@ export interface GateDecision {
   /** Why, in the technician's words (used in the refusal). */
   reason: string;
   /** Short machine-readable cause, for evaluation and logs. */
-  rule: 'code-defined' | 'code-other-scope' | 'code-undefined' | 'no-passages' | 'unknown-message' | 'unknown-name' | 'name-other-scope' | 'unknown-terms' | 'low-coverage' | 'covered';
+  rule:
+    | 'code-defined'
+    | 'code-other-product'
+    | 'code-other-scope'
+    | 'code-undefined'
+    | 'no-passages'
+    | 'unknown-message'
+    | 'unknown-name'
+    | 'name-other-scope'
+    | 'unknown-terms'
+    | 'generic-overlap'
+    | 'low-coverage'
+    | 'covered';
 }
 
 export type GateThresholds = typeof GATE;
@@ -439,15 +561,27 @@ export const GATE = {
   /** With vectors: answer when the two retrievers agree this much and the union covers half. */
   minAgreement: 0.4,
   minUnionWithAgreement: 0.5,
+  /** A term is generic when this share of the library's documentation sets use it… */
+  genericSetShare: 0.5,
+  /** …and at least this many. */
+  minGenericSets: 3,
 };
 
 /** Decides whether the retrieved evidence answers the question. Pure. */
 export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): GateDecision {
   if (ev.definedCodes.length > 0) {
+    // The product the question names has manuals, and they define none of its codes: another product's definition is not its answer.
+    if (ev.otherDefinitions.length > 0) {
+      return {
+        answer: false,
+        reason: `The manuals of ${quoteList(ev.scopeNames, ev.words)} do not define ${ev.definedCodes.map((k) => ev.words[k] ?? displayKey(k)).join(', ')}. ${elsewhere(ev.otherDefinitions)}`,
+        rule: 'code-other-product',
+      };
+    }
     if (ev.namesOutsideCodes.length > 0) {
       return {
         answer: false,
-        reason: `${ev.definedCodes.map(displayKey).join(', ')} is defined only in manuals that do not mention ${quoteList(ev.namesOutsideCodes, ev.words)}.`,
+        reason: `${ev.definedCodes.map(displayKey).join(', ')} is defined only in manuals that do not mention ${quoteList(ev.namesOutsideCodes, ev.words)}.${covers(ev)}`,
         rule: 'code-other-scope',
       };
     }
@@ -461,7 +595,7 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
     return { answer: false, reason: `No installed manual shows the message "${ev.unmatchedMessage}".`, rule: 'unknown-message' };
   }
   if (ev.missingNames.length > 0) {
-    return { answer: false, reason: `The installed manuals do not mention ${quoteList(ev.missingNames, ev.words)}.`, rule: 'unknown-name' };
+    return { answer: false, reason: `The installed manuals do not mention ${quoteList(ev.missingNames, ev.words)}.${covers(ev)}`, rule: 'unknown-name' };
   }
   if (ev.namesOutsideScope.length > 0) {
     return {
@@ -490,12 +624,41 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
       rule: 'unknown-terms',
     };
   }
+  // Passages that share only words most documentation sets use ("adjust", "pressure", "switch") with a
+  // question about something no manual mentions are about other equipment, however well those words
+  // cover it. A question that names one of the library's products is about equipment it covers (a word
+  // no manual uses there is the technician's own: "floppy").
+  if (ev.products.length === 0 && ev.overlap.length > 0 && ev.unknownSubject.length > 0 && ev.overlap.every((x) => ev.generic.includes(x))) {
+    return {
+      answer: false,
+      reason: `The closest passages share only words most of the manuals use (${quoteList(ev.overlap, ev.words)}), and no manual mentions ${quoteList(ev.unknownSubject, ev.words)}.${covers(ev)}`,
+      rule: 'generic-overlap',
+    };
+  }
   const cov = weightedCoverage(ev, t);
   const agree = ev.agreement !== null && ev.agreement >= t.minAgreement && ev.unionCoverage >= t.minUnionWithAgreement;
   if (cov.best >= t.minBestCoverage || cov.source >= t.minUnionCoverage || agree) {
     return { answer: true, reason: 'Passages cover the question.', rule: 'covered' };
   }
   return { answer: false, reason: "The closest passages share too few of the question's words to be an answer.", rule: 'low-coverage' };
+}
+
+/** Most documentation sets a refusal names. */
+const MAX_SETS_NAMED = 12;
+
+/** What the library covers, said after a refusal about other equipment ("" when not known). */
+function covers(ev: Evidence): string {
+  if (ev.docSets.length === 0) return '';
+  const named = ev.docSets.slice(0, MAX_SETS_NAMED).join(', ');
+  const more = ev.docSets.length > MAX_SETS_NAMED ? ` and ${ev.docSets.length - MAX_SETS_NAMED} more` : '';
+  return ` The installed manuals cover: ${named}${more}.`;
+}
+
+/** Another product's definitions of the codes, said as theirs. */
+function elsewhere(defs: OtherDefinition[]): string {
+  const meaning = (d: OtherDefinition) => (d.description && !d.description.startsWith(d.title) ? `${d.title}: ${d.description}` : d.description || d.title);
+  const shown = defs.slice(0, 3).map((d) => `${d.manual} (${d.file}) defines ${displayKey(d.key)} as "${meaning(d)}"`);
+  return `For another product, ${shown.join('; ')}; that is not an answer for this one.`;
 }
 
 function wordCount(terms: string[], words: Record<string, string>): number {

@@ -49,16 +49,24 @@ export function findLlm(dirs: string[], manifest: ModelManifest = loadManifest()
     }
     return { id: path.basename(override), role: 'llm', path: override, entry: null };
   }
-  for (const entry of manifest.models.filter((m) => m.role === 'llm' && m.backend === 'gguf')) {
-    const p = findSingleFile(entry, dirs);
-    if (p) return { id: entry.id, role: 'llm', path: p, entry };
-  }
+  const installed = installedLlms(dirs, manifest)[0];
+  if (installed) return installed;
   const user = dirs[0];
   if (user && fs.existsSync(user)) {
     const gguf = fs.readdirSync(user).filter((f) => f.toLowerCase().endsWith('.gguf')).sort()[0];
     if (gguf) return { id: gguf, role: 'llm', path: path.join(user, gguf), entry: null };
   }
   return null;
+}
+
+/** Every manifest language model installed in these folders, in the manifest's order. */
+export function installedLlms(dirs: string[], manifest: ModelManifest = loadManifest()): FoundModel[] {
+  return manifest.models
+    .filter((m) => m.role === 'llm' && m.backend === 'gguf')
+    .flatMap((entry) => {
+      const p = findSingleFile(entry, dirs);
+      return p ? [{ id: entry.id, role: 'llm' as const, path: p, entry }] : [];
+    });
 }
 
 /** The installed cross-encoder reranker folder, if any. */

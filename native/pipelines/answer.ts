@@ -11,7 +11,7 @@ import { EngineError } from '../contract/errors.js';
 import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
 import { checkCitations } from '../answer/citations.js';
-import { collectEvidence, contentTerms, gate, scopeCandidates, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
+import { collectEvidence, contentTerms, gate, recordNames, scopeCandidates, spreadTerms, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
 import { spokenCode } from '../contract/codes.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
@@ -40,6 +40,11 @@ export interface AnswerDeps {
   retrieve(req: RetrieveRequest, signal?: AbortSignal): Promise<Retrieval>;
   /** Passages of the library holding each analyzed term (its vocabulary, for the gate); absent: not known. */
   vocabulary?(terms: string[], filters?: SearchFilters): Promise<Map<string, number>>;
+  /**
+   * In how many documentation sets (top folders) of the library each analyzed term occurs, and the
+   * sets (for the gate: generic words, and what a refusal says the library covers); absent: not known.
+   */
+  spread?(terms: string[], filters?: SearchFilters): Promise<{ spread: Map<string, number>; docSets: string[] }>;
   /** The language model, loaded once by the owner (null: none installed). */
   generator?: () => Promise<AnswerGenerator | null>;
   /**
@@ -127,10 +132,15 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   // neighbour always exists.
   const keywordPassages = res.mode === 'hybrid' ? res.rankings.keyword.filter((h) => h.kind !== 'code') : [];
   const gateHits = keywordPassages.length > 0 ? keywordPassages : passages;
-  const vocab = deps.vocabulary ? await deps.vocabulary(vocabularyTerms(standaloneQuery, gateHits), { packs: req.filters?.packs }) : null;
+  const [vocab, spreadOf] = await Promise.all([
+    deps.vocabulary ? deps.vocabulary(vocabularyTerms(standaloneQuery, gateHits), { packs: req.filters?.packs }) : null,
+    deps.spread ? deps.spread(spreadTerms(standaloneQuery, gateHits), { packs: req.filters?.packs }) : null,
+  ]);
   const vocabulary = vocab ? (t: string) => vocab.get(t) ?? 1 : undefined; // not looked up: a top passage holds it
+  // Not looked up (the overlap cannot be generic-only): 0, no term is generic.
+  const spread = spreadOf ? { of: (t: string) => spreadOf.spread.get(t) ?? 0, docSets: spreadOf.docSets } : undefined;
   const scope = deps.vocabulary && res.scope && res.scopeFolders ? await scopeVocabulary(deps.vocabulary, standaloneQuery, res.scope, res.scopeFolders, codes, req.filters) : undefined;
-  const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope });
+  const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope, spread, products: res.scope });
   const decision = gate(evidence, passages.length);
   const base = { question, standaloneQuery, safety: [], citations: [] };
   if (!decision.answer) {
@@ -528,12 +538,13 @@ export async function scopeVocabulary(
   codes: CodeLookupResponse | null,
   filters?: SearchFilters,
 ): Promise<EvidenceInput['scope']> {
-  const terms = scopeCandidates(question, names, codes);
+  // The question's other names, and the names the code records give their products (whose codes they are).
+  const terms = [...new Set([...scopeCandidates(question, names, codes), ...(codes?.matches ?? []).flatMap(recordNames)])];
   const counts = new Map<string, number>();
   if (terms.length > 0) {
     for (const folder of folders) {
       for (const [t, n] of await vocabulary(terms, { packs: filters?.packs, pathPrefix: `${folder}/` })) counts.set(t, (counts.get(t) ?? 0) + n);
     }
   }
-  return { names, vocabulary: (t) => counts.get(t) ?? 0 };
+  return { names, vocabulary: (t) => counts.get(t) ?? 0, folders };
 }

@@ -33,7 +33,7 @@ import { failpoints } from './failpoints.js';
 import { isLanceReadError, LibraryDamagedError } from './lance-errors.js';
 import { allowedFiles, sqlIn, sqlString, whereClause } from './filters.js';
 import { LibraryLock } from './lock.js';
-import { countTerms } from './vocabulary.js';
+import { countTerms, docSets, labelSets, SPREAD_CACHE_TERMS, termSpread } from './vocabulary.js';
 import { CHUNK_COLUMNS, chunkToRow, codeToRow, rowToChunk, rowToCode, rowWithVector, type ChunkRow, type CodeRow } from './rows.js';
 import type { FtsPlan, LibraryMeta, ScoredChunk, StoreStats } from './types.js';
 
@@ -223,6 +223,8 @@ interface FilesJson {
 export class LibraryStore {
   private files: Map<string, FileRecord>;
   private revision = 0;
+  /** The files' labels by documentation set, and the sets, as of a files revision (termSpread). */
+  private labelIndex: { revision: number; labels: Map<string, Set<string>>; docSets: string[]; spread: Map<string, number> } | null = null;
   private chunksTable: lancedb.Table | null;
   private codesTable: lancedb.Table | null;
   private closed = false;
@@ -896,6 +898,26 @@ export class LibraryStore {
       if (where === null || allowed?.size === 0) return new Map(terms.map((t) => [t, 0]));
       const files = [...this.files.values()].filter((f) => allowed === null || allowed.has(f.file));
       return countTerms(this.chunksTable, files, terms, (r) => this.isCommitted(r), where);
+    });
+  }
+
+  /**
+   * In how many documentation sets (top folders) each analyzed term occurs, and the sets themselves
+   * (see vocabulary.ts): what makes a word generic in this library.
+   */
+  async termSpread(terms: string[]): Promise<{ spread: Map<string, number>; docSets: string[] }> {
+    return this.reading(async () => {
+      if (this.labelIndex?.revision !== this.revision) {
+        const files = [...this.files.values()];
+        this.labelIndex = { revision: this.revision, labels: labelSets(files), docSets: docSets(files), spread: new Map() };
+      }
+      const index = this.labelIndex;
+      // A term's spread changes only with the files: kept until they do (the common, generic words are asked again and again).
+      const fresh = await termSpread(this.chunksTable, index.labels, terms.filter((t) => !index.spread.has(t)), (r) => this.isCommitted(r));
+      if (index.spread.size + fresh.size > SPREAD_CACHE_TERMS) index.spread.clear();
+      for (const [t, n] of fresh) index.spread.set(t, n);
+      const spread = new Map(terms.flatMap((t) => (index.spread.has(t) ? [[t, index.spread.get(t) as number] as const] : [])));
+      return { spread, docSets: index.docSets };
     });
   }
 

@@ -1,0 +1,126 @@
+/**
+ * Issue 39, item 4: out-of-scope questions by class, through the real engine (name index → retrieval
+ * scope → code lookup → library vocabulary and term spread → gate) over invented manuals of four
+ * products, each in its own folder:
+ * - a code asked for a named product that only another product's manual defines;
+ * - an unknown brand or machine, with a code or a task;
+ * - a task whose words are generic ("adjust", "pressure", "switch", "replace", "fuse") on equipment no
+ *   manual covers.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { engineOverDocs } from './engine-fixture.js';
+import { value } from './helpers.js';
+
+const COVERS = 'The installed manuals cover: kesta, lumo, orvan, torvald.';
+
+const engine = engineOverDocs('issue39-gate', (docs) => {
+  const write = (folder: string, file: string, text: string) => {
+    fs.mkdirSync(path.join(docs, folder), { recursive: true });
+    fs.writeFileSync(path.join(docs, folder, file), text);
+  };
+  write(
+    'torvald',
+    'lathe-alarms.md',
+    [
+      '# Torvald lathe alarms',
+      '',
+      '## Alarm list',
+      '',
+      '- Alarm 412 - *spindle overload* - the spindle motor drew more than its rated current for five seconds; reduce the feed.',
+      '- Alarm 413 - *chuck open* - the chuck opened while the spindle turned.',
+      '',
+      '## Coolant pump',
+      '',
+      'Adjust the pressure switch of the coolant pump so that it opens at 2 bar. Replace the pump fuse with a 4 A slow-blow fuse.',
+      '',
+    ].join('\n'),
+  );
+  write(
+    'orvan',
+    'press-maintenance.md',
+    [
+      '# Orvan press maintenance',
+      '',
+      '## Ram pressure',
+      '',
+      'To adjust the ram pressure, turn the relief valve until the gauge reads 180 bar, then lock the pressure switch.',
+      '',
+      '## Guard interlock',
+      '',
+      'The press stops when the guard opens. Replace the interlock switch when its contacts are worn; the control fuse is 2 A.',
+      '',
+    ].join('\n'),
+  );
+  write(
+    'lumo',
+    'printer-service.md',
+    [
+      '# Lumo printer service',
+      '',
+      '## Filament sensor',
+      '',
+      'The filament sensor switch needs no adjustment. Replace it when the pressure arm is worn.',
+      '',
+      '## Heater fuse',
+      '',
+      'Adjust the bed heater limit in the menu. Replace a blown heater fuse only with the same rating.',
+      '',
+    ].join('\n'),
+  );
+  write(
+    'kesta',
+    'arm-commissioning.md',
+    ['# Kesta arm commissioning', '', '## Homing', '', 'Each joint homes against its index mark. Jog joint 3 to its mark before homing.', ''].join('\n'),
+  );
+});
+
+describe('a code asked for a named product that only another product defines', () => {
+  it('says the named product’s manuals do not define it and shows the other definition as the other product’s', async () => {
+    const a = value(await engine().ask({ question: 'Orvan alarm 412 what does it mean', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toMatch(/The manuals of "Orvan" do not define/i);
+    expect(a.answer).toContain('Torvald lathe alarms');
+    expect(a.answer.toLowerCase()).toContain('spindle overload');
+    expect(a.answer).toContain('not an answer for this one');
+  });
+
+  it('answers the code for the product whose manual defines it, and with no product named', async () => {
+    for (const question of ['Torvald alarm 412 what does it mean', 'alarm 412 what does it mean']) {
+      const a = value(await engine().ask({ question, prefer: 'extractive' }));
+      expect(a.refused, question).toBe(false);
+      expect(a.answer.toLowerCase()).toContain('spindle overload');
+    }
+  });
+});
+
+describe('an unknown brand or machine', () => {
+  it('with a task: refuses and says which folders the library covers', async () => {
+    const a = value(await engine().ask({ question: 'Norvex arm joint 3 will not home', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toContain('"Norvex"');
+    expect(a.answer).toContain(COVERS);
+  });
+
+  it('with a code a manual defines: refuses and says which folders the library covers', async () => {
+    const a = value(await engine().ask({ question: 'Norvex alarm 412', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toContain(COVERS);
+  });
+});
+
+describe('a task in generic words on equipment no manual covers', () => {
+  it('refuses when the passages share only the generic words', async () => {
+    const a = value(await engine().ask({ question: 'how do I adjust the pressure switch on my air compressor', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toContain('"compressor"');
+    expect(a.answer).toContain(COVERS);
+  });
+
+  it('answers the same task on equipment a manual covers', async () => {
+    const a = value(await engine().ask({ question: 'how do I adjust the pressure switch of the coolant pump', prefer: 'extractive' }));
+    expect(a.refused).toBe(false);
+    expect(a.answer).toContain('2 bar');
+  });
+});

@@ -1,0 +1,157 @@
+/**
+ * Issue 39, item 4: the gate's out-of-scope classes as rules of the one gate(), on invented passages.
+ * - a code asked for a named product that only another product's manuals define → code-other-product,
+ *   the other definition shown as theirs;
+ * - a question sharing only generic words (measured by their spread over the library's documentation
+ *   sets, not a word list) with passages that lack its own subject → generic-overlap;
+ * - refusals about other equipment say which documentation sets the library covers.
+ */
+import { describe, expect, it } from 'vitest';
+import type { CodeLookupResponse, CodeMatch } from '../../../native/contract/api.js';
+import { collectEvidence, gate, genericSpread, type EvidenceInput } from '../../../native/answer/evidence.js';
+import { analyze } from '../../../native/text/analyze.js';
+import { hit } from './helpers.js';
+
+const SETS = ['lathe', 'press', 'printer', 'robot'];
+
+/** Passages of three sets that share the generic words of a task ("adjust", "pressure", "switch"). */
+const GENERIC_PASSAGES = [
+  hit('Adjust the pressure switch until the clamp pressure reads 6 bar.', { file: 'lathe/clamp.md', manual: 'Torvald lathe', section: 'Clamp' }),
+  hit('To adjust the relief pressure, turn the switch knob clockwise.', { file: 'press/hydraulics.md', manual: 'Orvan press', section: 'Hydraulics' }),
+  hit('The filament sensor switch needs no adjustment; replace it when the pressure arm is worn.', { file: 'printer/sensor.md', manual: 'Lumo printer', section: 'Sensor' }),
+];
+
+/** Spread of each term over the four sets: task words in all of them, one set's own words in one. */
+function spreadOf(perSet: Record<string, number>): NonNullable<EvidenceInput['spread']> {
+  const counts = new Map(Object.entries(perSet).flatMap(([w, n]) => analyze(w).map((t) => [t, n] as const)));
+  return { of: (t) => counts.get(t) ?? 0, docSets: SETS };
+}
+
+const TASK_WORDS = { adjust: 4, pressure: 4, switch: 4, clamp: 1, relief: 1, filament: 1, abort: 3, robot: 1 };
+/** The library's vocabulary: passages holding each word; 0 for a word no manual uses ("compressor", "air"). */
+const LIBRARY = new Map(Object.keys(TASK_WORDS).flatMap((w) => analyze(w).map((t) => [t, 5] as const)));
+const vocabulary = (t: string) => LIBRARY.get(t) ?? 0;
+const noCodes: CodeLookupResponse = { query: '', detected: [], matches: [], nearest: [], ms: 0 };
+
+function decide(question: string, spread?: EvidenceInput['spread'], hits = GENERIC_PASSAGES) {
+  const ev = collectEvidence({ question, hits, codes: noCodes, spread, vocabulary });
+  return { ev, d: gate(ev, hits.length) };
+}
+
+describe('generic words, measured from the library', () => {
+  it('a term is generic in half the sets and at least three', () => {
+    expect(genericSpread(2)).toBe(3);
+    expect(genericSpread(4)).toBe(3);
+    expect(genericSpread(9)).toBe(5);
+  });
+
+  it('refuses a task on equipment no manual mentions when passages share only generic words with it', () => {
+    const { d, ev } = decide('how do I adjust the pressure switch on my compressor', spreadOf(TASK_WORDS));
+    expect(ev.overlap.sort()).toEqual(analyze('adjust pressure switch').sort());
+    expect(ev.generic).toEqual(expect.arrayContaining(ev.overlap));
+    expect(ev.unknownSubject).toEqual(analyze('compressor'));
+    expect(d).toMatchObject({ answer: false, rule: 'generic-overlap' });
+    expect(d.reason).toContain('no manual mentions "compressor"');
+    expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
+  });
+
+  it('answers when the passages share a word of one set with the question (its subject)', () => {
+    const { d } = decide('how do I adjust the clamp pressure switch on my compressor', spreadOf(TASK_WORDS));
+    expect(d.answer).toBe(true);
+  });
+
+  it('answers when every word the passages lack is one the library uses (equipment it covers, what happened)', () => {
+    expect(decide('the pressure switch aborts when I adjust it', spreadOf(TASK_WORDS)).d.answer).toBe(true);
+    expect(decide('how do I adjust the pressure switch on the robot', spreadOf(TASK_WORDS)).d.answer).toBe(true);
+  });
+
+  it('answers when the question names one of the library\'s products (equipment it covers; the unknown word is the technician\'s own)', () => {
+    const ev = collectEvidence({ question: 'the Kesta pressure switch feels floppy when I adjust it', hits: GENERIC_PASSAGES, codes: noCodes, spread: spreadOf(TASK_WORDS), vocabulary: (t) => (t === 'kesta' ? 3 : vocabulary(t)), products: ['Kesta'] });
+    expect(ev.unknownSubject).toContain(analyze('floppy')[0]);
+    expect(gate(ev, GENERIC_PASSAGES.length).answer).toBe(true);
+    expect(gate({ ...ev, products: [] }, GENERIC_PASSAGES.length).rule).toBe('generic-overlap');
+  });
+
+  it('without the spread (not known) no word is generic', () => {
+    expect(decide('how do I adjust the pressure switch on my compressor').d.answer).toBe(true);
+  });
+});
+
+const alarm412: CodeMatch = {
+  code: 'Alarm 412',
+  key: 'alarm:412',
+  title: 'Spindle overload',
+  description: 'The spindle motor drew more than its rated current for 5 s.',
+  cause: 'Blunt tool',
+  remedy: 'Reduce the feed',
+  severity: null,
+  scope: ['Torvald lathe'],
+  manual: 'Torvald lathe manual',
+  file: 'lathe/alarms.md',
+  page: null,
+  section: 'Alarms',
+  text: '| 412 | Spindle overload |',
+};
+const PRESS_PASSAGES = [hit('The Orvan press stops when the guard opens.', { file: 'press/safety.md', manual: 'Orvan press', section: 'Guards' })];
+const codes412: CodeLookupResponse = { ...noCodes, detected: ['alarm:412'], matches: [alarm412] };
+
+describe('a code the named product’s manuals do not define', () => {
+  const scope = (folders: string[]) => ({ names: ['Orvan'], vocabulary: () => 0, folders });
+
+  it('refuses, saying the product’s manuals do not define it and showing the other product’s definition as theirs', () => {
+    const ev = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: codes412, scope: scope(['press']) });
+    expect(ev.otherDefinitions).toHaveLength(1);
+    const d = gate(ev, PRESS_PASSAGES.length);
+    expect(d).toMatchObject({ answer: false, rule: 'code-other-product' });
+    expect(d.reason).toContain('The manuals of "Orvan" do not define');
+    expect(d.reason).toContain('Torvald lathe manual (lathe/alarms.md) defines alarm 412 as "Spindle overload');
+    expect(d.reason).toContain('not an answer for this one');
+  });
+
+  it('answers when the named product’s folder defines the code', () => {
+    const ev = collectEvidence({ question: 'Torvald alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: codes412, scope: { ...scope(['lathe']), names: ['Torvald'] } });
+    expect(ev.otherDefinitions).toEqual([]);
+    expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+  });
+
+  it('answers when the record names a product the named product’s manuals mention (its own alarm list kept in another folder)', () => {
+    const mentions = { ...scope(['press']), vocabulary: (t: string) => (t === analyze('Torvald')[0] ? 2 : 0) };
+    const ev = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: codes412, scope: mentions });
+    expect(ev.otherDefinitions).toEqual([]);
+    expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+  });
+
+  it('tells a record whose title names no product by its folder (its documentation set)', () => {
+    const untitled = { ...codes412, matches: [{ ...alarm412, manual: 'alarm list', scope: [] }] };
+    const ev = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: untitled, scope: scope(['press']) });
+    expect(gate(ev, 1)).toMatchObject({ answer: false, rule: 'code-other-product' });
+  });
+
+  it('answers when the record names no product and has no folder (whose codes they are cannot be told)', () => {
+    const anonymous = { ...codes412, matches: [{ ...alarm412, manual: 'alarm list', scope: [], file: 'alarms.md' }] };
+    const ev = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: anonymous, scope: scope(['press']) });
+    expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+  });
+
+  it('answers a code asked with no product named', () => {
+    const ev = collectEvidence({ question: 'alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: codes412 });
+    expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+  });
+});
+
+describe('a brand or model the library has no manual for', () => {
+  it('refuses and says which documentation sets the library covers', () => {
+    const ev = collectEvidence({ question: 'Norvex arm joint 3 will not home', hits: GENERIC_PASSAGES, codes: noCodes, vocabulary: () => 0, spread: spreadOf(TASK_WORDS) });
+    const d = gate(ev, GENERIC_PASSAGES.length);
+    expect(d).toMatchObject({ answer: false, rule: 'unknown-name' });
+    expect(d.reason).toContain('"Norvex"');
+    expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
+  });
+
+  it('with a code a manual defines, an unknown brand is refused with the same list', () => {
+    const ev = collectEvidence({ question: 'Norvex alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: () => 0, spread: spreadOf(TASK_WORDS) });
+    const d = gate(ev, 1);
+    expect(d).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
+  });
+});
