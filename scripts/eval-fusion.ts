@@ -4,7 +4,7 @@
  *   npx tsx scripts/eval-fusion.ts --corpus <dir> --questions <jsonl> --library <hybrid library> [--embedder onnx:<dir>] [--cache <json>] [--rerank]
  *
  * For each question it asks the engine once for the code hits and each retriever's ranking (top 50,
- * code rows removed as retrieve() removes them), plus a vector ranking per passage language, marks
+ * code rows removed as retrieve() removes them), marks
  * which entries are correct (eval-lib's rule), caches that, and then replays every fusion variant
  * (native/search/rrf.ts's functions) offline: hit@1 / hit@5 per type, first 65 and new 80 apart,
  * keyword-only and vector-only beside them. --rerank also re-scores the fused top passages by
@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import type { SearchHit } from '../native/contract/api.js';
 import { createEngine } from '../native/engine.js';
 import { createEmbedder } from '../native/embed/models.js';
-import { fuseChannels, type Channel, type FusionConfig, DEFAULT_FUSION } from '../native/search/rrf.js';
+import { fuseChannels, placeWithin, type Channel, type FusionConfig, DEFAULT_FUSION } from '../native/search/rrf.js';
 import { commandLine, isCorrect, loadQuestions, NEW_IDS_FROM, idNumber, PageTexts, targetsOf, type Question } from './eval-lib.js';
 
 const { values } = parseArgs({
@@ -47,8 +47,6 @@ interface Dump {
   codes: Entry[];
   keyword: Entry[];
   vector: Entry[];
-  vectorEn: Entry[];
-  vectorZh: Entry[];
 }
 
 let targetsCount = new Map<string, number>();
@@ -56,42 +54,31 @@ console.log(`$ ${commandLine()}`);
 const questions = await loadQuestions(values.questions as string);
 const dumps = await loadOrDump(questions);
 
-/** The fusion before keyword anchoring (RRF, each channel's top 2 in the first 5): the variants below start from it. */
-const RRF_TOP2: FusionConfig = { ...DEFAULT_FUSION, anchorAgree: 0, strongKeyword: 0, otherLanguageTop: 0, otherLanguageMargin: 0 };
-
 const variants: [string, (d: Dump) => Entry[]][] = [
   ['keyword only', (d) => [...d.codes, ...d.keyword]],
   ['vector only', (d) => [...d.codes, ...d.vector]],
-  ['RRF k=60 (before)', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', guaranteeTop: 0, perLanguage: false })],
-  ['RRF + top-2 of each channel in top 5', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', guaranteeTop: 2, perLanguage: false })],
-  ['RRF kw 1.5 / vec 1', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', weights: { keyword: 1.5, vector: 1 }, guaranteeTop: 0, perLanguage: false })],
-  ['RRF k=20', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', k: 20, guaranteeTop: 0, perLanguage: false })],
-  ['score-normalised (min-max)', (d) => fused(d, { ...RRF_TOP2, mode: 'minmax', guaranteeTop: 0, perLanguage: false })],
-  ['score-normalised + top-2 each', (d) => fused(d, { ...RRF_TOP2, mode: 'minmax', guaranteeTop: 2, perLanguage: false })],
-  ['RRF + top-2 + keyword-strong (#1 ≥ 2 × #2)', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', guaranteeTop: 2, strongKeyword: 2, perLanguage: false })],
-  ['RRF + top-2 + per-language vectors', (d) => fused(d, { ...RRF_TOP2, mode: 'rrf', guaranteeTop: 2, perLanguage: true })],
-  ['top-2 + zh questions: vector weight 0.5', (d) => fused(d, d.qlang === 'zh' ? { ...RRF_TOP2, weights: { keyword: 1, vector: 0.5 } } : RRF_TOP2)],
-  ['top-2 + zh questions: keyword top-3, vector top-1', (d) => fused(d, d.qlang === 'zh' ? { ...RRF_TOP2, guaranteeTop: 1, strongKeyword: 0, weights: { keyword: 2, vector: 1 } } : RRF_TOP2)],
-  ['anchor: keyword #1 first (vector breaks its top-2 tie, top 2)', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2 })],
-  ['anchor + clear keyword winner 1.5', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5 })],
-  ['anchor + clear 1.5 + keyword top-3', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, keywordTop: 3 })],
-  ['anchor + clear 1.5 + other-language kw top-5', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, otherLanguageTop: 5 })],
-  ['anchor + clear 1.5 + kw top-3 + other-language kw top-5', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, keywordTop: 3, otherLanguageTop: 5 })],
-  ['anchor(1) + clear 1.5 + kw top-3 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 1, strongKeyword: 1.5, keywordTop: 3, otherLanguageTop: 5 })],
-  ['anchor(3) + clear 1.5 + kw top-3 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 3, strongKeyword: 1.5, keywordTop: 3, otherLanguageTop: 5 })],
-  ['clear 1.5 only + kw top-3 + other-language', (d) => fused(d, { ...RRF_TOP2, strongKeyword: 1.5, keywordTop: 3, otherLanguageTop: 5 })],
-  ['anchor + other-language (no clear-winner rule)', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, otherLanguageTop: 5 })],
-  ['anchor + clear 1.3 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.3, otherLanguageTop: 5 })],
-  ['anchor + clear 2.0 + other-language', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 2, otherLanguageTop: 5 })],
-  ['anchor + clear 1.5 + other-language kw top-3', (d) => fused(d, { ...RRF_TOP2, anchorAgree: 2, strongKeyword: 1.5, otherLanguageTop: 3 })],
-  ['RRF + top-2 (shipped before)', (d) => fused(d, RRF_TOP2)],
-  ['shipped default + per-language vectors', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0, perLanguage: true })],
-  ['shipped default + per-language vectors, no guaranteed place', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0, perLanguage: true, guaranteeTop: 0 })],
-  ['shipped default, no other-language margin (before)', (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: 0 })],
-  ...[0.01, 0.015, 0.02, 0.035].map((m): [string, (d: Dump) => Entry[]] => [`other-language vector top placed within margin ${m}`, (d) => fused(d, { ...DEFAULT_FUSION, otherLanguageMargin: m })]),
-  ['shipped default', (d) => fused(d, DEFAULT_FUSION)],
+  ['RRF k=60', (d) => fused(d, { ...DEFAULT_FUSION, channelTop: 0 })],
+  ['RRF k=60 + top-1 of each channel in top 5', (d) => fused(d, { ...DEFAULT_FUSION, channelTop: 1 })],
+  ['RRF k=60 + top-3 of each channel in top 5', (d) => fused(d, { ...DEFAULT_FUSION, channelTop: 3 })],
+  ...[5, 10, 20, 30].map((k): [string, (d: Dump) => Entry[]] => [`RRF k=${k} + top-2`, (d) => fused(d, { ...DEFAULT_FUSION, k })]),
+  ...[10, 20].map((depth): [string, (d: Dump) => Entry[]] => [`RRF k=60 + top-2, each channel's first ${depth} only`, (d) => fused({ ...d, keyword: d.keyword.slice(0, depth), vector: d.vector.slice(0, depth) }, DEFAULT_FUSION)]),
+  ['RRF kw 1.5 / vec 1 + top-2', (d) => fused(d, { ...DEFAULT_FUSION, weights: { keyword: 1.5, vector: 1 } })],
+  ['RRF kw 1 / vec 1.5 + top-2', (d) => fused(d, { ...DEFAULT_FUSION, weights: { keyword: 1, vector: 1.5 } })],
+  ['shipped default (RRF k=60 + top-2 of each channel in top 5)', (d) => fused(d, DEFAULT_FUSION)],
+  ["top-2 in top 5 + each channel's #1 within the first 2", (d) => firstTwo(d)],
 ];
 
+function firstTwo(d: Dump): Entry[] {
+  const list = fused(d, DEFAULT_FUSION);
+  const codes = list.filter((e) => d.codes.includes(e));
+  const rest = list.filter((e) => !d.codes.includes(e));
+  const tops = [d.keyword[0]?.id, d.vector[0]?.id].filter((x): x is string => x !== undefined);
+  const placed = placeWithin(rest.map((e) => ({ id: e.id, score: 0 })), tops, 2);
+  const byId = new Map(rest.map((e) => [e.id, e] as const));
+  return [...codes, ...placed.map((r) => byId.get(r.id) as Entry)];
+}
+
+const SHIPPED = 'shipped default (RRF k=60 + top-2 of each channel in top 5)';
 const byVariant = new Map<string, Map<string, number | null>>();
 for (const [name, run] of variants) {
   const m = new Map<string, number | null>();
@@ -132,12 +119,12 @@ function targetLang(d: Dump): string | null {
 
 function fused(d: Dump, cfg: FusionConfig): Entry[] {
   const byId = new Map<string, Entry>();
-  for (const e of [...d.keyword, ...d.vector, ...d.vectorEn, ...d.vectorZh]) if (!byId.has(e.id)) byId.set(e.id, e);
+  for (const e of [...d.keyword, ...d.vector]) if (!byId.has(e.id)) byId.set(e.id, e);
   const channels: Channel[] = [
     { name: 'keyword', hits: d.keyword },
     { name: 'vector', hits: d.vector },
   ];
-  const out = fuseChannels(channels, 50, cfg, { en: d.vectorEn, zh: d.vectorZh }, d.qlang);
+  const out = fuseChannels(channels, 50, cfg);
   return [...d.codes, ...out.map((r) => byId.get(r.id) as Entry)];
 }
 
@@ -179,11 +166,7 @@ async function loadOrDump(qs: Question[]): Promise<Dump[]> {
       };
       const all = await engine.retrieve({ query: q.query, k: 50, rankingDepth: 50 });
       if (!all.ok) throw new Error(`${q.id}: ${all.error.message}`);
-      const isCode = (h: SearchHit) => h.chunkId.startsWith('code:');
-      const perLang = async (lang: 'en' | 'zh') => {
-        const r = await engine.retrieve({ query: q.query, k: 50, rankingDepth: 50, mode: 'vector', filters: { lang: [lang] } });
-        return r.ok ? mark(r.value.hits.filter((h) => !isCode(h))) : [];
-      };
+      const isCode = (h: SearchHit) => h.kind === 'code';
       const { detectLang } = await import('../native/text/lang.js');
       out.push({
         id: q.id,
@@ -193,8 +176,6 @@ async function loadOrDump(qs: Question[]): Promise<Dump[]> {
         codes: await mark(all.value.hits.filter(isCode)),
         keyword: await mark(all.value.rankings.keyword.filter((h) => !isCode(h))),
         vector: await mark(all.value.rankings.vector.filter((h) => !isCode(h))),
-        vectorEn: await perLang('en'),
-        vectorZh: await perLang('zh'),
       });
     }
   } finally {
@@ -228,8 +209,8 @@ async function rerankRanks(ds: Dump[]): Promise<Map<string, Map<string, number |
   try {
     for (const d of ds) {
       const list = fused(d, DEFAULT_FUSION);
-      const codes = list.filter((e) => e.id.startsWith('code:'));
-      const passages = list.filter((e) => !e.id.startsWith('code:'));
+      const codes = list.filter((e) => d.codes.includes(e));
+      const passages = list.filter((e) => !d.codes.includes(e));
       const top = passages.slice(0, 20);
       const rest = passages.slice(20);
       const qv = await emb.embedQuery(d.query);
@@ -285,12 +266,12 @@ function printPerQuestion(ds: Dump[], by: Map<string, Map<string, number | null>
   console.log(names.map((n, i) => `  v${i}: ${n}`).join('\n'));
   for (const d of ds) {
     const kw = by.get('keyword only')?.get(d.id) ?? null;
-    const hy = by.get('shipped default')?.get(d.id) ?? null;
+    const hy = by.get(SHIPPED)?.get(d.id) ?? null;
     const bucket = (r: number | null) => (r === null ? 3 : r <= 1 ? 1 : r <= 5 ? 2 : 3);
     if (bucket(kw) === bucket(hy)) continue;
     const ratio = (l: Entry[]) => (l.length > 1 ? ((l[0] as Entry).score / Math.max(1e-9, (l[1] as Entry).score)).toFixed(2) : '-');
     console.log(
-      `${d.id.padEnd(7)} ${d.qlang} ${d.type.padEnd(12)} kw ${fmt(kw)} vec ${fmt(rankIn(d, d.vector))} vecEn ${fmt(rankIn(d, d.vectorEn))} vecZh ${fmt(rankIn(d, d.vectorZh))} ` +
+      `${d.id.padEnd(7)} ${d.qlang} ${d.type.padEnd(12)} kw ${fmt(kw)} vec ${fmt(rankIn(d, d.vector))} ` +
         `| kw1/kw2 ${ratio(d.keyword)} vec1-vec2 ${d.vector.length > 1 ? ((d.vector[0] as Entry).score - (d.vector[1] as Entry).score).toFixed(3) : '-'} goldLang ${targetLang(d) ?? '?'} ` +
         `| ${names.map((n, i) => `v${i} ${fmt(by.get(n)?.get(d.id))}`).join(' ')} | ${d.query.slice(0, 70)}`,
     );

@@ -14,15 +14,12 @@ import { keywordSearch } from './keyword.js';
 import { sinkNavigation } from './navigation.js';
 import { DEFAULT_FUSION, fuseChannels, placeWithin, type FusionConfig } from './rrf.js';
 import { untranslatedManuals } from './translations.js';
-import { DEFAULT_KEYWORD_CONFIG, type KeywordConfig } from './settings.js';
+import { DEFAULT_K, DEFAULT_KEYWORD_CONFIG, FIRST_PAGE, stepOn, type KeywordConfig, type RankingStep } from './settings.js';
 
-export const DEFAULT_K = 10;
 /** Candidates each retriever contributes to fusion: max(3k, this). */
 export const MIN_CANDIDATES = 50;
-/** The language whose best passages fusion weighs against the question's own (rrf.ts, otherLanguageMargin). */
+/** The other language than a question's (a manual the library has only in it: translations.ts). */
 const OTHER_LANGUAGE: Record<Lang, Lang> = { en: 'zh', zh: 'en' };
-/** Passages of the other language searched for that (only its best one can be placed). */
-const OTHER_LANGUAGE_DEPTH = 3;
 
 /** The part of LibraryStore that search uses (so tests and callers can pass a narrower object). */
 export type SearchableStore = Pick<LibraryStore, 'fullTextSearch' | 'vectorSearch' | 'hasVectors' | 'hasPassagesIn' | 'getFiles' | 'indexedTerms' | 'filesRevision'>;
@@ -48,12 +45,8 @@ export interface SearchOptions {
   keyword?: KeywordConfig;
   /** How the two rankings are merged (default: rrf.ts's DEFAULT_FUSION). */
   fusion?: FusionConfig;
-  /**
-   * Also search the other language's vectors (fusion.otherLanguageMargin; default true). A search
-   * that repeats the question inside one manual set (retriever.ts, a named product's folders) leaves
-   * it to the whole question's search: it costs a vector search.
-   */
-  otherLanguage?: boolean;
+  /** Ranking steps switched off (settings.ts, RANKING_STEPS; measurement only). */
+  off?: readonly RankingStep[];
 }
 
 export async function hybridSearch(
@@ -71,7 +64,8 @@ export async function hybridSearch(
   const cfg = opts.keyword ?? DEFAULT_KEYWORD_CONFIG;
   // Fusion's extra candidates (n > k) need not be complete past the first k.
   // Each retriever ranks hub pages and contents lists (navigation.ts) a few places lower.
-  const sink = (hs: ScoredChunk[]) => sinkNavigation(hs, (h) => h.chunk.text);
+  const on = (step: RankingStep) => stepOn(opts, step);
+  const sink = (hs: ScoredChunk[]) => (on('sink-navigation') ? sinkNavigation(hs, (h) => h.chunk.text) : hs);
   const kwSearch = (n: number) => keywordSearch(store, query, n, req.filters, opts.related, cfg, k).then(sink);
   const vecSearch = (n: number, filters?: SearchFilters) => embedQuery(embedder, query, opts.signal).then((v) => store.vectorSearch(v, n, filters)).then(sink);
   const qlang = detectLang(query);
@@ -79,7 +73,7 @@ export async function hybridSearch(
   let ranked: ScoredChunk[];
   let rankings: SingleSearch['rankings'];
   // The best passage of a manual the library has only in the other language (translations.ts).
-  const foreign = mode === 'vector' ? Promise.resolve(undefined) : untranslatedBest(store, query, qlang, req.filters, opts.related, cfg);
+  const foreign = mode === 'vector' || !on('untranslated-manual') ? Promise.resolve(undefined) : untranslatedBest(store, query, qlang, req.filters, opts.related, cfg);
   if (mode === 'keyword') {
     const [kw, other] = await Promise.all([kwSearch(k), foreign]);
     ranked = withUntranslated(kw, kw, other);
@@ -92,27 +86,16 @@ export async function hybridSearch(
   } else {
     const n = Math.max(3 * k, MIN_CANDIDATES);
     const fusion = opts.fusion ?? DEFAULT_FUSION;
-    // The best passages in the other language, which a multilingual model ranks below its question's own.
-    const wanted = fusion.otherLanguageMargin > 0 && opts.otherLanguage !== false && !req.filters?.lang?.length ? OTHER_LANGUAGE[qlang] : undefined;
-    const other = wanted && store.hasPassagesIn(wanted) ? wanted : undefined;
-    const vector = embedQuery(embedder, query, opts.signal);
-    const [kw, vec, otherVec, untranslated] = await Promise.all([
-      kwSearch(n),
-      vector.then((v) => store.vectorSearch(v, n, req.filters)).then(sink),
-      other ? vector.then((v) => store.vectorSearch(v, OTHER_LANGUAGE_DEPTH, { ...req.filters, lang: [other] })) : Promise.resolve([]),
-      foreign,
-    ]);
+    const [kw, vec, untranslated] = await Promise.all([kwSearch(n), vecSearch(n, req.filters), foreign]);
     const chunks = new Map<string, Chunk>();
-    for (const h of [...kw, ...vec, ...otherVec]) if (!chunks.has(h.chunk.id)) chunks.set(h.chunk.id, h.chunk);
-    const toRanked = (hs: ScoredChunk[]) => hs.map((h) => ({ id: h.chunk.id, score: h.score, lang: h.chunk.lang }));
-    // Each channel's own top entries keep a place in the first results (never lost to fusion).
+    for (const h of [...kw, ...vec]) if (!chunks.has(h.chunk.id)) chunks.set(h.chunk.id, h.chunk);
+    const toRanked = (hs: ScoredChunk[]) => hs.map((h) => ({ id: h.chunk.id, score: h.score }));
     const channels = [
       { name: 'keyword' as const, hits: toRanked(kw) },
       { name: 'vector' as const, hits: toRanked(vec) },
     ];
-    const perLanguage = other ? { [other]: toRanked(otherVec) } : undefined;
-    const fused = fuseChannels(channels, k, fusion, perLanguage, qlang).map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
-    ranked = withUntranslated(siblingRowsByKeyword(fused, kw), kw, untranslated);
+    const fused = fuseChannels(channels, k, on('channel-tops') ? fusion : { ...fusion, channelTop: 0 }).map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
+    ranked = withUntranslated(on('sibling-rows-by-keyword') ? siblingRowsByKeyword(fused, kw) : fused, kw, untranslated);
     rankings = { keyword: kw.map(toHit), vector: vec.map(toHit) };
   }
   return { query: req.query, hits: ranked.map(toHit), ms: performance.now() - t0, mode, rankings };
@@ -130,7 +113,7 @@ const UNTRANSLATED_DEPTH = 10;
  * (which it does not answer) at most 0.35; 0.4 places it for seven of the ten and for none of those.
  */
 const UNTRANSLATED_SHARE = 0.4;
-const UNTRANSLATED_WINDOW = 5;
+const UNTRANSLATED_WINDOW = FIRST_PAGE;
 
 /**
  * The best keyword passage in the other language than the question's, from a file that exists only

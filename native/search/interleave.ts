@@ -104,14 +104,3 @@ export function appendMissing<T>(hits: T[], extra: T[], idOf: (hit: T) => string
   }
   return out;
 }
-
-/**
- * The other rows of a named code's table after everything else: a question about alarm 4 is not
- * answered by the definitions of alarms 3 and 5, which share its words ("Clamp fail") and would
- * otherwise take the places of the passages that explain alarm 4 further. Order is kept on each side.
- */
-export function demoteSiblingRows<T extends { kind: string; file: string }>(hits: T[], codeFiles: ReadonlySet<string>): T[] {
-  if (codeFiles.size === 0) return hits;
-  const sibling = (h: T) => h.kind === 'table-row' && codeFiles.has(h.file);
-  return [...hits.filter((h) => !sibling(h)), ...hits.filter(sibling)];
-}

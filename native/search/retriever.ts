@@ -8,12 +8,11 @@
  *
  * A question that names a product the library knows (name-index.ts) prefers that product's
  * manuals (boostScope, with a search inside its folder for candidates); one that names no product
- * but a code prefers the manuals of the folder that defines the code. The other rows of a named
- * code's table (other codes, same words) come after the passages that explain it. A two-part question
+ * but a code prefers the manuals of the folder that defines the code. A two-part question
  * (query-plan.ts) is also searched part by part, each part carrying the detected codes' meanings
  * from the one code lookup, and the part lists are interleaved with the whole question's so that
- * every part reaches the top five. Leading code hits are capped at one per code the question
- * names; a code's other definitions (other manuals, translations) follow the first passages.
+ * every part reaches the top five. The steps that re-order passages are listed, in order, in
+ * settings.ts (RANKING_STEPS).
  */
 import type { CodeLookupResponse, CodeMatch, SearchFilters, SearchHit, SearchMode, SearchRequest } from '../contract/api.js';
 import type { Lang } from '../contract/document.js';
@@ -25,12 +24,12 @@ import { allowedFiles } from '../store/filters.js';
 import { detectLang } from '../text/lang.js';
 import { fuseSourceHits, mergeCodeLookups } from './fuse.js';
 import { hybridSearch, toHit, type QueryEmbedder, type SearchableStore } from './hybrid.js';
-import { appendMissing, boostScope, demoteSiblingRows, interleave } from './interleave.js';
+import { appendMissing, boostScope, interleave } from './interleave.js';
 import { inScope, matchNames, type NameIndex, type NameScope } from './name-index.js';
 import { messagesIn, type MessageIndex } from './messages.js';
 import { planQuery, type PlanPart } from './query-plan.js';
 import { fuseRrf, placeWithin } from './rrf.js';
-import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from './settings.js';
+import { DEFAULT_K, DEFAULT_RANKING_DEPTH, DEFAULT_RETRIEVAL_SETTINGS, FIRST_PAGE, stepOn, type RankingStep, type RetrievalSettings } from './settings.js';
 import { escapeRegExp } from '../text/regexp.js';
 
 /** One library to search, with the embedder its vectors can be searched with (null: keyword only). */
@@ -99,7 +98,7 @@ export interface Retriever {
   lookupCodes(text: string, filters?: SearchFilters): Promise<CodeLookupResponse>;
 }
 
-export const DEFAULT_RANKING_DEPTH = 5;
+export { DEFAULT_RANKING_DEPTH };
 
 /** Exact code lookup in each source, merged (the filters the code index does not apply itself included). */
 export function lookupCodes(sources: RetrievalSource[], text: string, filters?: SearchFilters): CodeLookupResponse {
@@ -119,8 +118,10 @@ export async function retrieve(
 ): Promise<Retrieval> {
   const t0 = performance.now();
   const query = req.query;
-  const k = req.k ?? 10;
+  const k = req.k ?? DEFAULT_K;
   const depth = req.rankingDepth ?? DEFAULT_RANKING_DEPTH;
+  const on = (step: RankingStep) => stepOn(settings, step);
+  const off = settings.off;
   const lang = detectLang(query);
   const codeHits: SearchHit[] = [];
   const codeParts: { pack: string | null; res: CodeLookupResponse }[] = [];
@@ -130,7 +131,6 @@ export async function retrieve(
     scope: NameScope | null;
     related: { text: string; boost: number } | undefined;
     notCodeRow: (h: SearchHit) => boolean;
-    codeFiles: Set<string>;
   }[] = [];
   // The local library and every selected pack are searched alike; their lists are fused by rank.
   // First what needs no search: each source's code lookup and the product the question names.
@@ -139,7 +139,7 @@ export async function retrieve(
     const matches = found?.matches ?? [];
     const mine = toCodeHits(matches, lang).map((h) => (src.pack === null ? h : { ...h, pack: src.pack }));
     // A named product scopes the passages; else the codes the question names do (their manuals' folder).
-    const scope = (src.names ? matchNames(await src.names(), query) : null) ?? codeScope(matches);
+    const scope = on('scope') ? ((src.names ? matchNames(await src.names(), query) : null) ?? codeScope(matches)) : null;
     // A question that names a code is about what the code means: its definition's words find the
     // passages that explain it further (the setting to change, the part to check).
     const related = matches.length > 0 ? { text: relatedText(matches), boost: settings.relatedBoost } : undefined;
@@ -148,7 +148,7 @@ export async function retrieve(
     const rowTexts = mine.map((c) => ({ file: c.file, text: c.text.replace(/^[*+-]\s+/, '') }));
     const notCodeRow = (h: SearchHit) => !rowTexts.some((c) => c.file === h.file && h.text.includes(c.text));
     codeHits.push(...mine);
-    perSource.push({ src, matches, scope, related, notCodeRow, codeFiles: new Set(matches.map((m) => m.file)) });
+    perSource.push({ src, matches, scope, related, notCodeRow });
   }
   const codes = mergeCodeLookups(query, codeParts, 0);
 
@@ -165,21 +165,21 @@ export async function retrieve(
 
   // The whole question and its parts are searched concurrently (the whole: a query embedding, a
   // full-text and a vector search; each part: a full-text search), on the native libraries' threads.
-  const wholeSearches = Promise.all(perSource.map(async ({ src, scope, related, notCodeRow, codeFiles }) => {
+  const wholeSearches = Promise.all(perSource.map(async ({ src, scope, related, notCodeRow }) => {
     // A scope re-ranks the candidates: give it SCOPE_DEPTH × k of them, so a named product's passage
     // that other manuals' passages outscore just below the cut can still be lifted.
     const [res, inside] = await Promise.all([
-      hybridSearch(src.store, src.embedder, { ...req, query, k: scope ? SCOPE_DEPTH * k : k }, { signal, related, keyword: settings.keyword }),
+      hybridSearch(src.store, src.embedder, { ...req, query, k: scope ? SCOPE_DEPTH * k : k }, { signal, related, keyword: settings.keyword, off }),
       scope ? foreignScopeSearch(src, { ...req, query, k }, lang, scope, related, settings, signal) : null,
     ]);
     let passages = res.hits.filter(notCodeRow);
-    if (scope) passages = scoped(scope, withKeywordTop(res, k, notCodeRow), inside?.filter(notCodeRow) ?? null);
+    if (scope) passages = scoped(scope, passages, inside?.filter(notCodeRow) ?? null);
     signal?.throwIfAborted();
     return {
       mode: res.mode,
-      hits: { pack: src.pack, hits: demoteSiblingRows(passages.filter(notCodeRow), codeFiles).slice(0, k) },
-      keyword: { pack: src.pack, hits: demoteSiblingRows(res.rankings.keyword.filter(notCodeRow), codeFiles).slice(0, depth) },
-      vector: { pack: src.pack, hits: demoteSiblingRows(res.rankings.vector.filter(notCodeRow), codeFiles).slice(0, depth) },
+      hits: { pack: src.pack, hits: passages.slice(0, k) },
+      keyword: { pack: src.pack, hits: res.rankings.keyword.filter(notCodeRow).slice(0, depth) },
+      vector: { pack: src.pack, hits: res.rankings.vector.filter(notCodeRow).slice(0, depth) },
     };
   }));
   const partSearches = Promise.all(plan.parts.map(async (part) => {
@@ -192,13 +192,12 @@ export async function retrieve(
       // A part is searched by its words (and its codes' meanings): the whole question's search carries
       // the vectors. A vector search per part cost two-part questions a third of their time on two
       // cores, and without it no part's passage was lost on the dev set (e5).
-      const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k, mode: 'keyword' }, { signal, related, keyword: settings.keyword });
+      const res = await hybridSearch(src.store, src.embedder, { ...req, query: part.query, k, mode: 'keyword' }, { signal, related, keyword: settings.keyword, off });
       // A quoted message: the passages that show it as written come first.
       const shown = part.reason === 'message' ? sameLanguageFirst((await src.store.findText(part.query, k, req.filters)).map(toHit), lang) : [];
       showsMessage ||= shown.some(notCodeRow);
       let hits = appendMissing(shown, res.hits, (h) => h.chunkId).filter(notCodeRow);
       if (scope) hits = boostScope(hits, (h) => inScope(scope, h.file));
-      hits = demoteSiblingRows(hits, new Set(matches.map((m) => m.file)));
       partSources.push({ pack: src.pack, hits });
       signal?.throwIfAborted();
     }
@@ -210,22 +209,12 @@ export async function retrieve(
   const whole = fuseSourceHits(wholes.map((w) => w.hits), k);
   const kwLists = wholes.map((w) => w.keyword);
   const vecLists = wholes.map((w) => w.vector);
-  const partLists = searched.map((x) => x.fused);
   const parts: RetrievedPart[] = searched.map(({ part, fused }) => ({ clause: part.clause, query: part.query, reason: part.reason, hits: fused.slice(0, depth) }));
-  // The passage that shows a message the question writes is what the technician is looking at: it leads.
-  const showing = searched.flatMap((x) => (x.showsMessage && x.fused[0] ? [x.fused[0]] : []));
-  const interleaved = appendMissing(showing, interleave(partLists, whole, { idOf: (h) => h.chunkId, k, wholeFirst: true }), (h) => h.chunkId);
-
-  // A two-part question (two codes, or a code and a second question) keeps one code hit per code
-  // ahead of the passages, so each part's passage reaches the top five; a one-part question keeps all.
-  const { leading, later } = parts.length > 0 ? capCodeHits(codeHits) : { leading: codeHits, later: [] };
-  const room = Math.max(0, depth - leading.length);
   const keywordRanking = fuseSourceHits(kwLists, depth);
-  const passages = parts.length > 0 ? keepKeywordTop(interleaved, keywordRanking, Math.max(PLAN_KEYWORD_KEEP, FIRST_PAGE - leading.length)) : interleaved;
-  const hits = [...leading, ...passages.slice(0, room), ...later, ...passages.slice(room)].slice(0, k);
+  const hits = rankPlanned({ whole, parts: searched, codeHits, keywordRanking, k }, settings);
   const rankings = {
-    keyword: [...leading, ...keywordRanking, ...later].slice(0, depth),
-    vector: [...leading, ...fuseSourceHits(vecLists, depth), ...later].slice(0, depth),
+    keyword: [...codeHits, ...keywordRanking].slice(0, depth),
+    vector: [...codeHits, ...fuseSourceHits(vecLists, depth)].slice(0, depth),
   };
   const rowCodes = req.rowRecords ? recordsOfRows(sources, [...hits, ...parts.flatMap((p) => p.hits)]) : {};
   const ms = round2(performance.now() - t0);
@@ -243,6 +232,26 @@ export async function retrieve(
   };
 }
 
+/**
+ * The last ranking steps of a retrieval (settings.ts, RANKING_STEPS, in this order), pure: the
+ * passage that shows a message the question writes leads (shown-message-first); a two-part
+ * question's part lists are interleaved with the whole question's (interleave-parts) and keep the
+ * whole question's first keyword passages on the first page (plan-keyword-top); code hits lead.
+ */
+export function rankPlanned(
+  lists: { whole: SearchHit[]; parts: { fused: SearchHit[]; showsMessage: boolean }[]; codeHits: SearchHit[]; keywordRanking: SearchHit[]; k: number },
+  settings: Pick<RetrievalSettings, 'off'> = {},
+): SearchHit[] {
+  const { whole, parts, codeHits, keywordRanking, k } = lists;
+  const on = (step: RankingStep) => stepOn(settings, step);
+  const idOf = (h: SearchHit) => h.chunkId;
+  const showing = on('shown-message-first') ? parts.flatMap((x) => (x.showsMessage && x.fused[0] ? [x.fused[0]] : [])) : [];
+  const merged = on('interleave-parts') ? interleave(parts.map((x) => x.fused), whole, { idOf, k, wholeFirst: true }) : whole;
+  const interleaved = appendMissing(showing, merged, idOf);
+  const passages = parts.length > 0 && on('plan-keyword-top') ? keepKeywordTop(interleaved, keywordRanking, Math.max(PLAN_KEYWORD_KEEP, FIRST_PAGE - codeHits.length)) : interleaved;
+  return [...codeHits, ...passages].slice(0, k);
+}
+
 /** The code record each table-row passage shows, from its own source's code index. */
 function recordsOfRows(sources: RetrievalSource[], hits: SearchHit[]): Record<string, CodeMatch> {
   const out: Record<string, CodeMatch> = {};
@@ -257,8 +266,6 @@ function recordsOfRows(sources: RetrievalSource[], hits: SearchHit[]): Record<st
 
 /** The whole question's keyword passages a two-part question's interleaved list keeps on its first page. */
 const PLAN_KEYWORD_KEEP = 2;
-/** The first page of results: what a technician reads first (and hit@5 counts). */
-const FIRST_PAGE = 5;
 
 /**
  * The interleaved list of a two-part question with the whole question's first PLAN_KEYWORD_KEEP keyword
@@ -308,7 +315,7 @@ async function foreignScopeSearch(
   // the pages that repeat the name (indexes, overviews) above the one that answers.
   const query = withoutNames(req.query, scope.names);
   const lists = await Promise.all(
-    prefixes.map((p) => hybridSearch(src.store, src.embedder, { ...req, query, filters: { ...req.filters, pathPrefix: `${p}/` } }, { signal, related, keyword: settings.keyword, otherLanguage: false })),
+    prefixes.map((p) => hybridSearch(src.store, src.embedder, { ...req, query, filters: { ...req.filters, pathPrefix: `${p}/` } }, { signal, related, keyword: settings.keyword, off: settings.off })),
   );
   return lists.reduce<SearchHit[]>((all, r) => appendMissing(all, r.hits, (h) => h.chunkId), []);
 }
@@ -354,21 +361,6 @@ async function foreignLanguage(store: RetrievalSource['store'], prefixes: string
   return total > 0 && own < FOREIGN_SCOPE_SHARE * total;
 }
 
-/**
- * A search's passages for the scope re-rank: the fused list, then the keyword channel's first k
- * that fusion left out (none in keyword mode, where the two are one list). The re-rank lifts
- * in-scope passages; in keyword mode it sees keyword's top k, so in hybrid mode it must too, or a
- * named product's passage that keyword alone ranks just below the cut is lost to fusion.
- * Appended passages score just below the last fused one (scores stay one scale).
- */
-export function withKeywordTop(res: { mode: SearchMode; hits: SearchHit[]; rankings: { keyword: SearchHit[] } }, k: number, keep: (h: SearchHit) => boolean): SearchHit[] {
-  const hits = res.hits.filter(keep);
-  if (res.mode !== 'hybrid') return hits;
-  const last = hits[hits.length - 1]?.score ?? 0;
-  const extra = appendMissing(hits, res.rankings.keyword.slice(0, k).filter(keep), (h) => h.chunkId).slice(hits.length);
-  return [...hits, ...extra.map((h, i) => ({ ...h, score: last * (1 - (i + 1) * 1e-6) }))];
-}
-
 /** The names of the scope that are source folders: the product a part must keep saying. */
 async function sourceNames(perSource: { src: RetrievalSource }[], names: string[]): Promise<string[]> {
   if (names.length === 0) return [];
@@ -405,26 +397,6 @@ function codeDefinitions(query: string, codes: CodeLookupResponse) {
     byDetected,
     matchesOf: (planKey: string, m: CodeMatch): boolean => m.key === (lookupKeyOf.get(planKey) ?? planKey),
   };
-}
-
-/**
- * Code hits that lead the list: one per code the question names (its first definition, in the
- * question's language when it has one); the code's other definitions come after the first passages.
- */
-function capCodeHits(codeHits: SearchHit[]): { leading: SearchHit[]; later: SearchHit[] } {
-  const leading: SearchHit[] = [];
-  const later: SearchHit[] = [];
-  const keys = new Set<string>();
-  for (const h of codeHits) {
-    const end = h.chunkId.lastIndexOf(`:${h.file}:`);
-    const key = end > 5 ? h.chunkId.slice(5, end) : h.chunkId;
-    if (keys.has(key)) later.push(h);
-    else {
-      keys.add(key);
-      leading.push(h);
-    }
-  }
-  return { leading, later };
 }
 
 function perSourceCodes(sources: RetrievalSource[], text: string, filters?: SearchFilters) {
@@ -503,7 +475,7 @@ export function validateQuery(q: unknown): string {
 }
 
 export function clampK(k: number | undefined): number {
-  if (k === undefined) return 10;
+  if (k === undefined) return DEFAULT_K;
   if (!Number.isInteger(k) || k < 1 || k > 200) {
     throw new EngineError('INVALID_INPUT', `k must be a whole number from 1 to 200 (got ${k}); use a number in that range, or leave it out for 10.`);
   }

@@ -15,13 +15,46 @@ export interface KeywordConfig {
 
 export const DEFAULT_KEYWORD_CONFIG: KeywordConfig = { headingBoost: 2, expand: true, expansionBoost: 0.15 };
 
+/** Results a search returns when the request names no k. */
+export const DEFAULT_K = 10;
+/** The first page of results: what a technician reads first (and hit@5 counts); fusion's window. */
+export const FIRST_PAGE = 5;
+/** Length of each retriever's own ranking in a retrieval (what the evidence gate reads). */
+export const DEFAULT_RANKING_DEPTH = 5;
+
+/**
+ * Every step that re-orders passages after the channels searched, in the order they run, each with
+ * why it is there. Each can be switched off (RetrievalSettings.off) to measure what it earns:
+ * `npx tsx scripts/ablate-ranking.ts` prints, per step, the change in each row with the step off.
+ * A step stays only while it pays on both halves of the dev set.
+ */
+export const RANKING_STEPS = [
+  { name: 'sink-navigation', where: 'hybrid.ts', reason: 'hub pages and contents lists name every topic but answer none: each channel ranks them a few places lower' },
+  { name: 'channel-tops', where: 'hybrid.ts', reason: "fusion (rrf.ts, channelTop) places each channel's top 2 within the first 5: what one channel alone ranks first is evidence fusion must not drop" },
+  { name: 'sibling-rows-by-keyword', where: 'hybrid.ts', reason: "rows of one table have near-identical vectors: among the places they hold, keyword's order decides" },
+  { name: 'untranslated-manual', where: 'hybrid.ts', reason: "a manual the library has only in the other language is found through translated words only: its best passage, when it scores close, is placed on the first page" },
+  { name: 'scope', where: 'retriever.ts', reason: "a question that names a product (or a code) prefers that product's manuals (the code's folder)" },
+  { name: 'interleave-parts', where: 'retriever.ts', reason: "a two-part question's part lists interleaved with the whole question's, so every part reaches the first page" },
+  { name: 'shown-message-first', where: 'retriever.ts', reason: 'a passage that shows a message the question writes is what the technician is looking at: it leads' },
+  { name: 'plan-keyword-top', where: 'retriever.ts', reason: "a two-part question keeps the whole question's first 2 keyword passages on the first page" },
+] as const;
+
+export type RankingStep = (typeof RANKING_STEPS)[number]['name'];
+
 export interface RetrievalSettings {
   keyword: KeywordConfig;
   /** Weight of a named code's definition in the passage query, relative to the question's own words. */
   relatedBoost: number;
+  /** Ranking steps switched off (measurement only: scripts/ablate-ranking.ts); default none. */
+  off?: readonly RankingStep[];
 }
 
 export const DEFAULT_RETRIEVAL_SETTINGS: RetrievalSettings = { keyword: DEFAULT_KEYWORD_CONFIG, relatedBoost: 0.5 };
+
+/** Whether a ranking step runs under `settings`. */
+export function stepOn(settings: Pick<RetrievalSettings, 'off'> | undefined, step: RankingStep): boolean {
+  return !settings?.off?.includes(step);
+}
 
 /**
  * Measurement knob: '{"headingBoost":0,"expand":false,"expansionBoost":0.5}' overrides the keyword

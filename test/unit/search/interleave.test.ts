@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendMissing, boostScope, demoteSiblingRows, interleave } from '../../../native/search/interleave.js';
+import { appendMissing, boostScope, interleave } from '../../../native/search/interleave.js';
 
 const id = (s: string) => s;
 const opts = { idOf: id };
@@ -67,19 +67,5 @@ describe('boostScope', () => {
 describe('appendMissing', () => {
   it('adds the scoped search hits the list lacks, after it', () => {
     expect(appendMissing(['a', 'b'], ['b', 'c', 'a', 'd'], id)).toEqual(['a', 'b', 'c', 'd']);
-  });
-});
-
-describe('demoteSiblingRows', () => {
-  const hit = (kind: 'passage' | 'table-row', file: string, id: string) => ({ kind, file, id });
-
-  it("puts the other rows of a named code's table after everything else, order kept on each side", () => {
-    const hits = [hit('table-row', 'm/alarms.csv', 'a9'), hit('passage', 'm/settings.md', 's27'), hit('table-row', 'm/alarms.csv', 'a6'), hit('table-row', 'm/settings.csv', 'r27'), hit('passage', 'm/alarms.csv', 'intro')];
-    expect(demoteSiblingRows(hits, new Set(['m/alarms.csv'])).map((h) => h.id)).toEqual(['s27', 'r27', 'intro', 'a9', 'a6']);
-  });
-
-  it('changes nothing when the question names no code', () => {
-    const hits = [hit('table-row', 'm/alarms.csv', 'a9'), hit('passage', 'm/settings.md', 's27')];
-    expect(demoteSiblingRows(hits, new Set())).toEqual(hits);
   });
 });
