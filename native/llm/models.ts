@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ModelRole, ModelStatus } from '../contract/answer.js';
 import { EngineError } from '../contract/errors.js';
-import { readAnswerCheck } from './answer-check.js';
+import { passedAnswerCheck, readAnswerCheck } from './answer-check.js';
 import { findModel, loadManifest, modelFolderName, type ModelEntry, type ModelManifest } from '../embed/models.js';
 
 export interface FoundModel {
@@ -39,7 +39,12 @@ function findSingleFile(entry: ModelEntry, dirs: string[]): string | undefined {
   return undefined;
 }
 
-/** The language model to use: MANUALDESK_LLM, else the first installed manifest LLM, else any .gguf in the first models folder. */
+/**
+ * The language model to use: MANUALDESK_LLM; else the first installed manifest LLM (the manifest's
+ * order is the preference) that passed its answer check, else the first installed one; else any .gguf
+ * in the first models folder. So a larger model installed beside the default writes answers only when
+ * it passed the check and the default did not.
+ */
 export function findLlm(dirs: string[], manifest: ModelManifest = loadManifest(), env = process.env): FoundModel | null {
   const override = env.MANUALDESK_LLM?.trim();
   if (override === 'none' || override === 'off') return null;
@@ -49,8 +54,9 @@ export function findLlm(dirs: string[], manifest: ModelManifest = loadManifest()
     }
     return { id: path.basename(override), role: 'llm', path: override, entry: null };
   }
-  const installed = installedLlms(dirs, manifest)[0];
-  if (installed) return installed;
+  const installed = installedLlms(dirs, manifest);
+  const chosen = installed.find((m) => passedAnswerCheck(m.path)) ?? installed[0];
+  if (chosen) return chosen;
   const user = dirs[0];
   if (user && fs.existsSync(user)) {
     const gguf = fs.readdirSync(user).filter((f) => f.toLowerCase().endsWith('.gguf')).sort()[0];

@@ -63,6 +63,18 @@ describe('models', () => {
     fs.writeFileSync(path.join(tmp, 'mine.gguf'), 'x');
     expect(await addModel(path.join(tmp, 'mine.gguf'), path.join(tmp, 'm'), manifest(sha))).toMatchObject({ id: 'mine.gguf', role: 'llm', verified: null });
   });
+  it('answers with the first installed model that passed its answer check, else the first installed', () => {
+    const base = manifest(null).models[0]!;
+    const two: ModelManifest = { formatVersion: 1, models: [base, { ...base, id: 'Acme/larger-chat', files: [{ name: 'larger-chat.Q4.gguf', sha256: null, size: null }] }] };
+    fs.writeFileSync(path.join(tmp, 'larger-chat.Q4.gguf'), bytes);
+    expect(findLlm([tmp], two, {})?.id).toBe('Acme/tiny-chat');
+    writeAnswerCheck(path.join(tmp, 'tiny-chat.Q4.gguf'), { passed: false, summary: 'failed', figures: {} });
+    writeAnswerCheck(path.join(tmp, 'larger-chat.Q4.gguf'), { passed: true, summary: 'passed', figures: {} });
+    expect(findLlm([tmp], two, {})?.id).toBe('Acme/larger-chat');
+    writeAnswerCheck(path.join(tmp, 'tiny-chat.Q4.gguf'), { passed: true, summary: 'passed', figures: {} });
+    expect(findLlm([tmp], two, {})?.id).toBe('Acme/tiny-chat');
+    expect(findLlm([tmp], two, { MANUALDESK_LLM: path.join(tmp, 'tiny-chat.Q4.gguf') })?.path).toBe(path.join(tmp, 'tiny-chat.Q4.gguf'));
+  });
   it('MANUALDESK_LLM pointing at a missing file is an error the user can act on', () => {
     expect(() => findLlm([tmp], manifest(sha), { MANUALDESK_LLM: path.join(tmp, 'nope.gguf') })).toThrow(/not a file/);
   });
