@@ -65,6 +65,13 @@ const RELEVANT_SHARE = 0.6;
 const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row', 'code']);
 const LEAD_IN = /[:：]$/;
 const STEP_KINDS = new Set<Unit['kind']>(['step']);
+const ITEM_KINDS = new Set<Unit['kind']>(['item']);
+/** A line that stops on a word no sentence ends with (a passage cut mid-sentence). */
+const CUT_OFF = /\b(?:with|to|the|a|an|and|or|of|for|by|in|on|at|from|as|that|using|via|into|your|its|then)\s*$/i;
+/** Sentences before the best one in its paragraph at most, for the paragraph to come from its start. */
+const PARAGRAPH_BACK = 8;
+/** A sentence that its paragraph continues after (not the last of its line). */
+const isMidParagraph = (u: Unit) => u.kind === 'sentence' && u.endsLine === false;
 /** A question that asks how to do something ("how do I calibrate…", "how to…", "怎么/如何…"). */
 const HOW_TO = /^\s*(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)\b|how\s+to\b)|怎么|怎样|如何/i;
 
@@ -223,8 +230,12 @@ function withCompletion(units: Unit[], u: Unit, isTop: boolean): Unit[] {
   } else if (u.kind === 'step') {
     // A step brings its numbered run (and the line that introduces it).
     runWithLeadIn(units, at, STEP_KINDS).forEach(add);
-  } else if (u.kind === 'item' || u.kind === 'code') {
-    // A list item or a code block is never cut from the sentence that introduces it.
+  } else if (u.kind === 'item') {
+    // A list item is never cut from the sentence that introduces it.
+    const run = runWithLeadIn(units, at, ITEM_KINDS);
+    if (run[0] && run[0].kind !== 'item') add(run[0]);
+  } else if (u.kind === 'code') {
+    // A code block is never cut from the sentence that introduces it.
     const run = runWithLeadIn(units, at, LIST_KINDS);
     if (run[0] && !LIST_KINDS.has(run[0].kind)) add(run[0]);
   } else if (u.kind === 'heading') {
@@ -272,6 +283,12 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     }
   }
   if (best <= 0) return [];
+  // A step or item cut off where the passage ends ("2. Send the motor a new position setpoint with")
+  // is never quoted: it reads as an instruction and says nothing whole.
+  for (const us of perPassage) {
+    const last = us[us.length - 1];
+    if (last && (last.kind === 'step' || last.kind === 'item') && CUT_OFF.test(last.text)) us.pop();
+  }
   const chosen = new Set<Unit>();
   let chars = 0;
   // A lead-in and its list, a step and its procedure come whole or not at all: the group may run past
@@ -303,6 +320,7 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   const primary = whole.indexOf(Math.max(...whole));
   const units = perPassage[primary] as Unit[];
   const primaryBest = passageBest[primary] as number;
+  let top: Unit | undefined;
   if (units[0]?.kind === 'heading' && units[0].score >= primaryBest) {
     // The question matches the section's heading (FAQ style, "How to …"): the section's text is the answer.
     for (let i = 0; i < units.length; i++) {
@@ -313,7 +331,7 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   } else {
     // Its units that carry the question's words, each with what completes it (a procedure is not
     // useful cut short; the remedy or the caveat often follows the sentence that matches).
-    const top = units.reduce((a, b) => (b.score > a.score ? b : a));
+    top = units.reduce((a, b) => (b.score > a.score ? b : a));
     for (const u of [...units].sort(byScore)) {
       if (u.score < primaryBest * keepShare || u.score <= 0) break;
       if (!addGroup(withCompletion(units, u, u === top))) break;
@@ -363,6 +381,38 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
       if (chars + size > maxChars * GROUP_SLACK) continue;
       for (const u of gap) chosen.add(u);
       chars += size;
+    }
+  }
+  // The primary passage's best sentence is read from its paragraph's start where the budget leaves
+  // room after every passage has had its say: the test, the condition or the cause its words
+  // conclude ("test each axis … You'll know you've hit it when the steppers stall").
+  if (top && top.kind === 'sentence' && chosen.has(top)) {
+    const at = units.indexOf(top);
+    const back: Unit[] = [];
+    let i = at - 1;
+    for (; i >= 0 && isMidParagraph(units[i] as Unit); i--) back.unshift(units[i] as Unit);
+    const size = back.reduce((n, u) => n + u.text.length, 0);
+    // A paragraph longer than that is text without its line breaks (a PDF page), not one paragraph.
+    if (back.length > 0 && back.length <= PARAGRAPH_BACK && chars + size <= maxChars * GROUP_SLACK) {
+      for (const u of back) chosen.add(u);
+      chars += size;
+    }
+  }
+  // A list is quoted from its start, not from its best item: the items before a chosen one (the
+  // causes listed first are often the likeliest) come too, within the budget's slack.
+  for (const us of perPassage) {
+    for (let j = us.length - 1; j >= 0; j--) {
+      const u = us[j] as Unit;
+      if (u.kind !== 'item' || !chosen.has(u)) continue;
+      let a = j;
+      while (a > 0 && (us[a - 1] as Unit).kind === 'item') a--;
+      const before = us.slice(a, j).filter((v) => !chosen.has(v));
+      const size = before.reduce((n, v) => n + v.text.length, 0);
+      if (before.length > 0 && chars + size <= maxChars * GROUP_SLACK) {
+        for (const v of before) chosen.add(v);
+        chars += size;
+      }
+      j = a;
     }
   }
   // Never end a part on a lead-in without what it introduces (a budget stop can leave one).

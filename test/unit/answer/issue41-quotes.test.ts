@@ -1,0 +1,60 @@
+/**
+ * Issue 41 item 1: the extractive answer quotes the lines that answer the question. Invented
+ * passages, one per class of failure seen on manuals nobody tuned for.
+ */
+import { describe, expect, it } from 'vitest';
+import { extractParts } from '../../../native/answer/extract.js';
+import { hit } from './helpers.js';
+
+const texts = (question: string, passages: ReturnType<typeof hit>[]) => extractParts(question, passages).map((p) => p.text);
+
+describe('issue 41: which lines the extractive answer quotes', () => {
+  it('quotes a list from its start, not from its best item (the causes listed first come too, in order)', () => {
+    const causes = hit(
+      [
+        'Work through these checks in order.',
+        '- The position loop gain is set higher than the load inertia allows.',
+        '- The feedback cable shield is not grounded at the drive end.',
+        '- A dragging holding brake makes the axis hunt and buzz around its setpoint while holding position.',
+      ].join('\n'),
+      { file: 'qx4/troubleshooting.md', manual: 'QX4 Servo Drive', section: 'Troubleshooting > Noise' },
+    );
+    const other = hit('The drive stores its parameters in flash memory.', { file: 'qx4/reference.md', manual: 'QX4 Servo Drive', section: 'Reference' });
+    const got = texts('motor buzzes and hunts while holding position', [causes, other]);
+    const first = got.indexOf('- The position loop gain is set higher than the load inertia allows.');
+    const second = got.indexOf('- The feedback cable shield is not grounded at the drive end.');
+    const third = got.findIndex((t) => t.startsWith('- A dragging holding brake'));
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(second).toBeGreaterThan(first);
+    expect(third).toBeGreaterThan(second);
+  });
+
+  it('reads the best sentence from its paragraph start (the test whose result the question describes)', () => {
+    const tuning = hit(
+      [
+        'Find the highest usable rate for each axis: raise the rate setting in small increments and jog the axis after each change. You will know you have passed the limit when the steppers stall and growl. Set the final value 15% below the last rate that worked.',
+        'Repeat for the other axes.',
+      ].join('\n'),
+      { file: 'qx4/setup.md', manual: 'QX4 Stepper Controller', section: 'Setup > Rates' },
+    );
+    const other = hit('The controller accepts commands over USB and RS-485.', { file: 'qx4/interface.md', manual: 'QX4 Stepper Controller', section: 'Interface' });
+    const got = texts('steppers stall and growl when I go faster', [tuning, other]);
+    expect(got[0]).toBe('Find the highest usable rate for each axis: raise the rate setting in small increments and jog the axis after each change.');
+    expect(got).toContain('Set the final value 15% below the last rate that worked.');
+  });
+
+  it('never quotes a step cut off where the passage ends', () => {
+    const start = hit(
+      ['1. Power the drive and check that the motor holds position.', '2. Send the motor a new position setpoint with'].join('\n'),
+      { file: 'qx4/getting-started.md', manual: 'QX4 Servo Drive', section: 'Getting started' },
+    );
+    const causes = hit('If the motor vibrates while holding position, lower the position gain until the vibration stops.', {
+      file: 'qx4/troubleshooting.md',
+      manual: 'QX4 Servo Drive',
+      section: 'Troubleshooting > Vibration',
+    });
+    const got = texts('motor vibrates while holding position', [start, causes]);
+    expect(got.join('\n')).not.toMatch(/setpoint with$/m);
+    expect(got).toContain('If the motor vibrates while holding position, lower the position gain until the vibration stops.');
+  });
+});
