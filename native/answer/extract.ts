@@ -359,9 +359,13 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   // Other passages about the question (their best is close to the best of all) add their units that
   // carry the question's words (a code table row that names the symptom, the setting to change), each
   // with what completes it, as in the primary passage.
-  const others = perPassage.flatMap((us, i) => (i === primary || (passageBest[i] as number) < best * RELEVANT_SHARE ? [] : us)).sort(byScore);
+  // A passage of the primary passage's own section (a subsection, a sibling under the same heading, the
+  // same section's next chunk) continues it: an introduction that restates the problem is followed by
+  // the cause and the fix, which need not repeat the question's words as often.
+  const sameDoc = (i: number) => continues(pool[primary] as Candidate, pool[i] as Candidate);
+  const others = perPassage.flatMap((us, i) => (i === primary || ((passageBest[i] as number) < best * RELEVANT_SHARE && !sameDoc(i)) ? [] : us)).sort(byScore);
   for (const u of others) {
-    if (u.score < best * keepShare) break;
+    if (u.score <= 0 || u.score < (sameDoc(u.passage) ? (passageBest[u.passage] as number) : best) * keepShare) continue;
     if (u.kind === 'heading') continue;
     if (!addGroup(withCompletion(perPassage[u.passage] as Unit[], u, false))) break;
   }
@@ -383,18 +387,23 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
       chars += size;
     }
   }
-  // The primary passage's best sentence is read from its paragraph's start where the budget leaves
-  // room after every passage has had its say: the test, the condition or the cause its words
-  // conclude ("test each axis … You'll know you've hit it when the steppers stall").
-  if (top && top.kind === 'sentence' && chosen.has(top)) {
-    const at = units.indexOf(top);
+  // Each passage's best quoted sentence is read from its paragraph's start where the budget leaves
+  // room after every passage has had its say (the primary passage first): the test, the condition or
+  // the cause its words conclude ("test each axis … You'll know you've hit it when the steppers stall").
+  const rank0 = (i: number) => (i === primary ? -1 : i);
+  for (const i of perPassage.map((_, i) => i).sort((x, y) => rank0(x) - rank0(y))) {
+    const us = perPassage[i] as Unit[];
+    const lead = i === primary && top ? top : us.filter((u) => chosen.has(u)).sort(byScore)[0];
+    if (!lead || lead.kind !== 'sentence' || !chosen.has(lead)) continue;
+    const at = us.indexOf(lead);
     const back: Unit[] = [];
-    let i = at - 1;
-    for (; i >= 0 && isMidParagraph(units[i] as Unit); i--) back.unshift(units[i] as Unit);
-    const size = back.reduce((n, u) => n + u.text.length, 0);
+    let k = at - 1;
+    for (; k >= 0 && isMidParagraph(us[k] as Unit); k--) back.unshift(us[k] as Unit);
+    const fresh = back.filter((u) => !chosen.has(u));
+    const size = fresh.reduce((n, u) => n + u.text.length, 0);
     // A paragraph longer than that is text without its line breaks (a PDF page), not one paragraph.
-    if (back.length > 0 && back.length <= PARAGRAPH_BACK && chars + size <= maxChars * GROUP_SLACK) {
-      for (const u of back) chosen.add(u);
+    if (fresh.length > 0 && back.length <= PARAGRAPH_BACK && chars + size <= maxChars * GROUP_SLACK) {
+      for (const u of fresh) chosen.add(u);
       chars += size;
     }
   }
@@ -426,6 +435,15 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   return [...chosen]
     .sort((a, b) => rank(a) - rank(b) || a.order - b.order)
     .map((u) => ({ text: u.text, passage: u.passage }));
+}
+
+/** Whether passage b is of a's own section: the same file, and b's section is a's, under it, or beside it under a heading below the title. */
+function continues(a: Candidate, b: Candidate): boolean {
+  if (!a.file || a.file !== b.file || a.section === undefined || b.section === undefined) return false;
+  const pa = a.section.split(' > ');
+  const pb = b.section.split(' > ');
+  if (pb.length >= pa.length && pa.every((s, i) => pb[i] === s)) return true;
+  return pa.length >= 3 && pb.length === pa.length && pa.slice(0, -1).every((s, i) => pb[i] === s);
 }
 
 /** A lead-in that only names what follows ("Python:", "Example:", "C++ :"): a label, not an explanation. */

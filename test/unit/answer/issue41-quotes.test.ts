@@ -58,3 +58,30 @@ describe('issue 41: which lines the extractive answer quotes', () => {
     expect(got).toContain('If the motor vibrates while holding position, lower the position gain until the vibration stops.');
   });
 });
+
+describe('issue 41: a document whose opening only restates the problem', () => {
+  const intro = hit(
+    '# QX4 reports mode 7 - Overheat\nMany users first meet mode 7 during long duty cycles. This page tells you why that happens and how to fix it.',
+    { file: 'qx4/troubleshooting/mode-7.md', manual: 'QX4 Servo Drive', section: 'QX4 reports mode 7 - Overheat' },
+  );
+  const rest = hit(
+    '## Why\nThe drive measures its heatsink every millisecond. Once the heatsink passes 85 °C the drive stops the motor and holds the brake. It then stays in this mode until it cools below 60 °C.\nClean the fan filter and check the cabinet temperature.',
+    { file: 'qx4/troubleshooting/mode-7.md', manual: 'QX4 Servo Drive', section: 'QX4 reports mode 7 - Overheat > Why' },
+  );
+  const elsewhere = hit('In mode 7 of the teach pendant the jog keys move the tool frame.', {
+    file: 'qx4/pendant.md',
+    manual: 'QX4 Pendant',
+    section: 'Pendant > Modes',
+  });
+
+  it('continues into the next passage of the same document (the cause and the fix follow the introduction)', () => {
+    const got = texts('mode 7', [intro, rest, elsewhere]);
+    expect(got).toContain('Once the heatsink passes 85 °C the drive stops the motor and holds the brake.');
+  });
+
+  it('reads a further passage’s quoted sentence from its paragraph start too', () => {
+    const got = texts('mode 7', [intro, rest, elsewhere]);
+    expect(got).toContain('The drive measures its heatsink every millisecond.');
+    expect(got.indexOf('The drive measures its heatsink every millisecond.')).toBeLessThan(got.indexOf('It then stays in this mode until it cools below 60 °C.'));
+  });
+});
