@@ -407,6 +407,23 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
       chars += size;
     }
   }
+  // A quoted sentence followed by a lead-in brings the example or the steps it introduces ("For
+  // example, to allow no more than 50 W:" and its command), within the budget's slack.
+  for (const us of perPassage) {
+    for (let j = 0; j + 1 < us.length; j++) {
+      const u = us[j] as Unit;
+      const v = us[j + 1] as Unit;
+      if (u.kind !== 'sentence' || !chosen.has(u) || chosen.has(v) || v.kind !== 'sentence') continue;
+      const follow = introduced(us, j + 1);
+      if (follow.length === 0) continue;
+      const group = [v, ...follow].filter((x) => !chosen.has(x));
+      const size = group.reduce((n, x) => n + x.text.length, 0);
+      if (chars + size <= maxChars * GROUP_SLACK) {
+        for (const x of group) chosen.add(x);
+        chars += size;
+      }
+    }
+  }
   // A list is quoted from its start, not from its best item: the items before a chosen one (the
   // causes listed first are often the likeliest) come too, within the budget's slack.
   for (const us of perPassage) {

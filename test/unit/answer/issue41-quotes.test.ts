@@ -85,3 +85,29 @@ describe('issue 41: a document whose opening only restates the problem', () => {
     expect(got.indexOf('The drive measures its heatsink every millisecond.')).toBeLessThan(got.indexOf('It then stays in this mode until it cools below 60 °C.'));
   });
 });
+
+describe('issue 41: a procedure question gets the command', () => {
+  it('a quoted sentence followed by a lead-in brings the example it introduces', () => {
+    const overview = hit(
+      '## Braking\nThe drive brakes the motor electrically when it decelerates, and by default it does not limit how much braking energy then flows back into the supply, which raises its voltage.',
+      {
+      file: 'qx4/guides/electrical.md',
+      manual: 'QX4 Servo Drive',
+        section: 'Electrical > Braking',
+      },
+    );
+    const limit = hit(
+      [
+        '## Regenerated power',
+        'Setting `regen.max_power_W` limits how much braking energy flows back into the supply. Any excess is burnt in the motor windings.',
+        'For example, to allow no more than 50 W:',
+        '```',
+        'conf set regen.max_power_W 50',
+        '```',
+      ].join('\n'),
+      { file: 'qx4/troubleshooting/overvoltage.md', manual: 'QX4 Servo Drive', section: 'Overvoltage > Regenerated power' },
+    );
+    const got = texts('limit how much braking energy flows back into the supply', [overview, limit]);
+    expect(got.join('\n')).toContain('conf set regen.max_power_W 50');
+  });
+});
