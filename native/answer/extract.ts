@@ -65,6 +65,13 @@ const RELEVANT_SHARE = 0.6;
 const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row', 'code']);
 const LEAD_IN = /[:：]$/;
 const STEP_KINDS = new Set<Unit['kind']>(['step']);
+const ITEM_KINDS = new Set<Unit['kind']>(['item']);
+/** A line that stops on a word no sentence ends with (a passage cut mid-sentence). */
+const CUT_OFF = /\b(?:with|to|the|a|an|and|or|of|for|by|in|on|at|from|as|that|using|via|into|your|its|then)\s*$/i;
+/** Sentences before the best one in its paragraph at most, for the paragraph to come from its start. */
+const PARAGRAPH_BACK = 8;
+/** A sentence that its paragraph continues after (not the last of its line). */
+const isMidParagraph = (u: Unit) => u.kind === 'sentence' && u.endsLine === false;
 /** A question that asks how to do something ("how do I calibrate…", "how to…", "怎么/如何…"). */
 const HOW_TO = /^\s*(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)\b|how\s+to\b)|怎么|怎样|如何/i;
 
@@ -223,8 +230,12 @@ function withCompletion(units: Unit[], u: Unit, isTop: boolean): Unit[] {
   } else if (u.kind === 'step') {
     // A step brings its numbered run (and the line that introduces it).
     runWithLeadIn(units, at, STEP_KINDS).forEach(add);
-  } else if (u.kind === 'item' || u.kind === 'code') {
-    // A list item or a code block is never cut from the sentence that introduces it.
+  } else if (u.kind === 'item') {
+    // A list item is never cut from the sentence that introduces it.
+    const run = runWithLeadIn(units, at, ITEM_KINDS);
+    if (run[0] && run[0].kind !== 'item') add(run[0]);
+  } else if (u.kind === 'code') {
+    // A code block is never cut from the sentence that introduces it.
     const run = runWithLeadIn(units, at, LIST_KINDS);
     if (run[0] && !LIST_KINDS.has(run[0].kind)) add(run[0]);
   } else if (u.kind === 'heading') {
@@ -272,6 +283,12 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     }
   }
   if (best <= 0) return [];
+  // A step or item cut off where the passage ends ("2. Send the motor a new position setpoint with")
+  // is never quoted: it reads as an instruction and says nothing whole.
+  for (const us of perPassage) {
+    const last = us[us.length - 1];
+    if (last && (last.kind === 'step' || last.kind === 'item') && CUT_OFF.test(last.text)) us.pop();
+  }
   const chosen = new Set<Unit>();
   let chars = 0;
   // A lead-in and its list, a step and its procedure come whole or not at all: the group may run past
@@ -303,6 +320,7 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   const primary = whole.indexOf(Math.max(...whole));
   const units = perPassage[primary] as Unit[];
   const primaryBest = passageBest[primary] as number;
+  let top: Unit | undefined;
   if (units[0]?.kind === 'heading' && units[0].score >= primaryBest) {
     // The question matches the section's heading (FAQ style, "How to …"): the section's text is the answer.
     for (let i = 0; i < units.length; i++) {
@@ -313,7 +331,7 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   } else {
     // Its units that carry the question's words, each with what completes it (a procedure is not
     // useful cut short; the remedy or the caveat often follows the sentence that matches).
-    const top = units.reduce((a, b) => (b.score > a.score ? b : a));
+    top = units.reduce((a, b) => (b.score > a.score ? b : a));
     for (const u of [...units].sort(byScore)) {
       if (u.score < primaryBest * keepShare || u.score <= 0) break;
       if (!addGroup(withCompletion(units, u, u === top))) break;
@@ -341,9 +359,13 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   // Other passages about the question (their best is close to the best of all) add their units that
   // carry the question's words (a code table row that names the symptom, the setting to change), each
   // with what completes it, as in the primary passage.
-  const others = perPassage.flatMap((us, i) => (i === primary || (passageBest[i] as number) < best * RELEVANT_SHARE ? [] : us)).sort(byScore);
+  // A passage of the primary passage's own section (a subsection, a sibling under the same heading, the
+  // same section's next chunk) continues it: an introduction that restates the problem is followed by
+  // the cause and the fix, which need not repeat the question's words as often.
+  const sameDoc = (i: number) => continues(pool[primary] as Candidate, pool[i] as Candidate);
+  const others = perPassage.flatMap((us, i) => (i === primary || ((passageBest[i] as number) < best * RELEVANT_SHARE && !sameDoc(i)) ? [] : us)).sort(byScore);
   for (const u of others) {
-    if (u.score < best * keepShare) break;
+    if (u.score <= 0 || u.score < (sameDoc(u.passage) ? (passageBest[u.passage] as number) : best) * keepShare) continue;
     if (u.kind === 'heading') continue;
     if (!addGroup(withCompletion(perPassage[u.passage] as Unit[], u, false))) break;
   }
@@ -365,6 +387,60 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
       chars += size;
     }
   }
+  // Each passage's best quoted sentence is read from its paragraph's start where the budget leaves
+  // room after every passage has had its say (the primary passage first): the test, the condition or
+  // the cause its words conclude ("test each axis … You'll know you've hit it when the steppers stall").
+  const rank0 = (i: number) => (i === primary ? -1 : i);
+  for (const i of perPassage.map((_, i) => i).sort((x, y) => rank0(x) - rank0(y))) {
+    const us = perPassage[i] as Unit[];
+    const lead = i === primary && top ? top : us.filter((u) => chosen.has(u)).sort(byScore)[0];
+    if (!lead || lead.kind !== 'sentence' || !chosen.has(lead)) continue;
+    const at = us.indexOf(lead);
+    const back: Unit[] = [];
+    let k = at - 1;
+    for (; k >= 0 && isMidParagraph(us[k] as Unit); k--) back.unshift(us[k] as Unit);
+    const fresh = back.filter((u) => !chosen.has(u));
+    const size = fresh.reduce((n, u) => n + u.text.length, 0);
+    // A paragraph longer than that is text without its line breaks (a PDF page), not one paragraph.
+    if (fresh.length > 0 && back.length <= PARAGRAPH_BACK && chars + size <= maxChars * GROUP_SLACK) {
+      for (const u of fresh) chosen.add(u);
+      chars += size;
+    }
+  }
+  // A quoted sentence followed by a lead-in brings the example or the steps it introduces ("For
+  // example, to allow no more than 50 W:" and its command), within the budget's slack.
+  for (const us of perPassage) {
+    for (let j = 0; j + 1 < us.length; j++) {
+      const u = us[j] as Unit;
+      const v = us[j + 1] as Unit;
+      if (u.kind !== 'sentence' || !chosen.has(u) || chosen.has(v) || v.kind !== 'sentence') continue;
+      const follow = introduced(us, j + 1);
+      if (follow.length === 0) continue;
+      const group = [v, ...follow].filter((x) => !chosen.has(x));
+      const size = group.reduce((n, x) => n + x.text.length, 0);
+      if (chars + size <= maxChars * GROUP_SLACK) {
+        for (const x of group) chosen.add(x);
+        chars += size;
+      }
+    }
+  }
+  // A list is quoted from its start, not from its best item: the items before a chosen one (the
+  // causes listed first are often the likeliest) come too, within the budget's slack.
+  for (const us of perPassage) {
+    for (let j = us.length - 1; j >= 0; j--) {
+      const u = us[j] as Unit;
+      if (u.kind !== 'item' || !chosen.has(u)) continue;
+      let a = j;
+      while (a > 0 && (us[a - 1] as Unit).kind === 'item') a--;
+      const before = us.slice(a, j).filter((v) => !chosen.has(v));
+      const size = before.reduce((n, v) => n + v.text.length, 0);
+      if (before.length > 0 && chars + size <= maxChars * GROUP_SLACK) {
+        for (const v of before) chosen.add(v);
+        chars += size;
+      }
+      j = a;
+    }
+  }
   // Never end a part on a lead-in without what it introduces (a budget stop can leave one).
   for (const u of [...chosen]) {
     const us = perPassage[u.passage] as Unit[];
@@ -376,6 +452,15 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   return [...chosen]
     .sort((a, b) => rank(a) - rank(b) || a.order - b.order)
     .map((u) => ({ text: u.text, passage: u.passage }));
+}
+
+/** Whether passage b is of a's own section: the same file, and b's section is a's, under it, or beside it under a heading below the title. */
+function continues(a: Candidate, b: Candidate): boolean {
+  if (!a.file || a.file !== b.file || a.section === undefined || b.section === undefined) return false;
+  const pa = a.section.split(' > ');
+  const pb = b.section.split(' > ');
+  if (pb.length >= pa.length && pa.every((s, i) => pb[i] === s)) return true;
+  return pa.length >= 3 && pb.length === pa.length && pa.slice(0, -1).every((s, i) => pb[i] === s);
 }
 
 /** A lead-in that only names what follows ("Python:", "Example:", "C++ :"): a label, not an explanation. */

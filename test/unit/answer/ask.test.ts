@@ -89,7 +89,8 @@ describe('ask', () => {
     expect(a.mode).toBe('code');
     expect(a.answer.split('\n\n')).toEqual([
       'AL-03: Hydraulic pressure low\nPressure below 20 bar.\nCause: Pump not running\nRemedy: Check the contactor and the relief valve.\nApplies to: HPB-200 [1]',
-      'To raise the pressure, turn the adjusting screw clockwise. [2]',
+      // The sentence is read from its paragraph's start (issue 41).
+      'Relief valve: the relief valve opens at 210 bar. [2]\nTo raise the pressure, turn the adjusting screw clockwise. [2]',
     ]);
     expect(a.citations.map((c) => c.file)).toEqual(['press/alarms.csv', 'press/hydraulics.md']);
     // Only the meaning asked: the record alone.

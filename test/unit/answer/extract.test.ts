@@ -122,7 +122,9 @@ describe('extractive selection', () => {
     const p = hit(
       '#### Unlock\nAlarm mode locks all commands. To move the axes off the switches, send the unlock command to clear the alarm lock.\nBe careful. The position may be lost. Home the machine again.\n#### Homing cycle\nStarts at the switches and sets zero.',
     );
+    // The best sentence is read from its paragraph's start (issue 41): why the unlock is needed comes first.
     expect(extractParts('clear the alarm lock to move off the switches', [p]).map((x) => x.text)).toEqual([
+      'Alarm mode locks all commands.',
       'To move the axes off the switches, send the unlock command to clear the alarm lock.',
       'Be careful.',
       'The position may be lost.',

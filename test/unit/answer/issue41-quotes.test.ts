@@ -1,0 +1,113 @@
+/**
+ * Issue 41 item 1: the extractive answer quotes the lines that answer the question. Invented
+ * passages, one per class of failure seen on manuals nobody tuned for.
+ */
+import { describe, expect, it } from 'vitest';
+import { extractParts } from '../../../native/answer/extract.js';
+import { hit } from './helpers.js';
+
+const texts = (question: string, passages: ReturnType<typeof hit>[]) => extractParts(question, passages).map((p) => p.text);
+
+describe('issue 41: which lines the extractive answer quotes', () => {
+  it('quotes a list from its start, not from its best item (the causes listed first come too, in order)', () => {
+    const causes = hit(
+      [
+        'Work through these checks in order.',
+        '- The position loop gain is set higher than the load inertia allows.',
+        '- The feedback cable shield is not grounded at the drive end.',
+        '- A dragging holding brake makes the axis hunt and buzz around its setpoint while holding position.',
+      ].join('\n'),
+      { file: 'qx4/troubleshooting.md', manual: 'QX4 Servo Drive', section: 'Troubleshooting > Noise' },
+    );
+    const other = hit('The drive stores its parameters in flash memory.', { file: 'qx4/reference.md', manual: 'QX4 Servo Drive', section: 'Reference' });
+    const got = texts('motor buzzes and hunts while holding position', [causes, other]);
+    const first = got.indexOf('- The position loop gain is set higher than the load inertia allows.');
+    const second = got.indexOf('- The feedback cable shield is not grounded at the drive end.');
+    const third = got.findIndex((t) => t.startsWith('- A dragging holding brake'));
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(second).toBeGreaterThan(first);
+    expect(third).toBeGreaterThan(second);
+  });
+
+  it('reads the best sentence from its paragraph start (the test whose result the question describes)', () => {
+    const tuning = hit(
+      [
+        'Find the highest usable rate for each axis: raise the rate setting in small increments and jog the axis after each change. You will know you have passed the limit when the steppers stall and growl. Set the final value 15% below the last rate that worked.',
+        'Repeat for the other axes.',
+      ].join('\n'),
+      { file: 'qx4/setup.md', manual: 'QX4 Stepper Controller', section: 'Setup > Rates' },
+    );
+    const other = hit('The controller accepts commands over USB and RS-485.', { file: 'qx4/interface.md', manual: 'QX4 Stepper Controller', section: 'Interface' });
+    const got = texts('steppers stall and growl when I go faster', [tuning, other]);
+    expect(got[0]).toBe('Find the highest usable rate for each axis: raise the rate setting in small increments and jog the axis after each change.');
+    expect(got).toContain('Set the final value 15% below the last rate that worked.');
+  });
+
+  it('never quotes a step cut off where the passage ends', () => {
+    const start = hit(
+      ['1. Power the drive and check that the motor holds position.', '2. Send the motor a new position setpoint with'].join('\n'),
+      { file: 'qx4/getting-started.md', manual: 'QX4 Servo Drive', section: 'Getting started' },
+    );
+    const causes = hit('If the motor vibrates while holding position, lower the position gain until the vibration stops.', {
+      file: 'qx4/troubleshooting.md',
+      manual: 'QX4 Servo Drive',
+      section: 'Troubleshooting > Vibration',
+    });
+    const got = texts('motor vibrates while holding position', [start, causes]);
+    expect(got.join('\n')).not.toMatch(/setpoint with$/m);
+    expect(got).toContain('If the motor vibrates while holding position, lower the position gain until the vibration stops.');
+  });
+});
+
+describe('issue 41: a document whose opening only restates the problem', () => {
+  const intro = hit(
+    '# QX4 reports mode 7 - Overheat\nMany users first meet mode 7 during long duty cycles. This page tells you why that happens and how to fix it.',
+    { file: 'qx4/troubleshooting/mode-7.md', manual: 'QX4 Servo Drive', section: 'QX4 reports mode 7 - Overheat' },
+  );
+  const rest = hit(
+    '## Why\nThe drive measures its heatsink every millisecond. Once the heatsink passes 85 °C the drive stops the motor and holds the brake. It then stays in this mode until it cools below 60 °C.\nClean the fan filter and check the cabinet temperature.',
+    { file: 'qx4/troubleshooting/mode-7.md', manual: 'QX4 Servo Drive', section: 'QX4 reports mode 7 - Overheat > Why' },
+  );
+  const elsewhere = hit('In mode 7 of the teach pendant the jog keys move the tool frame.', {
+    file: 'qx4/pendant.md',
+    manual: 'QX4 Pendant',
+    section: 'Pendant > Modes',
+  });
+
+  it('continues into the next passage of the same document (the cause and the fix follow the introduction)', () => {
+    const got = texts('mode 7', [intro, rest, elsewhere]);
+    expect(got).toContain('Once the heatsink passes 85 °C the drive stops the motor and holds the brake.');
+  });
+
+  it('reads a further passage’s quoted sentence from its paragraph start too', () => {
+    const got = texts('mode 7', [intro, rest, elsewhere]);
+    expect(got).toContain('The drive measures its heatsink every millisecond.');
+    expect(got.indexOf('The drive measures its heatsink every millisecond.')).toBeLessThan(got.indexOf('It then stays in this mode until it cools below 60 °C.'));
+  });
+});
+
+describe('issue 41: a procedure question gets the command', () => {
+  it('a quoted sentence followed by a lead-in brings the example it introduces', () => {
+    const overview = hit(
+      '## Braking\nThe drive brakes the motor electrically when it decelerates, and by default it does not limit how much braking energy then flows back into the supply, which raises its voltage.',
+      {
+      file: 'qx4/guides/electrical.md',
+      manual: 'QX4 Servo Drive',
+        section: 'Electrical > Braking',
+      },
+    );
+    const limit = hit(
+      [
+        '## Regenerated power',
+        'Setting `regen.max_power_W` limits how much braking energy flows back into the supply. Any excess is burnt in the motor windings.',
+        'For example, to allow no more than 50 W:',
+        '```',
+        'conf set regen.max_power_W 50',
+        '```',
+      ].join('\n'),
+      { file: 'qx4/troubleshooting/overvoltage.md', manual: 'QX4 Servo Drive', section: 'Overvoltage > Regenerated power' },
+    );
+    const got = texts('limit how much braking energy flows back into the supply', [overview, limit]);
+    expect(got.join('\n')).toContain('conf set regen.max_power_W 50');
+  });
+});
