@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendMissing, boostScope, interleave } from '../../../native/search/interleave.js';
+import { appendMissing, boostScope, interleave } from '../../../native/search/rank/interleave.js';
 
 const id = (s: string) => s;
 const opts = { idOf: id };

@@ -2,7 +2,7 @@
  * Merging results of several sources (the local library and installed packs). BM25 scores of
  * different indexes are not comparable, so passage lists are fused by rank (RRF). Pure.
  */
-import type { CodeLookupResponse, SearchHit } from '../contract/api.js';
+import type { CodeLookupResponse, SearchHit } from '../../contract/api.js';
 import { fuseRrf, RRF_K } from './rrf.js';
 
 /** Passage lists of several sources fused by rank; a single non-empty list is kept exactly as it came (scores included). */

@@ -3,18 +3,18 @@
  * Without an embedder (or a library without vectors) only the keyword retriever runs, and the response
  * says so in `mode`. Each retriever's own ranking is returned too (the evidence gate reads both).
  */
-import type { SearchFilters, SearchHit, SearchMode, SearchRequest, SearchResponse } from '../contract/api.js';
-import type { Chunk, Lang } from '../contract/document.js';
-import { EngineError } from '../contract/errors.js';
-import type { LibraryStore } from '../store/library-store.js';
-import type { ScoredChunk } from '../store/types.js';
+import type { SearchFilters, SearchHit, SearchMode, SearchRequest, SearchResponse } from '../../contract/api.js';
+import type { Chunk, Lang } from '../../contract/document.js';
+import { EngineError } from '../../contract/errors.js';
+import type { LibraryStore } from '../../store/library-store.js';
+import type { ScoredChunk } from '../../store/types.js';
 import type { RelatedText } from './fts-query.js';
-import { detectLang } from '../text/lang.js';
+import { detectLang } from '../../text/lang.js';
 import { keywordSearch } from './keyword.js';
-import { sinkNavigation } from './navigation.js';
-import { DEFAULT_FUSION, fuseChannels, placeWithin, type FusionConfig } from './rrf.js';
-import { untranslatedManuals } from './translations.js';
-import { DEFAULT_K, DEFAULT_KEYWORD_CONFIG, FIRST_PAGE, stepOn, type KeywordConfig, type RankingStep } from './settings.js';
+import { sinkNavigation } from '../rank/navigation.js';
+import { DEFAULT_FUSION, fuseChannels, placeWithin, type FusionConfig } from '../rank/rrf.js';
+import { untranslatedManuals } from '../plan/translations.js';
+import { DEFAULT_K, DEFAULT_KEYWORD_CONFIG, FIRST_PAGE, stepOn, type KeywordConfig, type RankingStep } from '../settings.js';
 
 /** Candidates each retriever contributes to fusion: max(3k, this). */
 export const MIN_CANDIDATES = 50;
