@@ -1,6 +1,6 @@
 /**
  * What a question's fault codes give the retrieval before any search: each source's exact code lookup
- * (with the filters the code index does not apply itself), the code hits shown before passages, the
+ * (with the filters the code index does not apply itself) and the sources' lookups merged, the code hits shown before passages, the
  * folder that defines the codes, and their meanings as related text and as the query plan's definitions.
  */
 import type { CodeLookupResponse, CodeMatch, SearchFilters, SearchHit } from '../../contract/api.js';
@@ -92,4 +92,29 @@ export function codeDefinitions(query: string, codes: CodeLookupResponse) {
     byDetected,
     matchesOf: (planKey: string, m: CodeMatch): boolean => m.key === (lookupKeyOf.get(planKey) ?? planKey),
   };
+}
+
+/** Code lookups of several sources merged: matches grouped by detected code, in source order. */
+export function mergeCodeLookups(query: string, parts: { pack: string | null; res: CodeLookupResponse }[], ms: number): CodeLookupResponse {
+  if (parts.length === 0) return { query, detected: [], matches: [], nearest: [], ms };
+  if (parts.length === 1 && parts[0]) {
+    const { pack, res } = parts[0];
+    return { ...res, matches: pack === null ? res.matches : res.matches.map((m) => ({ ...m, pack })), ms };
+  }
+  const detected = [...new Set(parts.flatMap((p) => p.res.detected))];
+  const order = new Map(detected.map((d, i) => [d, i] as const));
+  const matches = parts
+    .flatMap((p) => p.res.matches.map((m) => (p.pack === null ? m : { ...m, pack: p.pack })))
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) => (order.get(a.m.key) ?? 1e9) - (order.get(b.m.key) ?? 1e9) || a.i - b.i)
+    .map((x) => x.m);
+  const defined = new Set(matches.map((m) => m.key));
+  const nearest: CodeLookupResponse['nearest'] = [];
+  for (const p of parts) {
+    for (const n of p.res.nearest) {
+      if (defined.has(n.code) || nearest.some((x) => x.code === n.code && x.manual === n.manual)) continue;
+      nearest.push(n);
+    }
+  }
+  return { query, detected, matches, nearest: matches.length > 0 ? [] : nearest.slice(0, 5), ms };
 }

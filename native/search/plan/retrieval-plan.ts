@@ -6,10 +6,9 @@
  */
 import type { CodeLookupResponse, CodeMatch, SearchFilters, SearchHit } from '../../contract/api.js';
 import type { Lang } from '../../contract/document.js';
-import { mergeCodeLookups } from '../rank/fuse.js';
 import { stepOn, type RankingStep, type RetrievalSettings } from '../settings.js';
 import type { RetrievalSource } from '../source.js';
-import { codeDefinitions, codeScope, perSourceCodes, relatedText, toCodeHits } from './codes.js';
+import { codeDefinitions, codeScope, mergeCodeLookups, perSourceCodes, relatedText, toCodeHits } from './codes.js';
 import { messagesIn } from './messages.js';
 import { matchNames, type NameScope } from './name-index.js';
 import { planQuery, type QueryPlan } from './query-plan.js';
