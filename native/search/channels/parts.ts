@@ -7,11 +7,11 @@ import type { SearchHit, SearchRequest } from '../../contract/api.js';
 import type { Lang } from '../../contract/document.js';
 import type { codeDefinitions } from '../plan/codes.js';
 import { relatedText } from '../plan/codes.js';
-import { inScope } from '../plan/name-index.js';
 import type { PlanPart } from '../plan/query-plan.js';
 import type { SourcePlan } from '../plan/retrieval-plan.js';
 import { fuseSourceHits } from '../rank/fuse.js';
-import { appendMissing, boostScope } from '../rank/interleave.js';
+import { appendMissing } from '../rank/interleave.js';
+import { scoped } from '../rank/scope.js';
 import type { RetrievalSettings } from '../settings.js';
 import { hybridSearch, toHit } from './hybrid.js';
 
@@ -48,7 +48,7 @@ export function searchParts(
       const shown = part.reason === 'message' ? sameLanguageFirst((await src.store.findText(part.query, k, req.filters)).map(toHit), lang) : [];
       showsMessage ||= shown.some(notCodeRow);
       let hits = appendMissing(shown, res.hits, (h) => h.chunkId).filter(notCodeRow);
-      if (scope) hits = boostScope(hits, (h) => inScope(scope, h.file));
+      if (scope) hits = scoped(scope, hits, null);
       partSources.push({ pack: src.pack, hits });
       signal?.throwIfAborted();
     }
