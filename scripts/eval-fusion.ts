@@ -6,7 +6,7 @@
  * For each question it asks the engine once for the code hits and each retriever's ranking (top 50,
  * code rows removed as retrieve() removes them), marks
  * which entries are correct (eval-lib's rule), caches that, and then replays every fusion variant
- * (native/search/rrf.ts's functions) offline: hit@1 / hit@5 per type, first 65 and new 80 apart,
+ * (native/search/rank/rrf.ts's functions) offline: hit@1 / hit@5 per type, first 65 and new 80 apart,
  * keyword-only and vector-only beside them. --rerank also re-scores the fused top passages by
  * the e5 similarity of their best sentence (needs --embedder).
  */
@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import type { SearchHit } from '../native/contract/api.js';
 import { createEngine } from '../native/engine.js';
 import { createEmbedder } from '../native/embed/models.js';
-import { fuseChannels, placeWithin, type Channel, type FusionConfig, DEFAULT_FUSION } from '../native/search/rrf.js';
+import { fuseChannels, placeWithin, type Channel, type FusionConfig, DEFAULT_FUSION } from '../native/search/rank/rrf.js';
 import { commandLine, isCorrect, loadQuestions, NEW_IDS_FROM, idNumber, PageTexts, targetsOf, type Question } from './eval-lib.js';
 
 const { values } = parseArgs({

@@ -1,7 +1,7 @@
 /**
  * npx tsx scripts/probe-plan.ts --library <dir> --questions <jsonl> --corpus <dir> [--verbose] [--names]
  *
- * Measures what query planning (native/search/query-plan.ts) and name scoping (name-index.ts) could
+ * Measures what query planning (native/search/plan/query-plan.ts) and name scoping (name-index.ts) could
  * give, from OUTSIDE the engine, through its public API only: engine.search once per sub-query,
  * engine.listManuals + engine.openSource for the name index, then interleave/boostScope here.
  * Prints hit@5 per type (multi_hop: both@5), first 65 and new 80 apart, for:
@@ -16,11 +16,12 @@ import { parseArgs } from 'node:util';
 import type { SearchFilters, SearchHit } from '../native/contract/api.js';
 import { createEngine } from '../native/engine.js';
 import { parseFile } from '../native/parse/index.js';
-import { appendMissing, boostScope, interleave } from '../native/search/interleave.js';
-import { buildNameIndex, inScope, matchNames, type NameRecord, type NameScope } from '../native/search/name-index.js';
+import { appendMissing, interleave } from '../native/search/rank/interleave.js';
+import { boostScope } from '../native/search/rank/scope.js';
+import { buildNameIndex, inScope, matchNames, type NameRecord, type NameScope } from '../native/search/plan/name-index.js';
 import { detectCodes } from '../native/fault-codes/detect.js';
-import { planQuery } from '../native/search/query-plan.js';
-import { fuseRrf } from '../native/search/rrf.js';
+import { planQuery } from '../native/search/plan/query-plan.js';
+import { fuseRrf } from '../native/search/rank/rrf.js';
 import { loadQuestions, targetsOf, type Question } from './eval-lib.js';
 
 const { values } = parseArgs({

@@ -26,7 +26,7 @@
 import type { CodeLookupResponse, CodeMatch, SearchHit } from '../contract/api.js';
 import { checkCodes } from '../fault-codes/check.js';
 import { detectCodes, isQuantity } from '../fault-codes/detect.js';
-import { MIN_MESSAGE_TERMS, quotedMessages } from '../search/query-plan.js';
+import { MIN_MESSAGE_TERMS, quotedMessages } from '../search/plan/query-plan.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
 
 /** Question words that say what kind of answer is wanted, not what it is about (stemmed like the rest). */

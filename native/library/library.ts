@@ -18,8 +18,8 @@ import { LibraryReadOnlyError } from '../store/disk-errors.js';
 import { assertLibraryVersions, LibraryStore } from '../store/library-store.js';
 import type { LibraryMeta } from '../store/types.js';
 import type { RetrievalSource } from '../search/retriever.js';
-import { buildNameIndex, type NameIndex } from '../search/name-index.js';
-import { buildMessageIndex, type MessageIndex } from '../search/messages.js';
+import { buildNameIndex, type NameIndex } from '../search/plan/name-index.js';
+import { buildMessageIndex, type MessageIndex } from '../search/plan/messages.js';
 import { CHUNKER_VERSION } from '../chunk/index.js';
 import { prepareQueryAnalysis } from '../text/analyze.js';
 import { Disposable } from '../base/lifetime.js';
@@ -212,7 +212,7 @@ export class Library extends Disposable {
     return { pack, store: this.store, codes: this.codeIndex, embedder, names: () => this.names(), messages: () => this.messages() };
   }
 
-  /** The messages the library's passages show (search/messages.ts), built like the names and kept in memory. */
+  /** The messages the library's passages show (search/plan/messages.ts), built like the names and kept in memory. */
   messages(): Promise<MessageIndex> {
     this.messageIndex ??= this.store.fencedTexts().then(buildMessageIndex, (err: unknown) => {
       this.messageIndex = null;
@@ -222,7 +222,7 @@ export class Library extends Disposable {
   }
 
   /**
-   * The library's known names (search/name-index.ts), built on the first retrieval after the library
+   * The library's known names (search/plan/name-index.ts), built on the first retrieval after the library
    * opens or changes (titles, sidecar equipment, top folders, chunk headings: a fraction of a second
    * from stored rows) and kept in memory.
    */

@@ -29,14 +29,14 @@ export const DEFAULT_RANKING_DEPTH = 5;
  * A step stays only while it pays on both halves of the dev set.
  */
 export const RANKING_STEPS = [
-  { name: 'sink-navigation', where: 'hybrid.ts', reason: 'hub pages and contents lists name every topic but answer none: each channel ranks them a few places lower' },
-  { name: 'channel-tops', where: 'hybrid.ts', reason: "fusion (rrf.ts, channelTop) places each channel's top 2 within the first 5: what one channel alone ranks first is evidence fusion must not drop" },
-  { name: 'sibling-rows-by-keyword', where: 'hybrid.ts', reason: "rows of one table have near-identical vectors: among the places they hold, keyword's order decides" },
-  { name: 'untranslated-manual', where: 'hybrid.ts', reason: "a manual the library has only in the other language is found through translated words only: its best passage, when it scores close, is placed on the first page" },
-  { name: 'scope', where: 'retriever.ts', reason: "a question that names a product (or a code) prefers that product's manuals (the code's folder)" },
-  { name: 'interleave-parts', where: 'retriever.ts', reason: "a two-part question's part lists interleaved with the whole question's, so every part reaches the first page" },
-  { name: 'shown-message-first', where: 'retriever.ts', reason: 'a passage that shows a message the question writes is what the technician is looking at: it leads' },
-  { name: 'plan-keyword-top', where: 'retriever.ts', reason: "a two-part question keeps the whole question's first 2 keyword passages on the first page" },
+  { name: 'sink-navigation', where: 'channels/hybrid.ts', reason: 'hub pages and contents lists name every topic but answer none: each channel ranks them a few places lower' },
+  { name: 'channel-tops', where: 'channels/hybrid.ts', reason: "fusion (rrf.ts, channelTop) places each channel's top 2 within the first 5: what one channel alone ranks first is evidence fusion must not drop" },
+  { name: 'sibling-rows-by-keyword', where: 'channels/hybrid.ts', reason: "rows of one table have near-identical vectors: among the places they hold, keyword's order decides" },
+  { name: 'untranslated-manual', where: 'channels/hybrid.ts', reason: "a manual the library has only in the other language is found through translated words only: its best passage, when it scores close, is placed on the first page" },
+  { name: 'scope', where: 'plan/retrieval-plan.ts', reason: "a question that names a product (or a code) prefers that product's manuals (the code's folder)" },
+  { name: 'interleave-parts', where: 'rank/planned.ts', reason: "a two-part question's part lists interleaved with the whole question's, so every part reaches the first page" },
+  { name: 'shown-message-first', where: 'rank/planned.ts', reason: 'a passage that shows a message the question writes is what the technician is looking at: it leads' },
+  { name: 'plan-keyword-top', where: 'rank/planned.ts', reason: "a two-part question keeps the whole question's first 2 keyword passages on the first page" },
 ] as const;
 
 export type RankingStep = (typeof RANKING_STEPS)[number]['name'];

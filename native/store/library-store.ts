@@ -871,9 +871,9 @@ export class LibraryStore {
   }
 
   /**
-   * One raw full-text query (a plan built by native/search/fts-query.ts): the committed rows among
+   * One raw full-text query (a plan built by native/search/channels/fts-query.ts): the committed rows among
    * the first `limit` the index returns, with their BM25 scores, and the scores of every row fetched
-   * (ranking and tie handling are native/search/keyword.ts's).
+   * (ranking and tie handling are native/search/channels/keyword.ts's).
    */
   async fullTextSearch(plan: FtsPlan, limit: number, filters?: SearchFilters): Promise<{ hits: ScoredChunk[]; scores: number[] }> {
     return this.reading(async () => {
@@ -1051,7 +1051,7 @@ export class LibraryStore {
 
   /**
    * The distinct heading texts of each committed file's chunks (heading path entries), for the
-   * library's name index (search/name-index.ts). One scan of two columns.
+   * library's name index (search/plan/name-index.ts). One scan of two columns.
    */
   async headingsByFile(): Promise<Map<string, string[]>> {
     return this.reading(async () => {
@@ -1075,7 +1075,7 @@ export class LibraryStore {
 
   /**
    * The texts of the committed passages that hold a fenced block, for the library's index of shown
-   * messages (search/messages.ts). One scan, filtered by the index.
+   * messages (search/plan/messages.ts). One scan, filtered by the index.
    */
   async fencedTexts(): Promise<string[]> {
     return this.reading(async () => {

@@ -40,5 +40,5 @@ export interface FtsClause {
   allTerms?: boolean;
 }
 
-/** A full-text query as data (built by native/search/fts-query.ts, run by the store). */
+/** A full-text query as data (built by native/search/channels/fts-query.ts, run by the store). */
 export type FtsPlan = FtsClause[];

@@ -10,7 +10,7 @@ import type { IngestProgress } from '../../native/contract/api.js';
 import { EmbeddingCache } from '../../native/embed/cache.js';
 import { embeddingText } from '../../native/embed/passage-text.js';
 import { ingest } from '../../native/pipelines/ingest.js';
-import { keywordSearch } from '../../native/search/keyword.js';
+import { keywordSearch } from '../../native/search/channels/keyword.js';
 import { fakeEmbedder, storePerTest, tempDir } from '../unit/store/fixtures.js';
 
 /** Markdown manuals, each with its own topic word and enough passages to fill several embedding groups. */

@@ -9,7 +9,7 @@ async function restricted(filePath: string, code: string): Promise<string[]> {
 
 describe('layering lint', () => {
   it('fails an upward import from a stage folder', async () => {
-    expect(await restricted('native/store/probe.ts', "import { toHit } from '../search/hybrid.js';\nexport const x = toHit;\n")).toHaveLength(1);
+    expect(await restricted('native/store/probe.ts', "import { toHit } from '../search/channels/hybrid.js';\nexport const x = toHit;\n")).toHaveLength(1);
     expect(await restricted('native/parse/formats/probe.ts', "import { ask } from '../../pipelines/answer.js';\nexport const x = ask;\n")).toHaveLength(1);
   });
 

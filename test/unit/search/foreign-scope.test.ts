@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { retrieve, type RetrievalSource } from '../../../native/search/retriever.js';
-import { buildNameIndex } from '../../../native/search/name-index.js';
+import { buildNameIndex } from '../../../native/search/plan/name-index.js';
 import { chunk, fakeEmbedder, record, storePerTest } from '../store/fixtures.js';
 
 const stores = storePerTest();

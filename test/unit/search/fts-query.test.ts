@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildFtsPlan, EQUIVALENT_BOOST, restrictPlan } from '../../../native/search/fts-query.js';
-import { keywordSearch, rankHits, tieRunsPast, type FullTextStore } from '../../../native/search/keyword.js';
+import { buildFtsPlan, EQUIVALENT_BOOST, restrictPlan } from '../../../native/search/channels/fts-query.js';
+import { keywordSearch, rankHits, tieRunsPast, type FullTextStore } from '../../../native/search/channels/keyword.js';
 import { DEFAULT_KEYWORD_CONFIG, keywordConfigFrom } from '../../../native/search/settings.js';
 import { analyzeQuery } from '../../../native/text/analyze.js';
 import type { Chunk } from '../../../native/contract/document.js';

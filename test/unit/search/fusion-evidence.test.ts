@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fuseChannels, DEFAULT_FUSION, type Channel, type Ranked } from '../../../native/search/rrf.js';
+import { fuseChannels, DEFAULT_FUSION, type Channel, type Ranked } from '../../../native/search/rank/rrf.js';
 
 /** Fusion decides from each channel's own evidence (rank, agreement), with no fixed leader. */
 const list = (prefix: string, n: number, top = 10): Ranked[] => Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, score: top - i * 0.1 }));

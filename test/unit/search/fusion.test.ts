@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fuseChannels, placeWithin, DEFAULT_FUSION, type Ranked } from '../../../native/search/rrf.js';
+import { fuseChannels, placeWithin, DEFAULT_FUSION, type Ranked } from '../../../native/search/rank/rrf.js';
 
 const list = (prefix: string, n: number, top = 10): Ranked[] => Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, score: top - i * 0.1 }));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchFilters } from '../../../native/contract/api.js';
-import { hybridSearch, type SearchableStore } from '../../../native/search/hybrid.js';
+import { hybridSearch, type SearchableStore } from '../../../native/search/channels/hybrid.js';
 import { LibraryStore } from '../../../native/store/library-store.js';
 import { chunk, DIMS, fakeEmbedder, record, storePerTest } from '../store/fixtures.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { appendMissing, boostScope, interleave } from '../../../native/search/interleave.js';
+import { appendMissing, interleave } from '../../../native/search/rank/interleave.js';
+import { boostScope } from '../../../native/search/rank/scope.js';
 
 const id = (s: string) => s;
 const opts = { idOf: id };

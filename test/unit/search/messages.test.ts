@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildMessageIndex, messagesIn, shownMessages } from '../../../native/search/messages.js';
+import { buildMessageIndex, messagesIn, shownMessages } from '../../../native/search/plan/messages.js';
 
 const TROUBLESHOOTING = [
   'Most failed teach runs end with the same message on the panel:\n\n```\nTEACH stroke lost\n```\n\nor\n\n```\nstroke sensor not a multiple of the ram pitch\n```',

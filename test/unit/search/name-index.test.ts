@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildNameIndex, inScope, matchNames, nameKey, type NameRecord } from '../../../native/search/name-index.js';
+import { buildNameIndex, inScope, matchNames, nameKey, type NameRecord } from '../../../native/search/plan/name-index.js';
 
 /** A small library: three sources, one with sidecar equipment, headings with product and generic words. */
 const RECORDS: NameRecord[] = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hybridSearch } from '../../../native/search/hybrid.js';
-import { isNavigation, NAVIGATION_SINK, sinkNavigation } from '../../../native/search/navigation.js';
+import { hybridSearch } from '../../../native/search/channels/hybrid.js';
+import { isNavigation, NAVIGATION_SINK, sinkNavigation } from '../../../native/search/rank/navigation.js';
 import { chunk, record, storePerTest } from '../store/fixtures.js';
 
 const HUB = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planQuery, quotedMessages, splitClauses, topicTerms } from '../../../native/search/query-plan.js';
+import { planQuery, quotedMessages, splitClauses, topicTerms } from '../../../native/search/plan/query-plan.js';
 
 describe('splitClauses: cuts two-part questions at clause boundaries', () => {
   it.each([

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../../native/contract/api.js';
-import { rankPlanned } from '../../../native/search/retriever.js';
+import { rankPlanned } from '../../../native/search/rank/planned.js';
 import { RANKING_STEPS, stepOn } from '../../../native/search/settings.js';
 
 const here = path.dirname(new URL(import.meta.url).pathname);

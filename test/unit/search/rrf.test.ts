@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fuseRrf } from '../../../native/search/rrf.js';
+import { fuseRrf } from '../../../native/search/rank/rrf.js';
 
 describe('fuseRrf', () => {
   it('sums 1/(k + rank) over lists', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { languageNeutralName, untranslatedFiles, untranslatedManuals, UNTRANSLATED_TERMS_MAX_PASSAGES } from '../../../native/search/translations.js';
+import { languageNeutralName, untranslatedFiles, untranslatedManuals, UNTRANSLATED_TERMS_MAX_PASSAGES } from '../../../native/search/plan/translations.js';
 
 describe('languageNeutralName', () => {
   it('takes out the folder, the extension and the language markers', () => {

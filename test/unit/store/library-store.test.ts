@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { keywordSearch } from '../../../native/search/keyword.js';
+import { keywordSearch } from '../../../native/search/channels/keyword.js';
 import { EngineError } from '../../../native/contract/errors.js';
 import { failpoints } from '../../../native/store/failpoints.js';
 import { LibraryStore, LIBRARY_FILE } from '../../../native/store/library-store.js';

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyze } from '../../../native/text/analyze.js';
-import { keywordSearch } from '../../../native/search/keyword.js';
+import { keywordSearch } from '../../../native/search/channels/keyword.js';
 import { failpoints } from '../../../native/store/failpoints.js';
 import { LibraryStore, SWITCH_FILE } from '../../../native/store/library-store.js';
 import type { Chunk } from '../../../native/contract/document.js';

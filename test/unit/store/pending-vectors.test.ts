@@ -4,7 +4,7 @@
  * their vectors by attachVectors without a new generation.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { keywordSearch } from '../../../native/search/keyword.js';
+import { keywordSearch } from '../../../native/search/channels/keyword.js';
 import { failpoints } from '../../../native/store/failpoints.js';
 import { LibraryStore } from '../../../native/store/library-store.js';
 import { chunk, code, fakeEmbedder, record, storePerTest, tempDir } from './fixtures.js';

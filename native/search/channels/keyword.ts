@@ -2,10 +2,10 @@
  * Keyword retrieval: the question's full-text plan against the store, ties ordered by chunk id.
  * The store answers the raw query; the ranking rules live here.
  */
-import type { SearchFilters } from '../contract/api.js';
-import type { FtsPlan, ScoredChunk } from '../store/types.js';
+import type { SearchFilters } from '../../contract/api.js';
+import type { FtsPlan, ScoredChunk } from '../../store/types.js';
 import { buildFtsPlan, restrictPlan, type RelatedText } from './fts-query.js';
-import { DEFAULT_KEYWORD_CONFIG, type KeywordConfig } from './settings.js';
+import { DEFAULT_KEYWORD_CONFIG, type KeywordConfig } from '../settings.js';
 
 /**
  * A run of equal scores past the first rows fetched is read once more, this many times wider (at

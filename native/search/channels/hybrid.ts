@@ -3,18 +3,19 @@
  * Without an embedder (or a library without vectors) only the keyword retriever runs, and the response
  * says so in `mode`. Each retriever's own ranking is returned too (the evidence gate reads both).
  */
-import type { SearchFilters, SearchHit, SearchMode, SearchRequest, SearchResponse } from '../contract/api.js';
-import type { Chunk, Lang } from '../contract/document.js';
-import { EngineError } from '../contract/errors.js';
-import type { LibraryStore } from '../store/library-store.js';
-import type { ScoredChunk } from '../store/types.js';
+import type { SearchFilters, SearchHit, SearchMode, SearchRequest, SearchResponse } from '../../contract/api.js';
+import type { Chunk, Lang } from '../../contract/document.js';
+import { EngineError } from '../../contract/errors.js';
+import type { LibraryStore } from '../../store/library-store.js';
+import type { ScoredChunk } from '../../store/types.js';
 import type { RelatedText } from './fts-query.js';
-import { detectLang } from '../text/lang.js';
+import { detectLang } from '../../text/lang.js';
 import { keywordSearch } from './keyword.js';
-import { sinkNavigation } from './navigation.js';
-import { DEFAULT_FUSION, fuseChannels, placeWithin, type FusionConfig } from './rrf.js';
-import { untranslatedManuals } from './translations.js';
-import { DEFAULT_K, DEFAULT_KEYWORD_CONFIG, FIRST_PAGE, stepOn, type KeywordConfig, type RankingStep } from './settings.js';
+import { sinkNavigation } from '../rank/navigation.js';
+import { siblingRowsByKeyword, withUntranslated } from '../rank/channel-steps.js';
+import { DEFAULT_FUSION, fuseChannels, type FusionConfig } from '../rank/rrf.js';
+import { untranslatedManuals } from '../plan/translations.js';
+import { DEFAULT_K, DEFAULT_KEYWORD_CONFIG, stepOn, type KeywordConfig, type RankingStep } from '../settings.js';
 
 /** Candidates each retriever contributes to fusion: max(3k, this). */
 export const MIN_CANDIDATES = 50;
@@ -104,18 +105,6 @@ export async function hybridSearch(
 /** Passages of the other language's keyword ranking searched for an untranslated manual's best. */
 const UNTRANSLATED_DEPTH = 10;
 /**
- * An untranslated manual's best keyword passage is placed within the first UNTRANSLATED_WINDOW
- * results when its BM25 score is at least this share of the best passage's. It matches through
- * translated words only, which weigh a fraction of the question's own (fts-query.ts), so it never
- * outscores a passage in the question's language that shares its words. Measured (keyword library of
- * the dev corpus plus a Chinese-only protocol manual written for the test): the manual's best passage
- * for its ten English questions scored 0.30–1.28 of the best, and for the dev set's English questions
- * (which it does not answer) at most 0.35; 0.4 places it for seven of the ten and for none of those.
- */
-const UNTRANSLATED_SHARE = 0.4;
-const UNTRANSLATED_WINDOW = FIRST_PAGE;
-
-/**
  * The best keyword passage in the other language than the question's, from a file that exists only
  * in that language (translations.ts), or undefined when the library has none.
  */
@@ -135,41 +124,6 @@ async function untranslatedBest(
   const within = (await terms) ?? undefined;
   const hits = await keywordSearch(store, query, UNTRANSLATED_DEPTH, { ...filters, lang: [other] }, related, cfg, UNTRANSLATED_DEPTH, within);
   return hits.find((h) => only.has(h.chunk.file));
-}
-
-/** `ranked` with `candidate` placed within the first UNTRANSLATED_WINDOW when it scores close enough to keyword's best. */
-function withUntranslated(ranked: ScoredChunk[], keyword: ScoredChunk[], candidate: ScoredChunk | undefined): ScoredChunk[] {
-  const best = keyword[0]?.score ?? 0;
-  if (!candidate || (best > 0 && candidate.score < UNTRANSLATED_SHARE * best)) return ranked;
-  const all = ranked.some((h) => h.chunk.id === candidate.chunk.id) ? ranked : [...ranked, { chunk: candidate.chunk, score: 0 }];
-  const byId = new Map(all.map((h) => [h.chunk.id, h] as const));
-  const placed = placeWithin(all.map((h) => ({ id: h.chunk.id, score: h.score })), [candidate.chunk.id], UNTRANSLATED_WINDOW);
-  return placed.map((r) => byId.get(r.id) as ScoredChunk).slice(0, Math.max(ranked.length, 1));
-}
-
-/**
- * Rows of one table in the fused list, reordered among the places they hold by the keyword channel's
- * order (the rows it did not rank keep theirs, after the ones it did). A table's rows are written to
- * one template and differ by a word or a number ("Bank 1" / "Bank 2", "Joint 3"), so their vectors
- * are near-identical and the model's order among them is noise; the words tell them apart.
- */
-function siblingRowsByKeyword(fused: ScoredChunk[], keyword: ScoredChunk[]): ScoredChunk[] {
-  const kwRank = new Map(keyword.map((h, i) => [h.chunk.id, i] as const));
-  const byFile = new Map<string, number[]>();
-  fused.forEach((h, i) => {
-    if (h.chunk.kind !== 'table-row') return;
-    const at = byFile.get(h.chunk.file);
-    if (at) at.push(i);
-    else byFile.set(h.chunk.file, [i]);
-  });
-  const out = fused.slice();
-  for (const places of byFile.values()) {
-    if (places.length < 2) continue;
-    const rows = places.map((i) => fused[i] as ScoredChunk);
-    const order = rows.map((h, j) => ({ h, j, r: kwRank.get(h.chunk.id) ?? Infinity })).sort((a, b) => a.r - b.r || a.j - b.j);
-    places.forEach((p, j) => (out[p] = { ...(order[j] as { h: ScoredChunk }).h, score: (fused[p] as ScoredChunk).score }));
-  }
-  return out;
 }
 
 async function embedQuery(embedder: QueryEmbedder | null, query: string, signal?: AbortSignal): Promise<Float32Array> {

@@ -1,7 +1,6 @@
 /**
  * Fusion for planned questions (query-plan.ts): the ranked lists of the sub-queries are interleaved
- * so that every part reaches the top results, and a scope (name-index.ts) lifts the hits of the
- * manuals a question names. Pure and generic over the hit type; ids de-duplicate.
+ * so that every part reaches the top results. Pure and generic over the hit type; ids de-duplicate.
  */
 
 export interface InterleaveOptions<T> {
@@ -61,32 +60,6 @@ export function interleave<T>(parts: T[][], whole: T[], opts: InterleaveOptions<
     out.push(h);
   }
   return out;
-}
-
-export interface ScopeBoostOptions {
-  /** Rank damping: a hit at rank r (from 1) scores weight / (c + r). Default 10. */
-  c?: number;
-  /** Weight of an in-scope hit (out-of-scope hits weigh 1). Default 2. */
-  boost?: number;
-  /** The first this-many hits keep their place whatever their scope (e.g. exact code matches). Default 0. */
-  keep?: number;
-}
-
-/**
- * Re-ranks a list to prefer hits inside the scope without dropping the others: each hit scores
- * weight / (c + rank), weight = boost inside the scope and 1 outside. With the defaults an in-scope
- * hit at rank ≤ 11 climbs above an out-of-scope first hit; everything stays in the list, in its own
- * order within each side. Stable for equal scores. When no hit is in scope, the list is unchanged.
- */
-export function boostScope<T>(hits: T[], isInScope: (hit: T) => boolean, opts: ScopeBoostOptions = {}): T[] {
-  const c = opts.c ?? 10;
-  const boost = opts.boost ?? 2;
-  const keep = Math.max(0, opts.keep ?? 0);
-  const head = hits.slice(0, keep);
-  const rest = hits.slice(keep);
-  const scored = rest.map((hit, i) => ({ hit, i, score: (isInScope(hit) ? boost : 1) / (c + keep + i + 1) }));
-  scored.sort((a, b) => b.score - a.score || a.i - b.i);
-  return [...head, ...scored.map((x) => x.hit)];
 }
 
 /**

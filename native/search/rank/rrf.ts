@@ -3,7 +3,7 @@
  * Pure. Entries with a score ≤ 0 are dropped before ranking (a keyword "hit" that matched nothing must
  * not earn a rank); an id listed twice in one list counts at its best rank. Ties keep first-seen order.
  */
-import { FIRST_PAGE } from './settings.js';
+import { FIRST_PAGE } from '../settings.js';
 
 export interface Ranked {
   id: string;

@@ -2,11 +2,11 @@
  * The full-text query of a question, as plain data: which terms, on which columns, with which
  * weights. Pure (no LanceDB): the store turns the plan into its index's query objects.
  */
-import { analyzeQuery } from '../text/analyze.js';
-import type { FtsPlan } from '../store/types.js';
-import type { KeywordConfig } from './settings.js';
+import { analyzeQuery } from '../../text/analyze.js';
+import type { FtsPlan } from '../../store/types.js';
+import type { KeywordConfig } from '../settings.js';
 
-export type { FtsClause, FtsPlan } from '../store/types.js';
+export type { FtsClause, FtsPlan } from '../../store/types.js';
 
 /**
  * A question about what to watch out for ("what must I check before running it", "precautions",

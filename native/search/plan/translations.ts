@@ -13,7 +13,7 @@
  * (a name many manuals share, such as `README.md`) a file counts as translated: the cost of a wrong
  * "untranslated" is a place in every other-language question's first results.
  */
-import type { FileRecord, Lang } from '../contract/document.js';
+import type { FileRecord, Lang } from '../../contract/document.js';
 
 /** Name parts that say a file's language, not its subject. */
 const LANGUAGE_MARKERS = new Set([

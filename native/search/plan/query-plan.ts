@@ -26,8 +26,8 @@
  *
  * A question that is one part gives `parts: []`: search the whole question as today.
  */
-import { detectCodes, type DetectedCode } from '../fault-codes/detect.js';
-import { analyze } from '../text/analyze.js';
+import { detectCodes, type DetectedCode } from '../../fault-codes/detect.js';
+import { analyze } from '../../text/analyze.js';
 
 /** Topic terms each side of a cut must keep. */
 export const MIN_TOPIC_TERMS = 2;
