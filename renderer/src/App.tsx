@@ -3,7 +3,7 @@
  * viewer on top of whichever screen opened it. Screens stay mounted once visited, so going back keeps
  * their state (results, answers, progress).
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import type { LibraryInfo, ManualInfo } from '../../native/contract/index.js';
 import type { Connection } from './engine/types.js';
@@ -115,13 +115,26 @@ export function App({ conn }: { conn: Connection }) {
         focusSearch();
       } else if (e.key === 'Escape' && !e.defaultPrevented) {
         e.preventDefault();
-        if (source) closeSource();
-        else focusSearch();
+        focusSearch();
       }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [focusSearch, source, closeSource]);
+  }, [focusSearch]);
+
+  // An open source takes Esc first (capture), before the hidden page's box can take it to clear its
+  // query; set before the viewer is painted (layout effect), so an Esc pressed as soon as it shows closes it.
+  useLayoutEffect(() => {
+    if (!source) return;
+    const onEsc = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      e.preventDefault();
+      e.stopPropagation();
+      closeSource();
+    };
+    window.addEventListener('keydown', onEsc, true);
+    return () => window.removeEventListener('keydown', onEsc, true);
+  }, [source, closeSource]);
 
   const searchFor = useCallback(
     (text: string) => {
