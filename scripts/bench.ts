@@ -93,7 +93,7 @@ async function corpusBench(corpus: string, spec: EmbedderSpec | undefined, label
       if (!r2.ok) throw new Error(r2.error.message);
       add(`re-ingest unchanged ${label}`, r2.value.seconds, 's', `${r2.value.unchanged} unchanged`);
 
-      await searchBench(engine, label, spec && spec.kind !== 'none' ? ['keyword', 'vector', 'hybrid'] : ['keyword']);
+      await searchBench(dir, label, spec && spec.kind !== 'none' ? ['keyword', 'vector', 'hybrid'] : ['keyword']);
       add(`engine RSS after corpus ${label}`, rssMb(), 'MB');
       if (!spec || spec.kind === 'none') await extractionShare(corpus, s);
     } finally {
@@ -104,15 +104,23 @@ async function corpusBench(corpus: string, spec: EmbedderSpec | undefined, label
   }
 }
 
-/** Search p50/p95 per mode over the questions (or GENERIC_QUERIES), one-part and two-part questions apart. */
-async function searchBench(engine: Awaited<ReturnType<typeof createEngine>>, label: string, modes: SearchMode[]): Promise<void> {
+/** Warm-up searches, none of them a timed question (the engine memoises query vectors). */
+const WARM_UP = ['how do I check the oil level', 'machine stops without a message', 'alarm 1', 'replace the drive belt', 'sensor reading drifts'];
+
+/**
+ * Search p50/p95 per mode over the questions (or GENERIC_QUERIES), one-part and two-part questions
+ * apart. Each mode gets an engine of its own on the library and asks each question once, so every
+ * timed search embeds its question as a technician's new question would (no memoised vector).
+ */
+async function searchBench(dir: string, label: string, modes: SearchMode[]): Promise<void> {
   const queries = values.questions ? (await loadQuestions(values.questions)).map((q) => q.query) : GENERIC_QUERIES;
   const twoPart = new Set(queries.filter((q) => planQuery(q).parts.length > 1));
   for (const mode of modes) {
-    for (const q of queries.slice(0, 5)) await engine.search({ query: q, mode }); // warm-up
-    const ms: number[] = [];
-    const byParts: Record<'one-part' | 'two-part', number[]> = { 'one-part': [], 'two-part': [] };
-    for (let rep = 0; rep < 3; rep++) {
+    const engine = await createEngine({ libraryDir: dir, readOnly: true });
+    try {
+      for (const q of WARM_UP) await engine.search({ query: q, mode });
+      const ms: number[] = [];
+      const byParts: Record<'one-part' | 'two-part', number[]> = { 'one-part': [], 'two-part': [] };
       for (const q of queries) {
         const t = performance.now();
         const res = await engine.search({ query: q, k: 10, mode });
@@ -121,30 +129,28 @@ async function searchBench(engine: Awaited<ReturnType<typeof createEngine>>, lab
         ms.push(took);
         byParts[twoPart.has(q) ? 'two-part' : 'one-part'].push(took);
       }
-    }
-    ms.sort((a, b) => a - b);
-    add(`search ${mode} corpus ${label} p50`, percentile(ms, 0.5), 'ms', `${ms.length} queries`);
-    add(`search ${mode} corpus ${label} p95`, percentile(ms, 0.95), 'ms');
-    for (const [kind, xs] of Object.entries(byParts)) {
-      if (xs.length === 0 || xs.length === ms.length) continue;
-      xs.sort((a, b) => a - b);
-      const target = mode !== 'hybrid' ? '' : kind === 'one-part' ? '; target ≤ 50 ms' : '; target ≤ 120 ms';
-      add(`search ${mode} corpus ${label} ${kind} p95`, percentile(xs, 0.95), 'ms', `${xs.length / 3} questions × 3${target}`);
+      ms.sort((a, b) => a - b);
+      add(`search ${mode} corpus ${label} p50`, percentile(ms, 0.5), 'ms', `${ms.length} queries, each asked once`);
+      add(`search ${mode} corpus ${label} p95`, percentile(ms, 0.95), 'ms');
+      for (const [kind, xs] of Object.entries(byParts)) {
+        if (xs.length === 0 || xs.length === ms.length) continue;
+        xs.sort((a, b) => a - b);
+        const target = mode !== 'hybrid' ? '' : kind === 'one-part' ? '; target ≤ 50 ms' : '; target ≤ 120 ms';
+        add(`search ${mode} corpus ${label} ${kind} p95`, percentile(xs, 0.95), 'ms', `${xs.length} questions${target}`);
+      }
+    } finally {
+      await engine.close();
     }
   }
 }
 
 /** Searches of a library already built (--library), with the model it records. */
 async function libraryBench(dir: string): Promise<void> {
-  const engine = await createEngine({ libraryDir: path.resolve(dir), readOnly: true });
-  try {
-    const info = await engine.info();
-    const vectors = info.ok && info.value.embedder !== null && !info.value.modelMissing;
-    await searchBench(engine, path.basename(dir), vectors ? ['keyword', 'vector', 'hybrid'] : ['keyword']);
-    add(`engine RSS after library ${path.basename(dir)}`, rssMb(), 'MB');
-  } finally {
-    await engine.close();
-  }
+  const engine = await createEngine({ libraryDir: dir, readOnly: true });
+  const info = await engine.info().finally(() => engine.close());
+  const vectors = info.ok && info.value.embedder !== null && !info.value.modelMissing;
+  await searchBench(dir, path.basename(dir), vectors ? ['keyword', 'vector', 'hybrid'] : ['keyword']);
+  add(`process RSS after library ${path.basename(dir)}`, rssMb(), 'MB');
 }
 
 /** Fault-code extraction time over the corpus's parsed documents, as a share of the measured ingest. */
@@ -182,7 +188,7 @@ function parseSpec(s: string | undefined): EmbedderSpec | undefined {
 }
 
 console.log(`ManualDesk bench on ${os.cpus().length} cores, node ${process.version}`);
-if (values.library) await libraryBench(values.library);
+if (values.library) await libraryBench(path.resolve(values.library));
 if (values.corpus) {
   const corpus = path.resolve(values.corpus);
   await corpusBench(corpus, { kind: 'none' }, 'no-embeddings');
