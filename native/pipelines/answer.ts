@@ -61,8 +61,10 @@ export const DEFAULT_ANSWER_K = 8;
 export const ANSWER_TOKENS = 400;
 /**
  * Most tokens of a generation prompt (instructions, passages, question). Every prompt token is read
- * before the first answer token: on a 2-core CPU a 135M model reads ~250 tokens/s, so ~1,100 tokens
- * cost 4.7 s before anything shows. The best sentences come first, so the cut loses the least.
+ * before the first answer token: on two quiet cores the default answer model (Qwen2.5-Coder-0.5B Q4_K_M)
+ * reads ~218 tokens/s, so 800 tokens show the first token in ~3.6 s, within the 4 s target; the 1.5B
+ * reads ~88 tokens/s (8.7 s). Measured by `npx tsx scripts/bench-answers.ts`. The best sentences come
+ * first, so the cut loses the least.
  */
 export const MAX_PROMPT_TOKENS = 800;
 /** Streamed chunks between two loop checks of the text written so far. */
