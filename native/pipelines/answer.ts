@@ -267,7 +267,7 @@ function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[
   const lines: string[] = [];
   for (const m of matches) {
     const n = citations.length + 1;
-    citations.push(toCitation(n, { ...m, chunkId: `code:${m.key}:${m.file}` }));
+    citations.push(toCitation(n, { ...m, chunkId: `code:${m.key}:${m.file}`, kind: 'code' }));
     const body = codeAnswerLines(m);
     lines.push(`${body.map(answerText).join('\n')} [${n}]`);
   }
