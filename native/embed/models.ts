@@ -103,6 +103,7 @@ export type EmbedderSpec =
 export interface RememberedModel {
   /** The recorded embedder id, ending in the weights' sha256 prefix. */
   id: string;
+  /** The model's folder (ONNX) or file (GGUF). */
   dir: string;
 }
 
