@@ -259,6 +259,7 @@ class LocalEngine implements Engine {
           retrieve: (r, signal) => this.retrieveWith(local, sources, r, signal),
           vocabulary: async (terms, filters) => new Map(Object.entries(await this.termCountsWith(local, sources, terms, filters?.packs, filters?.pathPrefix))),
           spread: (terms, filters) => this.termSpreadWith(local, sources, terms, filters?.packs),
+          titles: async (folders, filters) => this.titlesIn(local, sources, folders, filters?.packs),
           generator: () => this.answerModels.llm(),
           generatorChecked: () => this.answerModels.llmChecked(),
           reranker: () => this.answerModels.reranker(),
@@ -282,6 +283,17 @@ class LocalEngine implements Engine {
     const out: Record<string, number> = {};
     for (const src of sources.select(local, packs)) {
       for (const [t, n] of await src.store.termCounts(terms, { pathPrefix })) out[t] = Math.min(VOCABULARY_COUNT_CAP, (out[t] ?? 0) + n);
+    }
+    return out;
+  }
+
+  /** The titles and equipment names of the selected sources' manuals in these folders (the gate: which machine a folder is about). */
+  private titlesIn(local: Library, sources: Sources, folders: string[], packs?: string[]): string[] {
+    const out: string[] = [];
+    for (const src of sources.select(local, packs)) {
+      for (const f of src.store.getFiles()) {
+        if (folders.some((d) => f.file.startsWith(`${d}/`))) out.push(f.meta.title, ...(f.meta.equipment ?? []));
+      }
     }
     return out;
   }

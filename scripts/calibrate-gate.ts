@@ -124,7 +124,9 @@ async function evidenceOf(question: string): Promise<{ evidence: Evidence; hits:
   const passages = keywordPassages.length > 0 ? keywordPassages : fused;
   const counts = unwrap(await engine.termCounts(vocabularyTerms(question, passages)));
   const folderVocabulary = async (terms: string[], filters?: SearchFilters) => new Map(Object.entries(unwrap(await engine.termCounts(terms, filters?.packs, filters?.pathPrefix))));
-  const scope = res.scope && res.scopeFolders ? await scopeVocabulary(folderVocabulary, question, res.scope, res.scopeFolders, codes) : undefined;
+  const titles = async (folders: string[]) =>
+    unwrap(await engine.listManuals()).flatMap((m) => (folders.some((d) => m.file.startsWith(`${d}/`)) ? [m.title, ...m.equipment] : []));
+  const scope = res.scope && res.scopeFolders ? await scopeVocabulary({ vocabulary: folderVocabulary, titles }, question, res.scope, res.scopeFolders, codes) : undefined;
   const evidence = collectEvidence({ question, hits: passages, codes, keywordTop, vectorTop, vocabulary: (t) => counts[t] ?? 1, scope });
   const sets = passages.slice(0, 10).map(passageTokens);
   const cover: Record<string, number[]> = {};

@@ -79,7 +79,14 @@ export interface EvidenceInput {
    * The product names the question scoped to (Retrieval.scope) and, for the names of
    * {@link scopeCandidates}, in how many passages of those products' manuals each occurs.
    */
-  scope?: { names: string[]; vocabulary: (term: string) => number; /** Their folders (documentation sets); absent or empty: the names are files'. */ folders?: string[] };
+  scope?: {
+    names: string[];
+    vocabulary: (term: string) => number;
+    /** Their folders (documentation sets); absent or empty: the names are files'. */
+    folders?: string[];
+    /** The titles and equipment names of their manuals: the model names the product goes by. */
+    titles?: string[];
+  };
   /**
    * How widely the library uses a term: in how many of its documentation sets (top folders) it
    * occurs, and the sets themselves. Asked only for {@link spreadTerms}; absent: unknown (no term is
@@ -393,9 +400,10 @@ export function genericSpread(docSets: number, t: GateThresholds = GATE): number
 /**
  * The definitions of the question's codes when they are another product's: the named product's
  * folders hold none of them, and each comes from another documentation set (a folder of its own)
- * whose record does not name the named product. A passing mention of that other product in the named
- * product's manuals ("unlike Grbl, …") does not make its codes theirs; a record that names the product
- * (an alarm list that says which machine it is for) does. Empty when a code may be the named
+ * whose record neither names the named product nor shares a model designation with its manuals'
+ * titles and equipment (an alarm list "hpb-200-alarms.csv" kept beside the "HPB-200" press brake's
+ * manuals is that machine's own). A passing mention of the other product in the named product's
+ * manuals ("unlike Grbl, …") does not make its codes theirs. Empty when a code may be the named
  * product's, when a record has no folder (whose codes they are cannot be told), or when no product is named.
  */
 function otherDefinitions(codes: CodeLookupResponse | null, defined: string[], scope: NonNullable<EvidenceInput['scope']>): OtherDefinition[] {
@@ -406,12 +414,19 @@ function otherDefinitions(codes: CodeLookupResponse | null, defined: string[], s
   if (matches.length === 0 || matches.some((m) => inScope(m.file))) return [];
   const own = new Set(scope.names.flatMap((n) => analyze(n)));
   const named = (m: CodeMatch) => analyze(`${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.text}`).some((t) => own.has(t));
+  const models = new Set(modelDesignations((scope.titles ?? []).join('\n')));
+  const sharesModel = (m: CodeMatch) => modelDesignations(`${m.manual}\n${m.scope.join('\n')}\n${m.file}`).some((d) => models.has(d));
   const inOtherSet = (m: CodeMatch) => m.file.includes('/');
-  if (!matches.every((m) => !named(m) && inOtherSet(m))) return [];
+  if (!matches.every((m) => !named(m) && !sharesModel(m) && inOtherSet(m))) return [];
   const seen = new Set<string>();
   return matches
     .filter((m) => !seen.has(`${m.key}|${m.manual}`) && seen.add(`${m.key}|${m.manual}`))
     .map((m) => ({ key: m.key, manual: m.manual, file: m.file, title: m.title, description: m.description }));
+}
+
+/** Model designations a text gives ("HPB-200", "hpb_200", "SD40", "MK4S" → "hpb200", "sd40", "mk4s"): letters then digits, one "-" or "_" between at most. */
+export function modelDesignations(text: string): string[] {
+  return [...text.matchAll(/(?<![\p{L}\p{N}])\p{L}+[-_]?\d+\p{L}*(?![\p{L}\p{N}])/gu)].map((m) => m[0].toLowerCase().replace(/[-_]/g, ''));
 }
 
 /**

@@ -45,6 +45,8 @@ export interface AnswerDeps {
    * sets (for the gate: generic words, and what a refusal says the library covers); absent: not known.
    */
   spread?(terms: string[], filters?: SearchFilters): Promise<{ spread: Map<string, number>; docSets: string[] }>;
+  /** The titles and equipment names of the manuals in these folders (a named product's own model names); absent: not known. */
+  titles?(folders: string[], filters?: SearchFilters): Promise<string[]>;
   /** The language model, loaded once by the owner (null: none installed). */
   generator?: () => Promise<AnswerGenerator | null>;
   /**
@@ -141,7 +143,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   const vocabulary = vocab ? (t: string) => vocab.get(t) ?? 1 : undefined; // not looked up: a top passage holds it
   // Not looked up (the overlap cannot be generic-only): 0, no term is generic.
   const spread = spreadOf ? { of: (t: string) => spreadOf.spread.get(t) ?? 0, docSets: spreadOf.docSets } : undefined;
-  const scope = deps.vocabulary && res.scope && res.scopeFolders ? await scopeVocabulary(deps.vocabulary, standaloneQuery, res.scope, res.scopeFolders, codes, req.filters) : undefined;
+  const scope = deps.vocabulary && res.scope && res.scopeFolders ? await scopeVocabulary(deps, standaloneQuery, res.scope, res.scopeFolders, codes, req.filters) : undefined;
   const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope, spread, products: res.scope });
   const decision = gate(evidence, passages.length);
   const base = { question, standaloneQuery, safety: [], citations: [] };
@@ -519,7 +521,7 @@ function round2(x: number): number {
  * question's other names occurs (summed over the folders). Only those names are looked up.
  */
 export async function scopeVocabulary(
-  vocabulary: NonNullable<AnswerDeps['vocabulary']>,
+  deps: Pick<AnswerDeps, 'vocabulary' | 'titles'>,
   question: string,
   names: string[],
   folders: string[],
@@ -529,10 +531,11 @@ export async function scopeVocabulary(
   // The question's other names: does the named product's own documentation use them?
   const terms = [...new Set(scopeCandidates(question, names, codes))];
   const counts = new Map<string, number>();
-  if (terms.length > 0) {
+  if (terms.length > 0 && deps.vocabulary) {
     for (const folder of folders) {
-      for (const [t, n] of await vocabulary(terms, { packs: filters?.packs, pathPrefix: `${folder}/` })) counts.set(t, (counts.get(t) ?? 0) + n);
+      for (const [t, n] of await deps.vocabulary(terms, { packs: filters?.packs, pathPrefix: `${folder}/` })) counts.set(t, (counts.get(t) ?? 0) + n);
     }
   }
-  return { names, vocabulary: (t) => counts.get(t) ?? 0, folders };
+  const titles = deps.titles ? await deps.titles(folders, filters) : [];
+  return { names, vocabulary: (t) => counts.get(t) ?? 0, folders, titles };
 }

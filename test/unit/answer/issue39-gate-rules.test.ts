@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CodeLookupResponse, CodeMatch } from '../../../native/contract/api.js';
-import { collectEvidence, gate, genericSpread, type EvidenceInput } from '../../../native/answer/evidence.js';
+import { collectEvidence, gate, genericSpread, modelDesignations, type EvidenceInput } from '../../../native/answer/evidence.js';
 import { analyze } from '../../../native/text/analyze.js';
 import { hit } from './helpers.js';
 
@@ -126,6 +126,21 @@ describe('a code the named product’s manuals do not define', () => {
     const ev = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: forOrvan, scope: scope(['press']) });
     expect(ev.otherDefinitions).toEqual([]);
     expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+  });
+
+  it('answers when the record shares a model designation with the named product’s manual titles (an alarm list kept beside them)', () => {
+    const list = { ...codes412, matches: [{ ...alarm412, manual: 'Ov-7 alarms', scope: [], file: 'alarms/ov-7-alarms.csv' }] };
+    const titled = { ...scope(['press']), titles: ['Orvan OV7 press operator manual', 'OV7'] };
+    const ev = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: list, scope: titled });
+    expect(ev.otherDefinitions).toEqual([]);
+    expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+    const other = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: list, scope: { ...titled, titles: ['Orvan OV9 press operator manual'] } });
+    expect(gate(other, 1)).toMatchObject({ answer: false, rule: 'code-other-product' });
+  });
+
+  it('reads model designations as letters then digits, one separator at most', () => {
+    expect(modelDesignations('Fictional HPB-200 press brake, SD40 drive, MK4S, hpb_200 alarms')).toEqual(['hpb200', 'sd40', 'mk4s', 'hpb200']);
+    expect(modelDesignations('Alarm 9, 0x00f register, 3D printer, en_US')).toEqual([]);
   });
 
   it('tells a record whose title names no product by its folder (its documentation set)', () => {
