@@ -447,11 +447,37 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     const follow = introduced(us, us.indexOf(u));
     if (follow.length > 0 && !follow.some((f) => chosen.has(f)) && chosen.size > 1) chosen.delete(u);
   }
+  // The primary passage's lines come under their heading when it names what they leave unnamed: a
+  // setting's section says "these values" and "write these settings" where only its heading names
+  // them ("$110, $111 and $112 – Max rate").
+  const headingAbove = headingOf(perPassage[primary] as Unit[], chosen);
+  if (headingAbove && namesMore(headingAbove.text, (perPassage[primary] as Unit[]).filter((u) => chosen.has(u)))) chosen.add(headingAbove);
   // The primary passage first (it gets [1]), then the others in rank order; manual order inside each.
   const rank = (u: Unit) => (u.passage === primary ? -1 : u.passage);
   return [...chosen]
     .sort((a, b) => rank(a) - rank(b) || a.order - b.order)
     .map((u) => ({ text: u.text, passage: u.passage }));
+}
+
+/** A name in a heading: a word with a digit or a sign of a setting or code ("$110", "max_rate", "servo.kp", "P0300"). */
+const NAME_TOKEN = /^(?=.*[\d$_]|.*\w\.\w)[\p{L}\p{N}$_.:-]+$/u;
+
+/** Whether a heading names a setting, code or command that none of the quoted lines names. */
+function namesMore(heading: string, quoted: Unit[]): boolean {
+  const text = quoted.map((u) => u.text).join('\n');
+  return heading
+    .replace(/^\s*(?:#{1,6}|=+)\s*/, '')
+    .split(/[\s,;()[\]–—/]+/)
+    .map((w) => w.replace(/[.:-]+$/, ''))
+    .some((w) => NAME_TOKEN.test(w) && !text.includes(w));
+}
+
+/** The heading the first chosen unit of a passage sits under, when none of its chosen units is a heading at or above it. */
+function headingOf(units: Unit[], chosen: Set<Unit>): Unit | undefined {
+  const first = units.findIndex((u) => chosen.has(u));
+  if (first < 0 || units.slice(0, first + 1).some((u) => u.kind === 'heading' && chosen.has(u))) return undefined;
+  for (let k = first - 1; k >= 0; k--) if ((units[k] as Unit).kind === 'heading') return units[k];
+  return undefined;
 }
 
 /** Whether passage b is of a's own section: the same file, and b's section is a's, under it, or beside it under a heading below the title. */

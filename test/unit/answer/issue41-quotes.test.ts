@@ -110,4 +110,18 @@ describe('issue 41: a procedure question gets the command', () => {
     const got = texts('limit how much braking energy flows back into the supply', [overview, limit]);
     expect(got.join('\n')).toContain('conf set regen.max_power_W 50');
   });
+
+  it('quotes the primary passage under its heading, which names the setting its text calls "these values"', () => {
+    const rates = hit(
+      [
+        '#### P210, P211 and P212 – [X,Y,Z] Top speed, mm/min',
+        'This limits how fast each axis may travel. The simplest way to find these values is to raise them slowly and jog the axis after each change. You will know you have gone too far when the motors stall and growl. Enter a value 15% below that.',
+      ].join('\n'),
+      { file: 'qx4/settings.md', manual: 'QX4 Stepper Controller', section: 'Settings > P210, P211 and P212 – [X,Y,Z] Top speed, mm/min' },
+    );
+    const other = hit('The controller accepts commands over USB and RS-485.', { file: 'qx4/interface.md', manual: 'QX4 Stepper Controller', section: 'Interface' });
+    const got = texts('motors stall and growl when I go faster', [rates, other]);
+    expect(got[0]).toBe('#### P210, P211 and P212 – [X,Y,Z] Top speed, mm/min');
+    expect(got).toContain('Enter a value 15% below that.');
+  });
 });
