@@ -64,6 +64,9 @@ const RANK_PRIOR = 1.5;
 const RELEVANT_SHARE = 0.6;
 const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row', 'code']);
 const LEAD_IN = /[:：]$/;
+/** A line that only joins the items around it ("or", "and", "或者"). */
+const JOINER = /^(?:or|and|and\/or|then|或|或者|和|以及|然后)[:：,，]?$/i;
+const isJoiner = (u: Unit) => u.kind === 'sentence' && JOINER.test(u.text);
 const STEP_KINDS = new Set<Unit['kind']>(['step']);
 const ITEM_KINDS = new Set<Unit['kind']>(['item']);
 /** A line that stops on a word no sentence ends with (a passage cut mid-sentence). */
@@ -197,7 +200,9 @@ function introduced(units: Unit[], at: number): Unit[] {
   const out: Unit[] = [];
   for (let i = at + 1; i < units.length && out.length < LIST_MAX; i++) {
     const v = units[i] as Unit;
-    if (!LIST_KINDS.has(v.kind)) break;
+    // A word that joins two alternatives ("an error like: <code> or <code>") is part of the list.
+    const joins = leads && out.length > 0 && isJoiner(v) && LIST_KINDS.has(units[i + 1]?.kind as Unit['kind']);
+    if (!LIST_KINDS.has(v.kind) && !joins) break;
     out.push(v);
     // A code block introduced by a plain sentence is the whole of what it introduces.
     if (!leads) break;
@@ -235,9 +240,18 @@ function withCompletion(units: Unit[], u: Unit, isTop: boolean): Unit[] {
     const run = runWithLeadIn(units, at, ITEM_KINDS);
     if (run[0] && run[0].kind !== 'item') add(run[0]);
   } else if (u.kind === 'code') {
-    // A code block is never cut from the sentence that introduces it.
-    const run = runWithLeadIn(units, at, LIST_KINDS);
-    if (run[0] && !LIST_KINDS.has(run[0].kind)) add(run[0]);
+    // A code block is never cut from the sentence that introduces it, nor from the alternatives
+    // introduced with it ("an error like: <code> or <code>").
+    let a = at;
+    while (a > 0 && (LIST_KINDS.has((units[a - 1] as Unit).kind) || isJoiner(units[a - 1] as Unit))) a--;
+    const lead = a > 0 ? introduced(units, a - 1) : [];
+    if (lead.includes(u)) {
+      add(units[a - 1]);
+      lead.forEach(add);
+    } else {
+      const run = runWithLeadIn(units, at, LIST_KINDS);
+      if (run[0] && !LIST_KINDS.has(run[0].kind)) add(run[0]);
+    }
   } else if (u.kind === 'heading') {
     // A heading inside the passage that matches the question: its subsection is the answer.
     for (let i = at + 1; i < units.length && i - at <= LIST_MAX && (units[i] as Unit).kind !== 'heading'; i++) add(units[i]);

@@ -124,4 +124,26 @@ describe('issue 41: a procedure question gets the command', () => {
     expect(got[0]).toBe('#### P210, P211 and P212 – [X,Y,Z] Top speed, mm/min');
     expect(got).toContain('Enter a value 15% below that.');
   });
+
+  it('quotes every alternative a lead-in introduces, past the "or" between them', () => {
+    const failure = hit(
+      [
+        '# Troubleshooting homing',
+        'Most homing failures end with the same message, one like:',
+        '```',
+        'HOME search timeout',
+        '```',
+        'or',
+        '```',
+        'index pulse not found within one turn',
+        '```',
+        'Work through the checks below from the first.',
+      ].join('\n'),
+      { file: 'qx4/troubleshooting.md', manual: 'QX4 Servo Drive', section: 'Troubleshooting homing' },
+    );
+    const other = hit('The drive stores its parameters in flash memory.', { file: 'qx4/reference.md', manual: 'QX4 Servo Drive', section: 'Reference' });
+    const got = texts('home search timeout when homing', [failure, other]).join('\n');
+    expect(got).toContain('HOME search timeout');
+    expect(got).toContain('index pulse not found within one turn');
+  });
 });
