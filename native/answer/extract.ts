@@ -64,6 +64,8 @@ const HEADING = /^\s*#{1,6}\s|^\s*=+\s/;
 const RANK_PRIOR = 1.5;
 /** Another passage adds units when its best unit reaches this share of the best unit of all. */
 const RELEVANT_SHARE = 0.6;
+/** How much a code-only passage's coverage counts in choosing the primary passage, unless the question asks how to do something. */
+const CODE_ONLY_PRIOR = 0.5;
 /** A line that says what to do weighs 1.2x (dev set: 1.2 and 1.3 measured the same, 1.45 started to crowd out causes). */
 const REMEDY_WEIGHT = 1.2;
 const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row', 'code']);
@@ -343,7 +345,12 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   // The primary passage covers the most of the question as a whole, with a prior for retrieval's rank
   // (the second passage must cover 1.25x what the first does to lead, the third 1.4x): word overlap of
   // one unit alone let a passage that repeats one question word win over the section that answers it.
-  const whole = pool.map((_, i) => scorer.passage(i) * (1 + RANK_PRIOR / (i + 1)));
+  // A passage that is only code (a configuration file, an example program) repeats the question's
+  // identifiers without saying what they do: a question that does not ask how to do something is
+  // answered by the prose that explains them, so such a passage leads only at twice the coverage.
+  const codeOnly = (i: number) => (perPassage[i] as Unit[]).every((u) => u.kind === 'code' || u.kind === 'heading');
+  const asksHow = HOW_TO.test(question);
+  const whole = pool.map((_, i) => scorer.passage(i) * (1 + RANK_PRIOR / (i + 1)) * (codeOnly(i) && !asksHow ? CODE_ONLY_PRIOR : 1));
   const primary = whole.indexOf(Math.max(...whole));
   const units = perPassage[primary] as Unit[];
   const primaryBest = passageBest[primary] as number;

@@ -169,4 +169,18 @@ describe('issue 41: a symptom question gets what to do', () => {
       'A fieldbus watchdog trip switches every output off and the drive ignores motion commands.',
     ]);
   });
+
+  it('answers a question in words from the prose that explains a setting, not from a configuration listing that repeats its words', () => {
+    const listing = hit(
+      ['```ini', '# load the level map components; interpolation defaults when the loadusr line names none', 'loadusr -W levelmap interpolation=linear', 'net level-on levelmap.enable <= panel.level-on', '```'].join('\n'),
+      { file: 'qx4/config/level.ini', manual: 'QX4 Mill', section: 'Level map configuration' },
+    );
+    const prose = hit(
+      'The loadusr line of the level map names its interpolation: nearest, linear or cubic. If the line names none, the level map uses cubic interpolation.',
+      { file: 'qx4/level-map.md', manual: 'QX4 Mill', section: 'Level map' },
+    );
+    const got = extractParts('which interpolation does the level map use if the loadusr line names none', [listing, prose]);
+    expect(got[0]).toEqual({ text: 'The loadusr line of the level map names its interpolation: nearest, linear or cubic.', passage: 1 });
+    expect(got.map((p) => p.text)).toContain('If the line names none, the level map uses cubic interpolation.');
+  });
 });
