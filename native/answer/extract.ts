@@ -47,8 +47,6 @@ export interface ExtractOptions {
   keepShare?: number;
   /** Extra terms that count like the question's (a named code's definition words). */
   extraTerms?: string[];
-  /** How much more a line that says what to do weighs than one that describes (REMEDY_CUE). Default REMEDY_WEIGHT. */
-  remedyWeight?: number;
 }
 
 export interface ExtractedPart {
@@ -66,16 +64,8 @@ const RANK_PRIOR = 1.5;
 const RELEVANT_SHARE = 0.6;
 /** How much a code-only passage's coverage counts in choosing the primary passage, unless the question asks how to do something. */
 const CODE_ONLY_PRIOR = 0.5;
-/** A line that says what to do weighs 1.2x (dev set: 1.2 and 1.3 measured the same, 1.45 started to crowd out causes). */
-const REMEDY_WEIGHT = 1.2;
 const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row', 'code']);
 const LEAD_IN = /[:：]$/;
-/**
- * Words of a line that says what to do (reset, check, increase, "you need to", 检查, 更换): the remedy a
- * symptom question asks for. Quoted by score against a budget, the lines that restate the problem or
- * give the background crowded it out ("the user can reset it to False to resume operation").
- */
-const REMEDY_CUE = /\b(?:reset(?:ting)?|resume[sd]?|clear(?:ing)?|restart|reboot|re-?tune|increase|decrease|reduce|raise|lower|replace|check|verify|make sure|ensure|you (?:need|have|must|should)|need to|must be|fix(?:es)?|resolve[sd]?|solution|remedy)\b|检查|确认|确保|更换|重启|降低|增加|减小|调整|解决|处理/i;
 /** A line that only joins the items around it ("or", "and", "或者"). */
 const JOINER = /^(?:or|and|and\/or|then|或|或者|和|以及|然后)[:：,，]?$/i;
 const isJoiner = (u: Unit) => u.kind === 'sentence' && JOINER.test(u.text);
@@ -294,7 +284,6 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   const maxUnits = opts.maxUnits ?? 8;
   const maxChars = opts.maxChars ?? 1400;
   const keepShare = opts.keepShare ?? 0.5;
-  const remedyWeight = opts.remedyWeight ?? REMEDY_WEIGHT;
   const pool = candidates.slice(0, maxPassages);
   if (pool.length === 0) return [];
   const scorer = makeScorer(question, pool, opts.extraTerms ?? []);
@@ -306,8 +295,6 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
       // A rank bonus: the same words in a better-ranked passage weigh a little more.
       u.score *= 1 + 0.15 / (u.passage + 1);
       if (u.kind === 'heading') u.score *= 0.9;
-      // A line that says what to do weighs a little more than one that only describes.
-      if (u.kind !== 'heading' && u.kind !== 'code' && REMEDY_CUE.test(u.text)) u.score *= remedyWeight;
       best = Math.max(best, u.score);
     }
   }

@@ -280,9 +280,7 @@ function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[
     (p) => p.kind !== 'code' && !(p.kind === 'table-row' && codeFiles.has(p.file)) && !codeTexts.some((c) => p.text.includes(c)) && !seen.has(p.chunkId) && seen.add(p.chunkId),
   );
   const extraTerms = [...new Set(analyze(matches.map((m) => `${m.title} ${m.remedy || m.description}`).join(' ')))];
-  // The record already says what to do (its remedy's words are among extraTerms): lines that say what
-  // to do get no extra weight here, or they crowd out the passage's explanation of the code.
-  const parts = asRecords(extractParts(question, extra, { maxPassages: 2, maxUnits: 4, maxChars: 700, keepShare: 0.6, extraTerms, remedyWeight: 1 }), extra, rows);
+  const parts = asRecords(extractParts(question, extra, { maxPassages: 2, maxUnits: 4, maxChars: 700, keepShare: 0.6, extraTerms }), extra, rows);
   const numbers = new Map<number, number>();
   for (const p of parts) {
     if (!numbers.has(p.passage)) {
