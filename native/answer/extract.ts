@@ -62,8 +62,13 @@ const HEADING = /^\s*#{1,6}\s|^\s*=+\s/;
 const RANK_PRIOR = 1.5;
 /** Another passage adds units when its best unit reaches this share of the best unit of all. */
 const RELEVANT_SHARE = 0.6;
+/** How much a code-only passage's coverage counts in choosing the primary passage, unless the question asks how to do something. */
+const CODE_ONLY_PRIOR = 0.5;
 const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row', 'code']);
 const LEAD_IN = /[:：]$/;
+/** A line that only joins the items around it ("or", "and", "或者"). */
+const JOINER = /^(?:or|and|and\/or|then|或|或者|和|以及|然后)[:：,，]?$/i;
+const isJoiner = (u: Unit) => u.kind === 'sentence' && JOINER.test(u.text);
 const STEP_KINDS = new Set<Unit['kind']>(['step']);
 const ITEM_KINDS = new Set<Unit['kind']>(['item']);
 /** A line that stops on a word no sentence ends with (a passage cut mid-sentence). */
@@ -197,7 +202,9 @@ function introduced(units: Unit[], at: number): Unit[] {
   const out: Unit[] = [];
   for (let i = at + 1; i < units.length && out.length < LIST_MAX; i++) {
     const v = units[i] as Unit;
-    if (!LIST_KINDS.has(v.kind)) break;
+    // A word that joins two alternatives ("an error like: <code> or <code>") is part of the list.
+    const joins = leads && out.length > 0 && isJoiner(v) && LIST_KINDS.has(units[i + 1]?.kind as Unit['kind']);
+    if (!LIST_KINDS.has(v.kind) && !joins) break;
     out.push(v);
     // A code block introduced by a plain sentence is the whole of what it introduces.
     if (!leads) break;
@@ -235,9 +242,18 @@ function withCompletion(units: Unit[], u: Unit, isTop: boolean): Unit[] {
     const run = runWithLeadIn(units, at, ITEM_KINDS);
     if (run[0] && run[0].kind !== 'item') add(run[0]);
   } else if (u.kind === 'code') {
-    // A code block is never cut from the sentence that introduces it.
-    const run = runWithLeadIn(units, at, LIST_KINDS);
-    if (run[0] && !LIST_KINDS.has(run[0].kind)) add(run[0]);
+    // A code block is never cut from the sentence that introduces it, nor from the alternatives
+    // introduced with it ("an error like: <code> or <code>").
+    let a = at;
+    while (a > 0 && (LIST_KINDS.has((units[a - 1] as Unit).kind) || isJoiner(units[a - 1] as Unit))) a--;
+    const lead = a > 0 ? introduced(units, a - 1) : [];
+    if (lead.includes(u)) {
+      add(units[a - 1]);
+      lead.forEach(add);
+    } else {
+      const run = runWithLeadIn(units, at, LIST_KINDS);
+      if (run[0] && !LIST_KINDS.has(run[0].kind)) add(run[0]);
+    }
   } else if (u.kind === 'heading') {
     // A heading inside the passage that matches the question: its subsection is the answer.
     for (let i = at + 1; i < units.length && i - at <= LIST_MAX && (units[i] as Unit).kind !== 'heading'; i++) add(units[i]);
@@ -316,7 +332,12 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
   // The primary passage covers the most of the question as a whole, with a prior for retrieval's rank
   // (the second passage must cover 1.25x what the first does to lead, the third 1.4x): word overlap of
   // one unit alone let a passage that repeats one question word win over the section that answers it.
-  const whole = pool.map((_, i) => scorer.passage(i) * (1 + RANK_PRIOR / (i + 1)));
+  // A passage that is only code (a configuration file, an example program) repeats the question's
+  // identifiers without saying what they do: a question that does not ask how to do something is
+  // answered by the prose that explains them, so such a passage leads only at twice the coverage.
+  const codeOnly = (i: number) => (perPassage[i] as Unit[]).every((u) => u.kind === 'code' || u.kind === 'heading');
+  const asksHow = HOW_TO.test(question);
+  const whole = pool.map((_, i) => scorer.passage(i) * (1 + RANK_PRIOR / (i + 1)) * (codeOnly(i) && !asksHow ? CODE_ONLY_PRIOR : 1));
   const primary = whole.indexOf(Math.max(...whole));
   const units = perPassage[primary] as Unit[];
   const primaryBest = passageBest[primary] as number;
@@ -447,11 +468,37 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     const follow = introduced(us, us.indexOf(u));
     if (follow.length > 0 && !follow.some((f) => chosen.has(f)) && chosen.size > 1) chosen.delete(u);
   }
+  // The primary passage's lines come under their heading when it names what they leave unnamed: a
+  // setting's section says "these values" and "write these settings" where only its heading names
+  // them ("$110, $111 and $112 – Max rate").
+  const headingAbove = headingOf(perPassage[primary] as Unit[], chosen);
+  if (headingAbove && namesMore(headingAbove.text, (perPassage[primary] as Unit[]).filter((u) => chosen.has(u)))) chosen.add(headingAbove);
   // The primary passage first (it gets [1]), then the others in rank order; manual order inside each.
   const rank = (u: Unit) => (u.passage === primary ? -1 : u.passage);
   return [...chosen]
     .sort((a, b) => rank(a) - rank(b) || a.order - b.order)
     .map((u) => ({ text: u.text, passage: u.passage }));
+}
+
+/** A name in a heading: a word with a digit or a sign of a setting or code ("$110", "max_rate", "servo.kp", "P0300"). */
+const NAME_TOKEN = /^(?=.*[\d$_]|.*\w\.\w)[\p{L}\p{N}$_.:-]+$/u;
+
+/** Whether a heading names a setting, code or command that none of the quoted lines names. */
+function namesMore(heading: string, quoted: Unit[]): boolean {
+  const text = quoted.map((u) => u.text).join('\n');
+  return heading
+    .replace(/^\s*(?:#{1,6}|=+)\s*/, '')
+    .split(/[\s,;()[\]–—/]+/)
+    .map((w) => w.replace(/[.:-]+$/, ''))
+    .some((w) => NAME_TOKEN.test(w) && !text.includes(w));
+}
+
+/** The heading the first chosen unit of a passage sits under, when none of its chosen units is a heading at or above it. */
+function headingOf(units: Unit[], chosen: Set<Unit>): Unit | undefined {
+  const first = units.findIndex((u) => chosen.has(u));
+  if (first < 0 || units.slice(0, first + 1).some((u) => u.kind === 'heading' && chosen.has(u))) return undefined;
+  for (let k = first - 1; k >= 0; k--) if ((units[k] as Unit).kind === 'heading') return units[k];
+  return undefined;
 }
 
 /** Whether passage b is of a's own section: the same file, and b's section is a's, under it, or beside it under a heading below the title. */

@@ -110,4 +110,56 @@ describe('issue 41: a procedure question gets the command', () => {
     const got = texts('limit how much braking energy flows back into the supply', [overview, limit]);
     expect(got.join('\n')).toContain('conf set regen.max_power_W 50');
   });
+
+  it('quotes the primary passage under its heading, which names the setting its text calls "these values"', () => {
+    const rates = hit(
+      [
+        '#### P210, P211 and P212 – [X,Y,Z] Top speed, mm/min',
+        'This limits how fast each axis may travel. The simplest way to find these values is to raise them slowly and jog the axis after each change. You will know you have gone too far when the motors stall and growl. Enter a value 15% below that.',
+      ].join('\n'),
+      { file: 'qx4/settings.md', manual: 'QX4 Stepper Controller', section: 'Settings > P210, P211 and P212 – [X,Y,Z] Top speed, mm/min' },
+    );
+    const other = hit('The controller accepts commands over USB and RS-485.', { file: 'qx4/interface.md', manual: 'QX4 Stepper Controller', section: 'Interface' });
+    const got = texts('motors stall and growl when I go faster', [rates, other]);
+    expect(got[0]).toBe('#### P210, P211 and P212 – [X,Y,Z] Top speed, mm/min');
+    expect(got).toContain('Enter a value 15% below that.');
+  });
+
+  it('quotes every alternative a lead-in introduces, past the "or" between them', () => {
+    const failure = hit(
+      [
+        '# Troubleshooting homing',
+        'Most homing failures end with the same message, one like:',
+        '```',
+        'HOME search timeout',
+        '```',
+        'or',
+        '```',
+        'index pulse not found within one turn',
+        '```',
+        'Work through the checks below from the first.',
+      ].join('\n'),
+      { file: 'qx4/troubleshooting.md', manual: 'QX4 Servo Drive', section: 'Troubleshooting homing' },
+    );
+    const other = hit('The drive stores its parameters in flash memory.', { file: 'qx4/reference.md', manual: 'QX4 Servo Drive', section: 'Reference' });
+    const got = texts('home search timeout when homing', [failure, other]).join('\n');
+    expect(got).toContain('HOME search timeout');
+    expect(got).toContain('index pulse not found within one turn');
+  });
+});
+
+describe('issue 41: a question that does not ask how gets the prose, not the listing', () => {
+  it('answers a question in words from the prose that explains a setting, not from a configuration listing that repeats its words', () => {
+    const listing = hit(
+      ['```ini', '# load the level map components; interpolation defaults when the loadusr line names none', 'loadusr -W levelmap interpolation=linear', 'net level-on levelmap.enable <= panel.level-on', '```'].join('\n'),
+      { file: 'qx4/config/level.ini', manual: 'QX4 Mill', section: 'Level map configuration' },
+    );
+    const prose = hit(
+      'The loadusr line of the level map names its interpolation: nearest, linear or cubic. If the line names none, the level map uses cubic interpolation.',
+      { file: 'qx4/level-map.md', manual: 'QX4 Mill', section: 'Level map' },
+    );
+    const got = extractParts('which interpolation does the level map use if the loadusr line names none', [listing, prose]);
+    expect(got[0]).toEqual({ text: 'The loadusr line of the level map names its interpolation: nearest, linear or cubic.', passage: 1 });
+    expect(got.map((p) => p.text)).toContain('If the line names none, the level map uses cubic interpolation.');
+  });
 });
