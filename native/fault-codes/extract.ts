@@ -670,6 +670,8 @@ const NAME_DASH = /^([^\s.!?:;-][^.!?:;]{0,58}?)\s+[-–—:]\s+(\S.*)$/u;
 const WHOLE_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})$/u;
 const SYMBOL_LEAD = /^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:\s*[:：=–—]\s*|\s+|$)(.*)$/u;
 const GCODE_TOKEN = /^[GMTSXYZNIJKABC]-?\d+$/i;
+/** `= 0x0001`, `= 4`: the value an enumeration gives the id before it. */
+const ENUM_VALUE = /^\s*=\s*`?(?:0x[0-9a-f]+|\d+)\b`?/i;
 
 type LeadMode = 'heading' | 'term' | 'line';
 
@@ -710,11 +712,18 @@ function codeAtStart(
     .slice(0, 400);
   const first = detectCodes(body)[0];
   if (first && first.start === 0 && (isSelfIdentifying(first.family) || first.family === 'symbol')) {
-    if (first.family === 'symbol') {
-      // Ids are everywhere in software manuals (SAVE_CONFIG, NO_PROBE_JOG_ERROR): only in an error section.
-      if (!errorContext || first.raw !== first.raw.toUpperCase() || mode === 'line') return null;
-    }
     const after = body.slice(first.end).replace(/^[`*_]+/, '');
+    if (first.family === 'symbol') {
+      // Ids are everywhere in software manuals (SAVE_CONFIG, NO_PROBE_JOG_ERROR): only in an error section,
+      // and a line only where it gives the id its value, as an enumeration does (`ERROR_X = 0x0001 …`).
+      if (!errorContext || first.raw !== first.raw.toUpperCase()) return null;
+      if (mode === 'line') {
+        const valued = ENUM_VALUE.exec(after);
+        if (!valued) return null;
+        const n = normalizeCode(first.raw);
+        return n ? { raw: first.raw, n, rest: after.slice(valued[0].length).replace(/^[`*_\s:：.,;–—-]+/, '').trim() } : null;
+      }
+    }
     const sep = /^\s*[:：=|)\]–—-]\s*|^\s+/.exec(after);
     if (after !== '' && !sep) return null;
     const rest = sep ? after.slice(sep[0].length).trim() : '';
@@ -910,6 +919,12 @@ function passages(blocks: Block[], sink: RecordSink, consumed: Set<number>, numb
     const ctxFamily = family ?? (intro ? familyInText(intro) : undefined);
     for (const line of ctx ? entryLines(b.text) : b.text.split('\n')) {
       const lead = leadingCode(line, 'line', ctx, ctxFamily);
+      if (lead && lead.rest === '' && lead.n.family === 'symbol' && b.kind === 'list-item') {
+        // `* ERROR_X = 0x01` alone, its text in the paragraphs below it (up to the next item or heading).
+        const below = followingParagraphs(blocks, i);
+        if (below.length > 0) sink.add(lead.raw, lead.n, fields({ description: below.join('\n') }), b, `${line.trim()}\n${below.join('\n')}`, aliasesOf(lead));
+        continue;
+      }
       if (!lead || lead.rest === '') continue;
       const { role, rest } = splitLabel(lead.rest);
       const title = lead.title;
@@ -925,6 +940,17 @@ function passages(blocks: Block[], sink: RecordSink, consumed: Set<number>, numb
       if (/^-?\d+$/.test(lead.raw)) numbered.push({ at: sink.records.length - 1, raw: lead.raw, section: section(b) });
     }
   }
+}
+
+/** The paragraphs right after block `at`, up to the next list item, heading, table or code block (at most 3). */
+function followingParagraphs(blocks: Block[], at: number): string[] {
+  const out: string[] = [];
+  for (let j = at + 1; j < blocks.length && out.length < 3; j++) {
+    const b = blocks[j] as Block;
+    if (b.kind !== 'paragraph') break;
+    out.push(b.text.trim());
+  }
+  return out;
 }
 
 /** A code block larger than this is a listing, not an example record (and is not parsed). */

@@ -382,6 +382,31 @@ describe('code lines in PDF and prose', () => {
     expect(recs[1]?.remedy).toBe('Clean the condenser filter and check that the fan turns.');
   });
 
+  it('reads list items of an error section that give an id its value ("ERROR_X = 0x0001 text", or the text in the paragraph below), and no id a line merely names', async () => {
+    const md = [
+      '# Troubleshooting',
+      '',
+      '## Common Drive Errors',
+      '',
+      '- ERROR_COIL_OPEN = 0x0001 During start-up the coil is measured. Check that the coil leads are connected.',
+      '- `ERROR_OVER_TEMP = 0x0004` The heat sink is too hot. Let the drive cool down.',
+      '- `ERROR_NO_FEEDBACK = 0x0010`',
+      '',
+      'The encoder did not answer. Check its cable.',
+      '',
+      '- SAVE_CONFIG writes the settings; it is not an error.',
+      '',
+      '## Setup',
+      '',
+      '- MODE_IDLE = 1 puts the drive at rest.',
+    ].join('\n');
+    const recs = await recordsOf('troubleshooting.md', md);
+    expect(recs.map((r) => r.code)).toEqual(['ERROR_COIL_OPEN', 'ERROR_OVER_TEMP', 'ERROR_NO_FEEDBACK']);
+    expect([recs[2]?.description, recs[2]?.remedy]).toEqual(['The encoder did not answer.', 'Check its cable.']);
+    expect(recs[0]?.description).toContain('During start-up the coil is measured.');
+    expect(recs[1]?.description).toContain('The heat sink is too hot.');
+  });
+
   it('reads "**N: name** text" list items of an alarm section when a link anchor sits inside the bold', async () => {
     // Wikis put an anchor before the code so other pages can link to it: `**<a id="Alarm14"></a>14: Unhomed**`.
     const md = [
