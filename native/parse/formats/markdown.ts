@@ -25,6 +25,38 @@ const WIKIJS_CALLOUTS = { info: 'NOTE', success: 'TIP', warning: 'WARNING', dang
 /** A content tab of MkDocs Material (pymdownx.tabbed): `=== "Python"`, its body indented below. */
 const MKDOCS_TAB_RE = /^===\+?[ \t]+"([^"\n]*)"[ \t]*(?:\n([\s\S]*))?$/;
 
+/** Jekyll's Liquid tags: `{% alert warning %}…{% endalert %}`, and a tag alone on its line (`{% include x.html %}`). */
+const LIQUID_ALERT_RE = /\{%-?\s*alert\s+([A-Za-z]+)\s*-?%\}([\s\S]*?)\{%-?\s*endalert\s*-?%\}/g;
+const LIQUID_LINE_RE = /^[ \t]*\{%-?[^%\n]*-?%\}[ \t]*$/gm;
+/** A fenced code block (``` or ~~~), whose text is shown as written (a template's own tags included). */
+const FENCE_RE = /^([ \t]*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\2[ \t]*$/gm;
+
+/**
+ * A documentation site built with Jekyll writes its notes as Liquid tags, which no Markdown parser
+ * reads: `{% alert warning %}…{% endalert %}` is the site's warning box, read as the GFM alert it is
+ * (`> [!WARNING]`, so its text is a safety notice), and a tag alone on its line is template markup,
+ * dropped. Code blocks are left as written (Klipper's macros are Jinja: `{% if … %}`), and so is a tag
+ * inside a sentence.
+ */
+export function liquidToMarkdown(src: string): string {
+  if (!src.includes('{%')) return src;
+  const out: string[] = [];
+  let last = 0;
+  const prose = (text: string) =>
+    text
+      .replace(LIQUID_ALERT_RE, (_m, kind: string, body: string) => {
+        const lines = body.trim().split('\n').map((l) => `> ${l.trim()}`);
+        return admonitionKind(kind) ? `\n> [!${kind.toUpperCase()}]\n${lines.join('\n')}\n` : `\n${body.trim()}\n`;
+      })
+      .replace(LIQUID_LINE_RE, '');
+  for (const m of src.matchAll(FENCE_RE)) {
+    out.push(prose(src.slice(last, m.index)), m[0]);
+    last = (m.index ?? 0) + m[0].length;
+  }
+  out.push(prose(src.slice(last)));
+  return out.join('');
+}
+
 /** Markdown via marked's lexer (GFM): headings, paragraphs, lists, code, tables, admonitions. */
 export function parseMarkdown({ text, fileStem, limits = parseLimits(), name = 'This Markdown file' }: TextAdapterInput): ParsedDocument {
   const b = new DocBuilder('markdown');
@@ -38,6 +70,7 @@ export function parseMarkdown({ text, fileStem, limits = parseLimits(), name = '
   // Wiki.js sizes an image inside its link (`![alt](img.png =x450)`), which no Markdown parser reads
   // as an image: the whole text would be a passage.
   src = src.replace(IMAGE_SIZE_RE, '$1)');
+  src = liquidToMarkdown(src);
   assertNesting(name, 'lists and block quotes', markdownNestingDepth(src), limits);
   const tokens = new Lexer({ gfm: true }).lex(src);
   const ctx: Ctx = { b, fileStem, meta };
