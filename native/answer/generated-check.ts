@@ -11,7 +11,7 @@
  */
 import { analyze } from '../text/analyze.js';
 import { escapeRegExp } from '../text/regexp.js';
-import { REFUSAL_SENTENCE, systemPrompt } from './prompt.js';
+import { ANSWER_CUE, REFUSAL_SENTENCE, systemPrompt } from './prompt.js';
 
 export interface GeneratedCheckInput {
   /** The answer text, citation marks included. */
@@ -133,15 +133,33 @@ function repeatedLine(text: string): string | null {
   return null;
 }
 
+/**
+ * A sentence of 4 words or more written twice ("You can also specify a transport directly: [1]. You
+ * can also specify a transport directly: [2]."): a loop that a 1–4 sentence answer is too short to
+ * show by line or 4-gram counts.
+ */
+function repeatedSentence(text: string): string | null {
+  const seen = new Set<string>();
+  for (const raw of withoutCitations(text).split(/\n|(?<=[.!?。！？])\s+/)) {
+    const s = words(raw);
+    if (s.split(' ').length < 4) continue;
+    if (seen.has(s)) return s;
+    seen.add(s);
+  }
+  return null;
+}
+
 /** A loop in text still being written: stop generating, it will be rejected anyway. */
 export function isLooping(text: string): boolean {
-  return repeatedLine(text) !== null || repetition(text) > MAX_REPETITION;
+  return repeatedLine(text) !== null || repeatedSentence(text) !== null || repetition(text) > MAX_REPETITION;
 }
 
 /** Lines of the prompt's own structure (prompt.ts): a passage line quoted with ">", a source header, a label of the prompt. */
 const PROMPT_STRUCTURE = [
   /^\s*>/m,
   /^\s*\[\s*\d{1,4}\s*\]\s*(?:manual|section|page|source)\s*[:：]/im,
+  /^\s*source\s*\[\s*\d{1,4}\s*\]\s*\(/im,
+  /^\s*"{3}/m,
   /\|\s*(?:section|page)\s*[:：]/i,
   /^\s*[*#_ ]*(?:questions?|sources?|passages?|context|rules?|task|example|system|user|assistant)[*_ ]*(?:\([^)\n]*\))?\s*[:：]/im,
 ];
@@ -152,16 +170,17 @@ function words(text: string): string {
   return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
 /**
- * The prompt's instructions, as words. The refusal sentence is left out (the model may write it), and
- * so is the example answer: a manual may say the same, and a copied example fails the number check.
+ * The prompt's instructions (the rules and the cue that closes the user turn), as words. The refusal
+ * sentence is left out (the model may write it), and so is the example answer (prompt.ts
+ * EXAMPLE_TURN): a manual may say the same, and a copied example fails the figure check.
  */
 const INSTRUCTIONS = ` ${words(
-  systemPrompt()
+  `${systemPrompt()
     .split('\n')
     .filter((line) => !/^example/i.test(line))
     .join('\n')
     .split(REFUSAL_SENTENCE)
-    .join('\n'),
+    .join('\n')}\n${ANSWER_CUE}`,
 )} `;
 
 /** Whether a draft copies the prompt back: its structure, its labels, or a line of its instructions. */
