@@ -20,13 +20,27 @@ function samplesSignature(samples) {
   return hash.digest('hex');
 }
 
+/** Removes the manuals the sample library read from an earlier samples folder. */
+async function removeSamplesFrom(engine, folder) {
+  const manuals = await engine.listManuals();
+  if (!manuals.ok) throw new Error(manuals.error.message);
+  const stale = manuals.value.filter((m) => m.folder && path.resolve(m.folder) === folder).map((m) => m.file);
+  if (stale.length === 0) return;
+  const res = await engine.removeFiles(stale);
+  if (!res.ok) throw new Error(res.error.message);
+  console.log(`Removed ${res.value.removed} sample file(s) read earlier from ${folder}.`);
+}
+
 /** Builds (or refreshes) the sample library through the engine's own ingest. */
 export async function ensureSampleLibrary(createEngine, dir, samples) {
   const marker = path.join(dir, SAMPLE_MARKER);
   const signature = samplesSignature(samples);
   let previous = null;
+  let previousSamples = null;
   try {
-    previous = JSON.parse(fs.readFileSync(marker, 'utf8')).signature;
+    const recorded = JSON.parse(fs.readFileSync(marker, 'utf8'));
+    previous = recorded.signature;
+    previousSamples = typeof recorded.samples === 'string' ? path.resolve(recorded.samples) : null;
   } catch {
     // No marker: first run, or an interrupted build (ingest resumes it; unchanged files are skipped).
   }
@@ -40,6 +54,9 @@ export async function ensureSampleLibrary(createEngine, dir, samples) {
       const r = res.value;
       console.log(`Sample library ready: ${r.files} files, ${r.chunks} passages (${r.seconds.toFixed(1)} s).`);
       if (r.skipped.length > 0) console.log(`Skipped: ${r.skipped.map((s) => `${s.file} (${s.reason})`).join('; ')}`);
+      // Samples read from another checkout before (a copied or moved project): a file's key includes its
+      // folder, so those are other manuals now. Only the samples are removed; manuals a person added stay.
+      if (previousSamples && previousSamples !== path.resolve(samples)) await removeSamplesFrom(engine, previousSamples);
     }
     // A search model installed since the samples were built (npm run models:fetch): the few sample
     // passages take it at once, so the first library a technician tries searches by meaning too.

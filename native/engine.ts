@@ -67,7 +67,9 @@ export async function createEngine(config: EngineConfig): Promise<Engine> {
 
 /** What a technician calls an installed embedding model: its manifest id, else its folder. */
 function modelName(spec: EmbedderSpec | null): string | null {
-  return spec?.kind === 'onnx' ? (spec.modelId ?? path.basename(spec.dir)) : null;
+  if (spec?.kind === 'onnx') return spec.modelId ?? path.basename(spec.dir);
+  if (spec?.kind === 'gguf') return spec.modelId ?? path.basename(spec.file);
+  return null;
 }
 
 /** Settings read from the environment here, and only here. */

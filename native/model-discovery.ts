@@ -4,12 +4,12 @@
  * arguments. The lookup inside a folder is native/embed/models.ts's findModel.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EngineError } from './contract/errors.js';
 import { modelNameOf, NEW_LIBRARY_HINT, otherWeights } from './contract/messages.js';
-import { findModel, loadManifest, type EmbedderSpec, type ModelManifest, type RememberedModel } from './embed/models.js';
+import { findModel, loadManifest, modelFolderName, type EmbedderSpec, type ModelManifest, type RememberedModel } from './embed/models.js';
 
 /** The folder holding package.json above this file (the source checkout or the installed app). */
 export function packageRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
@@ -76,17 +76,48 @@ function weightsShas(dir: string): string[] {
   const out: string[] = [];
   for (const name of ['onnx/model_quantized.onnx', 'onnx/model.onnx']) {
     const file = path.join(dir, name);
-    if (!existsSync(file)) continue;
-    const st = statSync(file);
-    const key = `${file}\0${st.size}\0${st.mtimeMs}`;
-    let sha = shaMemo.get(key);
-    if (sha === undefined) {
-      sha = createHash('sha256').update(readFileSync(file)).digest('hex');
-      shaMemo.set(key, sha);
-    }
-    out.push(sha);
+    if (existsSync(file)) out.push(fileSha(file));
   }
   return out;
+}
+
+/** A file's sha256, read in 8 MB pieces (a model file is hundreds of MB); memoised per (path, size, mtime). */
+function fileSha(file: string): string {
+  const st = statSync(file);
+  const key = `${file}\0${st.size}\0${st.mtimeMs}`;
+  const known = shaMemo.get(key);
+  if (known !== undefined) return known;
+  const hash = createHash('sha256');
+  const buf = Buffer.allocUnsafe(8 * 2 ** 20);
+  const fd = openSync(file, 'r');
+  try {
+    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) hash.update(buf.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  const sha = hash.digest('hex');
+  shaMemo.set(key, sha);
+  return sha;
+}
+
+/** True when a GGUF embedding model file has the weights' sha256 prefix of the recorded id ("gguf:<name>@<sha8>"). */
+function fileMatchesId(file: string, id: string): boolean {
+  const want = /@([0-9a-f]{8,})$/.exec(id)?.[1];
+  return want !== undefined && fileSha(file).startsWith(want);
+}
+
+/**
+ * The installed file of a GGUF embedding model recorded as "gguf:<name>[-<dims>d]@<sha8>": the
+ * manifest's gguf embedding entry of that folder name, found in the model folders.
+ */
+function recordedGguf(id: string, dirs: string[], manifest: ModelManifest = loadManifest()): { file: string; dims?: number } | null {
+  const m = /^gguf:(.+?)(?:-(\d+)d)?@[0-9a-f]+$/.exec(id);
+  if (!m) return null;
+  const entry = manifest.models.find((e) => e.role === 'embed' && e.backend === 'gguf' && modelFolderName(e) === m[1]);
+  const weights = entry?.files.find((f) => f.name.endsWith('.gguf'));
+  const dir = entry ? findModel(entry.id, dirs, manifest) : undefined;
+  if (!entry || !weights || !dir) return null;
+  return { file: path.join(dir, weights.name), ...(m[2] ? { dims: Number(m[2]) } : {}) };
 }
 
 /**
@@ -100,6 +131,21 @@ export function specForRecorded(id: string | null, dirs: string[] = modelSearchD
   if (!id) return { kind: 'none' };
   if (id.startsWith('use-lite:')) return { kind: 'use-lite' };
   if (id.startsWith('static-words:')) return { kind: 'static-words' };
+  if (id.startsWith('gguf:')) {
+    const dims = /-(\d+)d@/.exec(id)?.[1];
+    if (remembered && remembered.id === id && existsSync(remembered.dir) && fileMatchesId(remembered.dir, id)) {
+      return { kind: 'gguf', file: remembered.dir, ...(dims ? { dims: Number(dims) } : {}) };
+    }
+    const found = recordedGguf(id, dirs);
+    if (!found) {
+      throw new EngineError(
+        'MODEL_MISSING',
+        `This library was indexed with the model ${modelNameOf(id)}, which is not installed on this computer. Install it as the library's builder did (for EmbeddingGemma: npm run models:fetch -- --with embeddinggemma --accept-gemma-terms), or copy the model folder in (manualdesk models add <folder>), or re-index the library with another model.`,
+      );
+    }
+    if (!fileMatchesId(found.file, id)) throw new EngineError('MODEL_MISSING', otherWeights(id, found.file));
+    return { kind: 'gguf', ...found };
+  }
   if (id.startsWith('onnx:')) {
     const modelId = modelNameOf(id);
     const dir = findModel(modelId, dirs);

@@ -56,6 +56,21 @@ const add = (bench: string, value: number, unit: string, note?: string) => {
 };
 const rssMb = () => process.memoryUsage().rss / 2 ** 20;
 
+/**
+ * The process's highest RSS while `run` runs, sampled every 100 ms (process.resourceUsage().maxRSS
+ * is the whole process's peak, which an earlier ingest of this bench may hold).
+ */
+async function peakRssDuring<T>(run: () => Promise<T>): Promise<{ value: T; peakMb: number }> {
+  let peak = rssMb();
+  const timer = setInterval(() => (peak = Math.max(peak, rssMb())), 100);
+  try {
+    const value = await run();
+    return { value, peakMb: Math.max(peak, rssMb()) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 const GENERIC_QUERIES = [
   'spindle will not home after power loss',
   'limit switch triggered during homing',
@@ -78,9 +93,8 @@ async function corpusBench(corpus: string, spec: EmbedderSpec | undefined, label
       // With a model, every file is searchable by keyword and code when its vectors start.
       const t0 = performance.now();
       let vectorsFrom: number | null = null;
-      const r1 = await engine.ingest(
-        { paths: [corpus] },
-        { onProgress: (p) => void (p.unit === 'passages' && vectorsFrom === null && (vectorsFrom = performance.now())) },
+      const { value: r1, peakMb } = await peakRssDuring(() =>
+        engine.ingest({ paths: [corpus] }, { onProgress: (p) => void (p.unit === 'passages' && vectorsFrom === null && (vectorsFrom = performance.now())) }),
       );
       if (!r1.ok) throw new Error(r1.error.message);
       const s = r1.value.seconds;
@@ -89,6 +103,7 @@ async function corpusBench(corpus: string, spec: EmbedderSpec | undefined, label
       add(`ingest ${label} files/s`, r1.value.files / s, 'files/s');
       add(`ingest ${label} chunks/s`, r1.value.chunks / s, 'chunks/s');
       add(`ingest ${label} MB/s`, bytes / 2 ** 20 / s, 'MB/s');
+      add(`ingest ${label} peak RSS`, peakMb, 'MB', 'sampled every 100 ms during the ingest; target with a model: <= 1024');
       const r2 = await engine.ingest({ paths: [corpus] });
       if (!r2.ok) throw new Error(r2.error.message);
       add(`re-ingest unchanged ${label}`, r2.value.seconds, 's', `${r2.value.unchanged} unchanged`);

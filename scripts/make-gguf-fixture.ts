@@ -148,6 +148,84 @@ export function buildFixture(vocabGguf: Buffer, opts: Omit<FixtureOptions, 'outF
   return buildGguf(meta, t);
 }
 
+/**
+ * A tiny `gemma-embedding` model (EmbeddingGemma's llama.cpp architecture: bidirectional attention,
+ * mean pooling and the two dense layers inside the file) with pseudo-random weights and a real
+ * SentencePiece vocabulary: it loads in node-llama-cpp's embedding context and returns vectors
+ * (meaningless ones) like the real model, for tests of the gguf embedding backend's wiring.
+ */
+export function buildEmbeddingFixture(vocabGguf: Buffer, opts: { layers?: number; embd?: number; ff?: number; seed?: number } = {}): Buffer {
+  const o = { layers: 2, embd: 64, ff: 128, seed: 4321, ...opts };
+  const vocab = parseGguf(vocabGguf);
+  const tokens = vocab.metadata.get('tokenizer.ggml.tokens');
+  if (!tokens || tokens.type !== GgufType.ARRAY) throw new Error('the vocabulary GGUF has no token list');
+  const nVocab = (tokens.value as { items: unknown[] }).items.length;
+  const arch = 'gemma-embedding';
+  const headDim = 32;
+  const dense = o.embd * 2;
+  const meta = new Map<string, GgufValue>();
+  const u32 = (v: number): GgufValue => ({ type: GgufType.UINT32, value: v });
+  const f32 = (v: number): GgufValue => ({ type: GgufType.FLOAT32, value: v });
+  const str = (v: string): GgufValue => ({ type: GgufType.STRING, value: v });
+  meta.set('general.architecture', str(arch));
+  meta.set('general.name', str(`manualdesk-test-embedding-${o.layers}x${o.embd}`));
+  meta.set('general.file_type', u32(0));
+  meta.set(`${arch}.block_count`, u32(o.layers));
+  meta.set(`${arch}.context_length`, u32(2048));
+  meta.set(`${arch}.embedding_length`, u32(o.embd));
+  meta.set(`${arch}.feed_forward_length`, u32(o.ff));
+  meta.set(`${arch}.attention.head_count`, u32(2));
+  meta.set(`${arch}.attention.head_count_kv`, u32(1));
+  meta.set(`${arch}.attention.key_length`, u32(headDim));
+  meta.set(`${arch}.attention.value_length`, u32(headDim));
+  meta.set(`${arch}.attention.layer_norm_rms_epsilon`, f32(1e-6));
+  meta.set(`${arch}.attention.sliding_window`, u32(512));
+  // One sliding-window layer then one global one (the real model: five then one). With only
+  // sliding-window layers llama.cpp leaves the global attention mask unallocated and aborts.
+  meta.set(`${arch}.attention.sliding_window_pattern`, u32(2));
+  meta.set(`${arch}.rope.freq_base`, f32(1e6));
+  meta.set(`${arch}.pooling_type`, u32(1));
+  meta.set(`${arch}.dense_2_feat_in`, u32(o.embd));
+  meta.set(`${arch}.dense_2_feat_out`, u32(dense));
+  meta.set(`${arch}.dense_3_feat_in`, u32(dense));
+  meta.set(`${arch}.dense_3_feat_out`, u32(o.embd));
+  for (const [k, v] of vocab.metadata) if (k.startsWith('tokenizer.')) meta.set(k, v);
+
+  const rand = prng(o.seed);
+  const e = o.embd;
+  const t: TensorToWrite[] = [];
+  t.push(randomTensor('token_embd.weight', [e, nVocab], GgmlType.F16, 1, rand));
+  t.push(ones('output_norm.weight', e));
+  t.push(randomTensor('dense_2.weight', [e, dense], GgmlType.F32, 0.2, rand));
+  t.push(randomTensor('dense_3.weight', [dense, e], GgmlType.F32, 0.2, rand));
+  for (let l = 0; l < o.layers; l++) {
+    const p = `blk.${l}.`;
+    t.push(ones(`${p}attn_norm.weight`, e));
+    t.push(randomTensor(`${p}attn_q.weight`, [e, 2 * headDim], GgmlType.F32, 0.2, rand));
+    t.push(randomTensor(`${p}attn_k.weight`, [e, headDim], GgmlType.F32, 0.2, rand));
+    t.push(randomTensor(`${p}attn_v.weight`, [e, headDim], GgmlType.F32, 0.2, rand));
+    t.push(ones(`${p}attn_q_norm.weight`, headDim));
+    t.push(ones(`${p}attn_k_norm.weight`, headDim));
+    t.push(randomTensor(`${p}attn_output.weight`, [2 * headDim, e], GgmlType.F32, 0.2, rand));
+    t.push(ones(`${p}post_attention_norm.weight`, e));
+    t.push(ones(`${p}ffn_norm.weight`, e));
+    t.push(randomTensor(`${p}ffn_gate.weight`, [e, o.ff], GgmlType.F32, 0.2, rand));
+    t.push(randomTensor(`${p}ffn_up.weight`, [e, o.ff], GgmlType.F32, 0.2, rand));
+    t.push(randomTensor(`${p}ffn_down.weight`, [o.ff, e], GgmlType.F32, 0.2, rand));
+    t.push(ones(`${p}post_ffw_norm.weight`, e));
+  }
+  return buildGguf(meta, t);
+}
+
+/** Writes the embedding fixture (llama-spm vocabulary) to outFile and returns its path. */
+export async function makeEmbeddingFixture(outFile: string): Promise<string> {
+  const bundle = findLlamaBundle();
+  if (!bundle) throw new Error('node-llama-cpp is not installed (its llama.cpp bundle holds the vocabulary files)');
+  await fs.promises.mkdir(path.dirname(outFile), { recursive: true });
+  await fs.promises.writeFile(outFile, buildEmbeddingFixture(extractVocab('llama-spm', bundle)));
+  return outFile;
+}
+
 /** Writes the fixture model to opts.outFile and returns its path. */
 export async function makeGgufFixture(opts: FixtureOptions): Promise<string> {
   const bundle = findLlamaBundle();

@@ -391,21 +391,12 @@ export function genericSpread(docSets: number, t: GateThresholds = GATE): number
 }
 
 /**
- * The names a code record gives its product: those in its manual's title and scope ("Torvald",
- * "HPB"), and the words of its folder (its documentation set: "kesta-arm-v2"), as analyze() writes
- * them. Looked up in the named product's manuals to tell its own codes kept in another folder (an
- * alarm list beside the manuals) from another product's.
- */
-export function recordNames(m: Pick<CodeMatch, 'manual' | 'scope' | 'file'>): string[] {
-  const folder = m.file.includes('/') ? analyze(sourceOf(m.file).replace(/[_.-]+/g, ' ')) : [];
-  return [...new Set([...questionNames([m.manual, ...m.scope].join('. ')), ...folder])];
-}
-
-/**
  * The definitions of the question's codes when they are another product's: the named product's
- * folders hold none of them, no record names that product, and the names each record gives its own
- * product occur nowhere in the named product's manuals. Empty when a code may be the named product's,
- * when a record names no product (it cannot be told), or when no product is named.
+ * folders hold none of them, and each comes from another documentation set (a folder of its own)
+ * whose record does not name the named product. A passing mention of that other product in the named
+ * product's manuals ("unlike Grbl, …") does not make its codes theirs; a record that names the product
+ * (an alarm list that says which machine it is for) does. Empty when a code may be the named
+ * product's, when a record has no folder (whose codes they are cannot be told), or when no product is named.
  */
 function otherDefinitions(codes: CodeLookupResponse | null, defined: string[], scope: NonNullable<EvidenceInput['scope']>): OtherDefinition[] {
   const folders = scope.folders ?? [];
@@ -415,11 +406,8 @@ function otherDefinitions(codes: CodeLookupResponse | null, defined: string[], s
   if (matches.length === 0 || matches.some((m) => inScope(m.file))) return [];
   const own = new Set(scope.names.flatMap((n) => analyze(n)));
   const named = (m: CodeMatch) => analyze(`${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.text}`).some((t) => own.has(t));
-  const theirs = (m: CodeMatch) => {
-    const names = recordNames(m);
-    return names.length > 0 && names.every((n) => scope.vocabulary(n) === 0);
-  };
-  if (!matches.every((m) => !named(m) && theirs(m))) return [];
+  const inOtherSet = (m: CodeMatch) => m.file.includes('/');
+  if (!matches.every((m) => !named(m) && inOtherSet(m))) return [];
   const seen = new Set<string>();
   return matches
     .filter((m) => !seen.has(`${m.key}|${m.manual}`) && seen.add(`${m.key}|${m.manual}`))

@@ -526,6 +526,6 @@ export function codeAnswerLines(m: CodeMatch): string[] {
 }
 
 /** Builds a citation from a passage or code record. */
-export function toCitation(n: number, h: Pick<SearchHit, 'file' | 'page' | 'section' | 'text' | 'manual' | 'chunkId' | 'pack'>): Citation {
-  return { n, file: h.file, page: h.page, section: h.section, text: h.text, manual: h.manual, chunkId: h.chunkId, ...(h.pack ? { pack: h.pack } : {}) };
+export function toCitation(n: number, h: Pick<SearchHit, 'file' | 'page' | 'section' | 'text' | 'manual' | 'chunkId' | 'kind' | 'pack'>): Citation {
+  return { n, file: h.file, page: h.page, section: h.section, text: h.text, manual: h.manual, chunkId: h.chunkId, kind: h.kind, ...(h.pack ? { pack: h.pack } : {}) };
 }

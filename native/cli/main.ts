@@ -468,7 +468,8 @@ function parseEmbedder(spec: string | undefined): EmbedderSpec | undefined {
   if (spec === undefined) return undefined;
   if (spec === 'none' || spec === 'use-lite' || spec === 'static-words') return { kind: spec };
   if (spec.startsWith('onnx:') && spec.length > 5) return { kind: 'onnx', dir: spec.slice(5) };
-  throw new UsageError(`Unknown --embedder "${spec}". Use none, use-lite, static-words or onnx:<model folder>.`);
+  if (spec.startsWith('gguf:') && spec.length > 5) return { kind: 'gguf', file: spec.slice(5) };
+  throw new UsageError(`Unknown --embedder "${spec}". Use none, use-lite, static-words, onnx:<model folder> or gguf:<model file>.`);
 }
 
 function parsePositiveInt(v: string, name: string): number {

@@ -1,6 +1,6 @@
 /** Grounded answers (ask). Types only. */
 import type { AdmonitionKind } from './document.js';
-import type { SearchFilters } from './api.js';
+import type { HitKind, SearchFilters } from './api.js';
 
 export type AnswerMode = 'code' | 'extractive' | 'generative';
 
@@ -34,6 +34,8 @@ export interface Citation {
   text: string;
   manual: string;
   chunkId: string;
+  /** What is cited: a fault code's record, a table row or a passage (set where the hit was made). */
+  kind: HitKind;
   /** Installed pack the cited passage comes from (absent: the site's own library); open it with SourceRequest.pack. */
   pack?: string;
 }

@@ -25,7 +25,7 @@ export function otherModelGiven(dir: string, recordedId: string, givenId: string
  * was part of them end in the weights' only).
  */
 export function modelNameOf(embedderId: string): string {
-  return embedderId.replace(/^onnx:/, '').replace(/@[0-9a-f]+(?:-[0-9a-f]+)?$/, '');
+  return embedderId.replace(/^(?:onnx|gguf):/, '').replace(/@[0-9a-f]+(?:-[0-9a-f]+)?$/, '');
 }
 
 /** The model installed under a library's model's name has other weights than the ones its vectors were made with. */

@@ -3,7 +3,7 @@
  * Backends are imported lazily so that choosing one never loads the others' native code.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { EngineError } from '../contract/errors.js';
@@ -81,6 +81,16 @@ export type EmbedderSpec =
       cacheDir?: string;
       batchSize?: number;
     }
+  | {
+      kind: 'gguf';
+      /** The .gguf file (an embedding model with its pooling inside, e.g. EmbeddingGemma). */
+      file: string;
+      /** Manifest id; when omitted, the manifest's gguf embedding entry that lists this file name. */
+      modelId?: string;
+      /** Matryoshka truncation (e.g. 256); default the model's full size. */
+      dims?: number;
+      threads?: number;
+    }
   | { kind: 'use-lite' }
   | {
       kind: 'static-words';
@@ -93,6 +103,7 @@ export type EmbedderSpec =
 export interface RememberedModel {
   /** The recorded embedder id, ending in the weights' sha256 prefix. */
   id: string;
+  /** The model's folder (ONNX) or file (GGUF). */
   dir: string;
 }
 
@@ -208,6 +219,22 @@ export async function createEmbedder(
         maxTokens: entry?.maxTokens ?? undefined,
         queryPrefix: entry?.queryPrefix ?? undefined,
         passagePrefix: entry?.passagePrefix ?? undefined,
+      });
+    }
+    case 'gguf': {
+      const { GgufEmbedder } = await import('./gguf.js');
+      const name = basename(spec.file);
+      const entry = spec.modelId
+        ? getModelEntry(spec.modelId, manifest)
+        : manifest.models.find((m) => m.role === 'embed' && m.backend === 'gguf' && m.files.some((f) => f.name === name));
+      return GgufEmbedder.load({
+        file: spec.file,
+        modelId: entry ? modelFolderName(entry) : undefined,
+        queryPrefix: entry?.queryPrefix ?? undefined,
+        passagePrefix: entry?.passagePrefix ?? undefined,
+        maxTokens: entry?.maxTokens ?? undefined,
+        dims: spec.dims,
+        threads: spec.threads,
       });
     }
     case 'use-lite': {

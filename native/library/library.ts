@@ -149,7 +149,8 @@ export class Library extends Disposable {
           // another model: without vector search in this process until the ingest has switched it.
           return new Library(dir, store, null, null, await loadCodeIndex(store), blocked, true, { embedder, spec });
         }
-        if (embedder && !blocked && spec.kind === 'onnx' && remembered?.dir !== path.resolve(spec.dir)) await rememberModelFolder(dir, spec, embedder);
+        const modelPath = rememberedPath(spec);
+        if (embedder && !blocked && modelPath && remembered?.dir !== modelPath) await rememberModelFolder(dir, spec, embedder);
         const cache = embedder ? EmbeddingCache.open(dir, embedder.id, embedder.dims) : null;
         return new Library(dir, store, embedder, cache, await loadCodeIndex(store), blocked, true, null, missingWhy);
       } catch (err) {
@@ -434,8 +435,14 @@ async function sameModelAsRecorded(embedder: Embedder | null, recorded: { id: st
 
 /** The library remembers the model folder that built it, so search and ask find it without a flag. */
 async function rememberModelFolder(dir: string, spec: EmbedderSpec, embedder: Embedder): Promise<void> {
-  if (spec.kind !== 'onnx') return;
-  await writeJsonAtomic(path.join(dir, MODEL_FOLDER_FILE), { id: embedder.id, dir: path.resolve(spec.dir) }).catch(() => {});
+  const modelPath = rememberedPath(spec);
+  if (!modelPath) return;
+  await writeJsonAtomic(path.join(dir, MODEL_FOLDER_FILE), { id: embedder.id, dir: modelPath }).catch(() => {});
+}
+
+/** Where a model of files lives (an ONNX folder, a GGUF file); null for the bundled ones. */
+function rememberedPath(spec: EmbedderSpec): string | null {
+  return spec.kind === 'onnx' ? path.resolve(spec.dir) : spec.kind === 'gguf' ? path.resolve(spec.file) : null;
 }
 
 

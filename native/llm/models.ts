@@ -141,7 +141,7 @@ export async function listModelStatus(opts: ListOptions): Promise<ModelStatus[]>
   for (const entry of manifest.models) {
     let found: string | undefined;
     if (entry.bundled) found = undefined;
-    else if (entry.backend === 'gguf') found = findSingleFile(entry, opts.dirs);
+    else if (entry.backend === 'gguf' && entry.role === 'llm') found = findSingleFile(entry, opts.dirs);
     else found = findModel(entry.id, opts.dirs, manifest);
     out.push({
       id: entry.id,

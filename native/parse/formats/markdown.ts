@@ -7,6 +7,7 @@ import { admonitionKind, admonitionText, htmlToText, matchAdmonition } from '../
 import { assertNesting, parseLimits } from '../limits.js';
 import { markdownNestingDepth } from '../nesting.js';
 import { walkHtml } from './html.js';
+import { parseYamlDoc } from './structured.js';
 import type { TextAdapterInput } from './types.js';
 
 const FRONT_MATTER_RE = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)\s*(?:\r?\n|$)/;
@@ -41,7 +42,24 @@ export function parseMarkdown({ text, fileStem, limits = parseLimits(), name = '
   const tokens = new Lexer({ gfm: true }).lex(src);
   const ctx: Ctx = { b, fileStem, meta };
   walk(tokens, ctx);
-  return b.finish(meta);
+  const doc = b.finish(meta);
+  if (fm && doc.blocks.length === 0) return frontMatterDoc(fm[1] ?? '', { text, fileStem, limits, name }) ?? doc;
+  return doc;
+}
+
+/**
+ * A page whose words all live in its front matter (a command reference generated from fields such as
+ * title, brief, long, notes and parameters, with nothing below the closing `---`) would otherwise be
+ * skipped as holding no text: its front matter is read as the YAML it is, fields as labelled rows.
+ * Null when the front matter is not YAML, so the page is reported as empty as before.
+ */
+function frontMatterDoc(yamlText: string, input: TextAdapterInput): ParsedDocument | null {
+  try {
+    const doc = parseYamlDoc({ ...input, text: yamlText });
+    return doc.blocks.length > 0 ? doc : null;
+  } catch {
+    return null;
+  }
 }
 
 interface Ctx {

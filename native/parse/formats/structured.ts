@@ -230,7 +230,14 @@ function walkRoot(value: Json, b: DocBuilder, meta: ParsedDocument['meta'], file
   } else {
     for (const [k, v] of rest) if (scalarText(v)) b.add('definition', scalarText(v), { term: k });
   }
-  for (const [k, v] of others) walk(v, k, b, 1, [k]);
+  // A top-level list of plain texts (`notes: [Requires X., Saved with M500.]`) is one labelled field, as
+  // it is below the top level: walked as records, its texts were dropped.
+  for (const [k, v] of others) {
+    if (isScalarArray(v)) {
+      const s = scalarText(v);
+      if (s) b.add('definition', s, { term: k });
+    } else walk(v, k, b, 1, [k]);
+  }
 }
 
 function walk(value: Json, name: string, b: DocBuilder, depth: number, path: (string | number)[]): void {

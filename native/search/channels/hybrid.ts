@@ -15,12 +15,28 @@ import { sinkNavigation } from '../rank/navigation.js';
 import { siblingRowsByKeyword, withUntranslated } from '../rank/channel-steps.js';
 import { DEFAULT_FUSION, fuseChannels, type FusionConfig } from '../rank/rrf.js';
 import { untranslatedManuals } from '../plan/translations.js';
+import { runSteps, type RankStep } from '../rank/steps.js';
 import { DEFAULT_K, DEFAULT_KEYWORD_CONFIG, stepOn, type KeywordConfig, type RankingStep } from '../settings.js';
 
 /** Candidates each retriever contributes to fusion: max(3k, this). */
 export const MIN_CANDIDATES = 50;
 /** The other language than a question's (a manual the library has only in it: translations.ts). */
 const OTHER_LANGUAGE: Record<Lang, Lang> = { en: 'zh', zh: 'en' };
+
+/** The steps each channel's own list runs before fusion (settings.ts, RANKING_STEPS, has their reasons). */
+const CHANNEL_STEPS: readonly RankStep<ScoredChunk, null>[] = [{ name: 'sink-navigation', run: (hits) => sinkNavigation(hits, (h) => h.chunk.text) }];
+
+/** What the fused list's steps read: the keyword channel's list, and an untranslated manual's best passage. */
+interface FusedContext {
+  keyword: ScoredChunk[];
+  untranslated: ScoredChunk | undefined;
+}
+
+/** The steps the fused list runs, in order (in keyword mode, keyword's own list: the row step changes nothing there). */
+const FUSED_STEPS: readonly RankStep<ScoredChunk, FusedContext>[] = [
+  { name: 'sibling-rows-by-keyword', run: (hits, c) => siblingRowsByKeyword(hits, c.keyword) },
+  { name: 'untranslated-manual', run: (hits, c) => withUntranslated(hits, c.keyword, c.untranslated) },
+];
 
 /** The part of LibraryStore that search uses (so tests and callers can pass a narrower object). */
 export type SearchableStore = Pick<LibraryStore, 'fullTextSearch' | 'vectorSearch' | 'hasVectors' | 'hasPassagesIn' | 'getFiles' | 'indexedTerms' | 'filesRevision'>;
@@ -66,7 +82,7 @@ export async function hybridSearch(
   // Fusion's extra candidates (n > k) need not be complete past the first k.
   // Each retriever ranks hub pages and contents lists (navigation.ts) a few places lower.
   const on = (step: RankingStep) => stepOn(opts, step);
-  const sink = (hs: ScoredChunk[]) => (on('sink-navigation') ? sinkNavigation(hs, (h) => h.chunk.text) : hs);
+  const sink = (hs: ScoredChunk[]) => runSteps(CHANNEL_STEPS, hs, null, opts);
   const kwSearch = (n: number) => keywordSearch(store, query, n, req.filters, opts.related, cfg, k).then(sink);
   const vecSearch = (n: number, filters?: SearchFilters) => embedQuery(embedder, query, opts.signal).then((v) => store.vectorSearch(v, n, filters)).then(sink);
   const qlang = detectLang(query);
@@ -76,8 +92,8 @@ export async function hybridSearch(
   // The best passage of a manual the library has only in the other language (translations.ts).
   const foreign = mode === 'vector' || !on('untranslated-manual') ? Promise.resolve(undefined) : untranslatedBest(store, query, qlang, req.filters, opts.related, cfg);
   if (mode === 'keyword') {
-    const [kw, other] = await Promise.all([kwSearch(k), foreign]);
-    ranked = withUntranslated(kw, kw, other);
+    const [kw, untranslated] = await Promise.all([kwSearch(k), foreign]);
+    ranked = runSteps(FUSED_STEPS, kw, { keyword: kw, untranslated }, opts);
     const hits = kw.map(toHit);
     rankings = { keyword: hits, vector: hits };
   } else if (mode === 'vector') {
@@ -96,7 +112,7 @@ export async function hybridSearch(
       { name: 'vector' as const, hits: toRanked(vec) },
     ];
     const fused = fuseChannels(channels, k, on('channel-tops') ? fusion : { ...fusion, channelTop: 0 }).map((r) => ({ chunk: chunks.get(r.id) as Chunk, score: r.score }));
-    ranked = withUntranslated(on('sibling-rows-by-keyword') ? siblingRowsByKeyword(fused, kw) : fused, kw, untranslated);
+    ranked = runSteps(FUSED_STEPS, fused, { keyword: kw, untranslated }, opts);
     rankings = { keyword: kw.map(toHit), vector: vec.map(toHit) };
   }
   return { query: req.query, hits: ranked.map(toHit), ms: performance.now() - t0, mode, rankings };

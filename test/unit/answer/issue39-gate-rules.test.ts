@@ -114,9 +114,16 @@ describe('a code the named product’s manuals do not define', () => {
     expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
   });
 
-  it('answers when the record names a product the named product’s manuals mention (its own alarm list kept in another folder)', () => {
-    const mentions = { ...scope(['press']), vocabulary: (t: string) => (t === analyze('Torvald')[0] ? 2 : 0) };
+  it('refuses though the named product’s manuals mention the other product (a passing mention does not make its codes theirs)', () => {
+    const mentions = { ...scope(['press']), vocabulary: (t: string) => (analyze('Torvald lathe alarms').includes(t) ? 3 : 0) };
     const ev = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: codes412, scope: mentions });
+    expect(ev.otherDefinitions).toHaveLength(1);
+    expect(gate(ev, 1)).toMatchObject({ answer: false, rule: 'code-other-product' });
+  });
+
+  it('answers when the record names the asked product (its own alarm list kept in another folder)', () => {
+    const forOrvan = { ...codes412, matches: [{ ...alarm412, manual: 'Alarm list for the Orvan press', scope: [] }] };
+    const ev = collectEvidence({ question: 'Orvan alarm 412 what does it mean', hits: PRESS_PASSAGES, codes: forOrvan, scope: scope(['press']) });
     expect(ev.otherDefinitions).toEqual([]);
     expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
   });

@@ -19,7 +19,7 @@ function answer(over: Partial<AskResponse> = {}): AskResponse {
     refused: false,
     safety: [],
     citations: [
-      { n: 1, file: HOSTILE_FILE, page: 3, section: 'Setup\nInjected', text: 'Set 4 bar.', manual: HOSTILE_TITLE, chunkId: 'c1' },
+      { n: 1, file: HOSTILE_FILE, page: 3, section: 'Setup\nInjected', text: 'Set 4 bar.', manual: HOSTILE_TITLE, chunkId: 'c1', kind: 'passage' },
     ],
     ms: 5,
     ...over,

@@ -45,6 +45,30 @@ describe('models', () => {
     expect(llm?.answerCheck).toEqual({ passed: true, checkedAt: rec.checkedAt, summary: 'passed: 9 of 12 generated answers accepted' });
     expect(rerank).not.toHaveProperty('answerCheck');
   });
+  it('lists a GGUF embedding model installed as a folder (weights beside their terms) and verifies every file', async () => {
+    const base = manifest(null).models[0]!;
+    const notice = Buffer.from('terms');
+    const withEmbed: ModelManifest = {
+      formatVersion: 1,
+      models: [
+        {
+          ...base, id: 'Acme/tiny-embed (GGUF)', folder: 'tiny-embed', role: 'embed',
+          files: [
+            { name: 'tiny-embed.gguf', sha256: sha, size: bytes.length },
+            { name: 'NOTICE.txt', sha256: createHash('sha256').update(notice).digest('hex'), size: notice.length },
+          ],
+        },
+      ],
+    };
+    const folder = path.join(tmp, 'tiny-embed');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'tiny-embed.gguf'), bytes);
+    fs.writeFileSync(path.join(folder, 'NOTICE.txt'), notice);
+    const [embed] = await listModelStatus({ dirs: [tmp], manifest: withEmbed, verify: true });
+    expect(embed).toMatchObject({ id: 'Acme/tiny-embed (GGUF)', role: 'embed', installed: true, path: folder, verified: true, sizeBytes: bytes.length + notice.length });
+    fs.appendFileSync(path.join(folder, 'NOTICE.txt'), 'x');
+    expect((await listModelStatus({ dirs: [tmp], manifest: withEmbed, verify: true }))[0]?.verified).toBe(false);
+  });
   it('a checksum mismatch copies nothing', async () => {
     const dest = path.join(tmp, 'models');
     await expect(addModel(path.join(tmp, 'tiny-chat.Q4.gguf'), dest, manifest('0'.repeat(64)))).rejects.toMatchObject({ code: 'INVALID_INPUT' });

@@ -15,10 +15,16 @@ describe('RANKING_STEPS: the one list of steps that re-order passages', () => {
     for (const s of RANKING_STEPS) expect(s.reason.length).toBeGreaterThan(20);
   });
 
-  it('every listed step can be switched off where it runs (no listed step that nothing reads)', () => {
+  it('every listed step runs where it says: in its stage’s list of steps, or read as a setting there (no listed step that nothing runs)', () => {
     for (const s of RANKING_STEPS) {
       const src = fs.readFileSync(path.join(searchDir, s.where), 'utf8');
-      expect(src, `${s.name} in ${s.where}`).toContain(`on('${s.name}')`);
+      if (s.stage.endsWith('_STEPS')) {
+        const list = new RegExp(`const ${s.stage}[^=]*= \\[([\\s\\S]*?)\\n\\];`).exec(src)?.[1] ?? new RegExp(`const ${s.stage}[^=]*= \\[(.*)\\];`).exec(src)?.[1];
+        expect(list, `${s.stage} in ${s.where}`).toBeDefined();
+        expect(list, `${s.name} in ${s.stage}`).toContain(`name: '${s.name}'`);
+      } else {
+        expect(src, `${s.name} in ${s.where}`).toContain(`on('${s.name}')`);
+      }
     }
   });
 

@@ -5,7 +5,7 @@
  * into a new library of the technician's own (engine.openLibrary create, then ingest there). In browser
  * mode files and folders are named by path on this computer (the server reads them itself).
  */
-import { useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { modelNameOf, type IngestProgress, type IngestReport, type LibraryInfo, type ManualInfo, type OpenedLibrary, type SkippedFile } from '../../../../native/contract/index.js';
 import type { UiEngine } from '../../engine/types.js';
 import { proposedLibraryDir, recentLibraries, rememberLibrary } from '../../local/libraries.js';
@@ -21,6 +21,15 @@ type Job =
   | { kind: 'running'; label: string; progress: IngestProgress | null }
   | { kind: 'done'; label: string; report: IngestReport }
   | { kind: 'error'; label: string; message: string };
+
+/**
+ * Passages the last add left without vectors, for the "Finish now" notice; 0 while an add runs, and
+ * until the library info read after it ended arrives (the info read while it ran still counts them all).
+ */
+export function unfinishedVectors(library: LibraryInfo | null | undefined, busyOrStale: boolean): number {
+  if (busyOrStale || !library || library.modelMissing) return 0;
+  return library.vectorsPending;
+}
 
 /** What the last library switch did, said in one line. */
 export function openedNote(o: OpenedLibrary): string {
@@ -73,6 +82,9 @@ export function LibraryPage({
   const [paths, setPaths] = useState('');
   const [force, setForce] = useState(false);
   const [job, setJob] = useState<Job>({ kind: 'idle' });
+  /** The library info shown was read before the last add ended (its new info is on its way). */
+  const [infoBeforeJobEnd, setInfoBeforeJobEnd] = useState(false);
+  useEffect(() => setInfoBeforeJobEnd(false), [library]);
   const [failed, setFailed] = useState<SkippedFile[]>(() => load(FAILED_KEY, [], isSkipped));
   const [confirmRemove, setConfirmRemove] = useState<string | null>(null);
   const [removeError, setRemoveError] = useState<string | null>(null);
@@ -139,6 +151,7 @@ export function LibraryPage({
     } else {
       setJob({ kind: 'error', label, message: res.error.message });
     }
+    setInfoBeforeJobEnd(true);
     onChanged();
   }
 
@@ -169,6 +182,7 @@ export function LibraryPage({
   }
 
   const running = job.kind === 'running' || switching;
+  const unfinished = unfinishedVectors(library, running || infoBeforeJobEnd);
   const sorted = [...manuals].sort((a, b) => a.title.localeCompare(b.title) || a.file.localeCompare(b.file));
 
   return (
@@ -287,10 +301,10 @@ export function LibraryPage({
           )}
         </div>
       )}
-      {!running && library && library.vectorsPending > 0 && !library.modelMissing && (
+      {unfinished > 0 && (
         <div className="notice" role="status">
           <p>
-            {plural(library.vectorsPending, 'passage')} {library.vectorsPending === 1 ? 'is' : 'are'} not indexed for meaning yet (the last adding stopped
+            {plural(unfinished, 'passage')} {unfinished === 1 ? 'is' : 'are'} not indexed for meaning yet (the last adding stopped
             before it finished them). They are found by keyword and fault code meanwhile.
           </p>
           <button type="button" className="button small" onClick={() => void runIngest([], false, 'Indexing the meaning of the remaining passages', true)}>
