@@ -162,3 +162,16 @@ describe('the model\'s refusal is not shown over passages the search judged on t
     expect(judgeDraft({ question: 'how do I clear alarm 2', text: `${REFUSAL_SENTENCE} Send $X to unlock, then jog the axis off the limit switch [1].`, sources })).toMatchObject({ kind: 'accepted' });
   });
 });
+
+describe('the draft is judged sentence by sentence against the passages each sentence cites', () => {
+  it('falls back when a sentence writes the question back under a mark, or is cut off before its mark', () => {
+    const sources = [{ n: 1, manual: 'Grbl Guide', section: 'Alarms', page: 4, text: ALARM }];
+    const question = 'my router stopped dead halfway through a long job and now ignores every key';
+    expect(judgeDraft({ question, text: 'Send $X to unlock, then jog the axis off the limit switch [1].', sources })).toMatchObject({ kind: 'accepted' });
+    expect(judgeDraft({ question, text: 'My router stopped dead halfway through a long job and ignores every key [1]. Send $X to unlock [1].', sources })).toMatchObject({
+      kind: 'fell back',
+      reason: expect.stringMatching(/not in the passage it cites/),
+    });
+    expect(judgeDraft({ question, text: 'Send $X to unlock, then jog the axis off the [1].', sources })).toMatchObject({ kind: 'fell back', reason: expect.stringMatching(/cut a sentence off/) });
+  });
+});
