@@ -243,10 +243,6 @@ export function checkGenerated(input: GeneratedCheckInput): GeneratedVerdict {
   if (unknownNumbers.length > 0) {
     return { ok: false, reason: `The language model wrote ${unknownNumbers.slice(0, 3).map((n) => `"${n}"`).join(', ')}, which no cited passage contains` };
   }
-  if (input.sources) {
-    const sentenceProblem = checkSentences(input.text, input.sources);
-    if (sentenceProblem) return { ok: false, reason: sentenceProblem };
-  }
   const judged = content.filter((t) => !asked.has(t) && !FREE_WORDS.has(t));
   const supported = judged.filter((t) => known.has(t)).length;
   const support = judged.length === 0 ? 1 : supported / judged.length;
@@ -255,6 +251,11 @@ export function checkGenerated(input: GeneratedCheckInput): GeneratedVerdict {
       ok: false,
       reason: `Only ${Math.round(support * 100)}% of the words the language model wrote appear in the passages it cites (at least ${Math.round(MIN_SUPPORT * 100)}% needed)`,
     };
+  }
+  // Then each sentence against its own passages: a whole that passes can still carry a sentence that does not.
+  if (input.sources) {
+    const sentenceProblem = checkSentences(input.text, input.sources);
+    if (sentenceProblem) return { ok: false, reason: sentenceProblem };
   }
   return { ok: true, support };
 }
