@@ -29,7 +29,7 @@ export function judgeDraft(d: Pick<GeneratedDraft, 'question' | 'text' | 'source
   }
   if (checked.valid.length === 0) return fallBack('The generated answer cited none of the passages');
   const cited = d.sources.filter((s) => checked.valid.includes(s.n));
-  const verdict = checkGenerated({ text: checked.text, cited: cited.map((c) => c.text), question: d.question });
+  const verdict = checkGenerated({ text: checked.text, cited: cited.map((c) => c.text), question: d.question, sources: cited });
   if (!verdict.ok) return fallBack(verdict.reason);
   return { kind: 'accepted', text: checked.text, valid: checked.valid, invalid: checked.invalid };
 }

@@ -11,7 +11,7 @@
  */
 import { analyze } from '../text/analyze.js';
 import { escapeRegExp } from '../text/regexp.js';
-import { REFUSAL_SENTENCE, systemPrompt } from './prompt.js';
+import { ANSWER_CUE, REFUSAL_SENTENCE, systemPrompt } from './prompt.js';
 
 export interface GeneratedCheckInput {
   /** The answer text, citation marks included. */
@@ -20,12 +20,34 @@ export interface GeneratedCheckInput {
   cited: string[];
   /** The question: its words may be repeated without a passage holding them. */
   question?: string;
+  /**
+   * The cited passages with their numbers: when given, each cited sentence is judged against the
+   * passages its own marks name (checkSentences), not only the answer as a whole.
+   */
+  sources?: { n: number; text: string }[];
 }
 
 export type GeneratedVerdict = { ok: true; support: number } | { ok: false; reason: string };
 
 /** Least share of the answer's content words that must appear in the passages it cites. */
 export const MIN_SUPPORT = 0.6;
+/**
+ * Least share of one cited sentence's content words (the question's included) that the passages its
+ * own marks name hold. Measured on labelled drafts: a sentence that writes the question back with a
+ * mark, or puts one passage's words under another's number, holds well under half; the supported
+ * sentences hold 0.8 and more.
+ */
+export const MIN_SENTENCE_SUPPORT = 0.5;
+/** Fewest content words a sentence needs for its own support to be judged (shorter ones are judged with the whole). */
+const MIN_SENTENCE_WORDS = 4;
+/**
+ * Words no complete English sentence ends on: articles, prepositions, conjunctions, auxiliaries. A
+ * cited sentence ending on one was cut mid-phrase (the model ran into the answer shape's length
+ * limit, prompt.ts ANSWER_GRAMMAR, or closed the sentence early) and says less than it seems to.
+ */
+const CUT_ENDINGS = new Set(
+  'a an the and or nor but of to for in on at by with from into onto than as is are was were be been being not no if so that this these those their its your our when while whose which'.split(' '),
+);
 /** Most share of repeated word 4-grams: above it the text is a loop. */
 export const MAX_REPETITION = 0.4;
 /** Fewest content words an answer must have (beyond citation marks and boilerplate). */
@@ -133,15 +155,33 @@ function repeatedLine(text: string): string | null {
   return null;
 }
 
+/**
+ * A sentence of 4 words or more written twice ("You can also specify a transport directly: [1]. You
+ * can also specify a transport directly: [2]."): a loop that a 1–4 sentence answer is too short to
+ * show by line or 4-gram counts.
+ */
+function repeatedSentence(text: string): string | null {
+  const seen = new Set<string>();
+  for (const raw of withoutCitations(text).split(/\n|(?<=[.!?。！？])\s+/)) {
+    const s = words(raw);
+    if (s.split(' ').length < 4) continue;
+    if (seen.has(s)) return s;
+    seen.add(s);
+  }
+  return null;
+}
+
 /** A loop in text still being written: stop generating, it will be rejected anyway. */
 export function isLooping(text: string): boolean {
-  return repeatedLine(text) !== null || repetition(text) > MAX_REPETITION;
+  return repeatedLine(text) !== null || repeatedSentence(text) !== null || repetition(text) > MAX_REPETITION;
 }
 
 /** Lines of the prompt's own structure (prompt.ts): a passage line quoted with ">", a source header, a label of the prompt. */
 const PROMPT_STRUCTURE = [
   /^\s*>/m,
   /^\s*\[\s*\d{1,4}\s*\]\s*(?:manual|section|page|source)\s*[:：]/im,
+  /^\s*source\s*\[\s*\d{1,4}\s*\]\s*\(/im,
+  /^\s*"{3}/m,
   /\|\s*(?:section|page)\s*[:：]/i,
   /^\s*[*#_ ]*(?:questions?|sources?|passages?|context|rules?|task|example|system|user|assistant)[*_ ]*(?:\([^)\n]*\))?\s*[:：]/im,
 ];
@@ -152,16 +192,17 @@ function words(text: string): string {
   return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
 /**
- * The prompt's instructions, as words. The refusal sentence is left out (the model may write it), and
- * so is the example answer: a manual may say the same, and a copied example fails the number check.
+ * The prompt's instructions (the rules and the cue that closes the user turn), as words. The refusal
+ * sentence is left out (the model may write it), and so is the example answer (prompt.ts
+ * EXAMPLE_TURN): a manual may say the same, and a copied example fails the figure check.
  */
 const INSTRUCTIONS = ` ${words(
-  systemPrompt()
+  `${systemPrompt()
     .split('\n')
     .filter((line) => !/^example/i.test(line))
     .join('\n')
     .split(REFUSAL_SENTENCE)
-    .join('\n'),
+    .join('\n')}\n${ANSWER_CUE}`,
 )} `;
 
 /** Whether a draft copies the prompt back: its structure, its labels, or a line of its instructions. */
@@ -211,10 +252,45 @@ export function checkGenerated(input: GeneratedCheckInput): GeneratedVerdict {
       reason: `Only ${Math.round(support * 100)}% of the words the language model wrote appear in the passages it cites (at least ${Math.round(MIN_SUPPORT * 100)}% needed)`,
     };
   }
+  // Then each sentence against its own passages: a whole that passes can still carry a sentence that does not.
+  if (input.sources) {
+    const sentenceProblem = checkSentences(input.text, input.sources);
+    if (sentenceProblem) return { ok: false, reason: sentenceProblem };
+  }
   return { ok: true, support };
 }
 
 /** Step numbers a model adds to a list ("1. ", "2) ") are not figures from the manual. */
 function withoutListMarkers(text: string): string {
   return text.replace(/^\s*\d{1,3}[.)]\s+/gm, '');
+}
+
+/**
+ * Each sentence that ends with citation marks, judged against the passages those marks name: cut
+ * mid-phrase, or too few of its words (the question's included) in its own passages (the question
+ * written back with a mark, or one passage's words under another's number). Returns the reason, or null.
+ */
+export function checkSentences(text: string, sources: { n: number; text: string }[]): string | null {
+  const byN = new Map(sources.map((s) => [s.n, new Set(analyze(s.text))]));
+  let from = 0;
+  for (const m of text.matchAll(CITATION)) {
+    const sentence = text.slice(from, m.index);
+    from = m.index + m[0].length;
+    if (!/\p{L}/u.test(sentence)) continue;
+    const last = /([\p{L}]+)[^\p{L}\p{N}]*$/u.exec(sentence.trimEnd())?.[1]?.toLowerCase();
+    const open = (sentence.match(/\(/g) ?? []).length > (sentence.match(/\)/g) ?? []).length;
+    if ((last !== undefined && CUT_ENDINGS.has(last) && !/[.!?。！？:：]\s*$/.test(sentence)) || open) {
+      return `The language model cut a sentence off mid-phrase ("…${sentence.trim().slice(-40)}")`;
+    }
+    const known = new Set<string>();
+    for (const n of (m[0].match(/\d+/g) ?? []).map(Number)) for (const t of byN.get(n) ?? []) known.add(t);
+    if (known.size === 0) continue;
+    const words = analyze(withoutBoilerplate(sentence)).filter((t) => !FREE_WORDS.has(t));
+    if (words.length < MIN_SENTENCE_WORDS) continue;
+    const held = words.filter((t) => known.has(t)).length / words.length;
+    if (held < MIN_SENTENCE_SUPPORT) {
+      return `A sentence of the generated answer is not in the passage it cites (${Math.round(held * 100)}% of its words are, at least ${Math.round(MIN_SENTENCE_SUPPORT * 100)}% needed): "${sentence.trim().slice(0, 80)}"`;
+    }
+  }
+  return null;
 }

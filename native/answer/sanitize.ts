@@ -11,8 +11,10 @@
  *   an invisible word joiner after "[" ("[\u20607]"), so they read as written while no citation
  *   pattern (the check's, the answer view's: `[` then a digit) matches them;
  * - invisible format characters (zero-width, bidi overrides) are dropped;
- * - quoteSource() fences a passage as a quotation: every line starts with "> ", so no line of a
- *   manual can pass for a source header ("[2] Manual: …"), the question or the answer cue.
+ * - fenceSource() fences a passage between lines of three double quotes, with any run of three
+ *   quotes inside it broken, so no line of a manual can close the fence and pass for a source
+ *   header, the question or an instruction. (quoteSource(), every line prefixed with "> ", is the
+ *   older fence: the 0.5B answer model read those lines as a format to continue, see prompt.ts.)
  * Pure; the words themselves are kept, so the technician still sees what the manual says.
  */
 
@@ -71,4 +73,15 @@ export function quoteSource(text: string): string {
     .split('\n')
     .map((line) => `> ${line}`.trimEnd())
     .join('\n');
+}
+
+/** The fence around a passage in the prompt (prompt.ts). */
+export const SOURCE_FENCE = '"""';
+
+/** A passage fenced for the prompt: cleaned as above, between two SOURCE_FENCE lines that no line of it can close. */
+export function fenceSource(text: string): string {
+  const clean = neutraliseCitationMarks(neutraliseControlTokens(stripInvisible(text)))
+    .trim()
+    .replace(/"{3,}/g, (q) => q.split('').join('\u200a'));
+  return `${SOURCE_FENCE}\n${clean}\n${SOURCE_FENCE}`;
 }

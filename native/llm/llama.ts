@@ -10,7 +10,7 @@
  * - dispose() is safe to call twice and waits for a running generation to stop.
  */
 import os from 'node:os';
-import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
+import type { ChatHistoryItem, Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import { EngineError } from '../contract/errors.js';
 import { closedError } from '../contract/messages.js';
 
@@ -29,6 +29,10 @@ export interface GenerateRequest {
   maxTokens?: number;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
+  /** A worked example, given as an earlier user turn and the model's answer to it. */
+  example?: { user: string; answer: string };
+  /** A llama.cpp GBNF grammar the answer must follow (compiled once per text). */
+  grammar?: string;
 }
 
 export interface GenerateResult {
@@ -45,6 +49,7 @@ export interface GenerateResult {
 export class LocalLlm {
   private disposed = false;
   private queue: Promise<unknown> = Promise.resolve();
+  private grammars = new Map<string, Promise<LlamaGrammar>>();
 
   private constructor(
     readonly modelPath: string,
@@ -120,13 +125,23 @@ export class LocalLlm {
     const { LlamaChatSession } = await import('node-llama-cpp');
     const t0 = performance.now();
     await sequence.clearHistory();
+    const grammar = req.grammar === undefined ? undefined : await this.grammar(req.grammar);
     const session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: req.system, autoDisposeSequence: false });
+    if (req.example) {
+      const history: ChatHistoryItem[] = [
+        { type: 'system', text: req.system },
+        { type: 'user', text: req.example.user },
+        { type: 'model', response: [req.example.answer] },
+      ];
+      session.setChatHistory(history);
+    }
     let chunks = 0;
     let firstTokenMs: number | null = null;
     try {
       const text = await session.prompt(req.user, {
         maxTokens: req.maxTokens ?? 400,
         temperature: 0,
+        ...(grammar ? { grammar } : {}),
         signal: req.signal,
         stopOnAbortSignal: true,
         onTextChunk: (chunk) => {
@@ -139,6 +154,16 @@ export class LocalLlm {
     } finally {
       session.dispose({ disposeSequence: false });
     }
+  }
+
+  private grammar(text: string): Promise<LlamaGrammar> {
+    let g = this.grammars.get(text);
+    if (!g) {
+      g = this.live().llama.createGrammar({ grammar: text });
+      this.grammars.set(text, g);
+      g.catch(() => this.grammars.delete(text));
+    }
+    return g;
   }
 
   get isDisposed(): boolean {
@@ -159,8 +184,8 @@ export class LocalLlm {
     await llama?.dispose().catch(() => {});
   }
 
-  private live(): { model: LlamaModel; sequence: LlamaContextSequence } {
-    if (this.disposed || !this.model || !this.sequence) throw new EngineError('CLOSED', closedError('The language model'));
-    return { model: this.model, sequence: this.sequence };
+  private live(): { llama: Llama; model: LlamaModel; sequence: LlamaContextSequence } {
+    if (this.disposed || !this.llama || !this.model || !this.sequence) throw new EngineError('CLOSED', closedError('The language model'));
+    return { llama: this.llama, model: this.model, sequence: this.sequence };
   }
 }

@@ -14,7 +14,7 @@ import { collectEvidence, contentTerms, gate, scopeCandidates, spreadTerms, voca
 import { spokenCode } from '../contract/codes.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
-import { budgetPrompt } from '../answer/prompt.js';
+import { ANSWER_GRAMMAR, budgetPrompt, EXAMPLE_TURN } from '../answer/prompt.js';
 import { streamingStop } from '../answer/generated-check.js';
 import { judgeDraft } from '../answer/draft.js';
 import { withReferencedSafety } from '../answer/safety.js';
@@ -32,6 +32,10 @@ export interface AnswerGenerator {
     maxTokens?: number;
     signal?: AbortSignal;
     onToken?: (text: string) => void;
+    /** A worked example: an earlier user turn and its answer. */
+    example?: { user: string; answer: string };
+    /** A GBNF grammar the answer must follow. */
+    grammar?: string;
   }): Promise<{ text: string; aborted: boolean; firstTokenMs: number | null; chunks: number }>;
 }
 
@@ -414,6 +418,8 @@ async function generativeAnswer(
     r = await gen.generate({
       system: prompt.system,
       user: prompt.user,
+      example: EXAMPLE_TURN,
+      grammar: ANSWER_GRAMMAR,
       maxTokens: answerTokens,
       signal: stop.signal,
       onToken: (chunk) => {

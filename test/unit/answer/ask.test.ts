@@ -136,7 +136,7 @@ describe('ask', () => {
     expect(a.invalidCitations).toEqual([9]);
     expect(a.citations.map((c) => c.n)).toEqual([1]);
     expect(tokens.join('')).toBe('Change the oil every 2000 hours [1]. Use the right oil [9].');
-    expect(gen.prompts[0]).toContain('[1] Manual: HPB-200 Press Brake Manual | Section: Maintenance > Hydraulic oil | Page: 13');
+    expect(gen.prompts[0]).toContain('Source [1] (HPB-200 Press Brake Manual | Section: Maintenance > Hydraulic oil | Page: 13):');
   });
 
   it('the time shown is the time waited: the model\'s time is in it, and given beside it', async () => {
@@ -235,7 +235,7 @@ describe('ask', () => {
       contextSize: 2048,
       countTokens: (s) => Math.ceil(s.length / 4),
       async generate(req) {
-        const n = /\[(\d+)\] Manual: [^\n]*Hydraulic oil/.exec(req.user)?.[1];
+        const n = /Source \[(\d+)\] \([^\n]*Hydraulic oil/.exec(req.user)?.[1];
         const text = `Change the hydraulic oil every 2000 operating hours [${n}].`;
         return { text, aborted: false, firstTokenMs: 1, chunks: 8 };
       },
@@ -268,7 +268,7 @@ describe('ask', () => {
     const user = gen.prompts[0] as string;
     expect(words(system) + words(user)).toBeLessThanOrEqual(MAX_PROMPT_TOKENS);
     // Source 1 is the quoted sentence, not the whole 1,500-word passage; the answer cites the full passage.
-    expect(user).toMatch(/\[1\] Manual: [^\n]*\n> Change the hydraulic oil every 2000 operating hours\./);
+    expect(user).toMatch(/Source \[1\] \([^\n]*\n"""\nChange the hydraulic oil every 2000 operating hours\./);
     expect(a.citations[0]?.text).toBe(long[0]?.text);
   });
 

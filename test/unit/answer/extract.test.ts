@@ -3,7 +3,7 @@ import { codeAnswerLines, extractParts, passageUnits, termGroups } from '../../.
 import { findSafety } from '../../../native/answer/safety.js';
 import { checkCitations } from '../../../native/answer/citations.js';
 import { rewriteFollowUp } from '../../../native/answer/followup.js';
-import { budgetPrompt, REFUSAL_SENTENCE, systemPrompt } from '../../../native/answer/prompt.js';
+import { budgetPrompt, EXAMPLE_TURN, systemPrompt, userPrompt } from '../../../native/answer/prompt.js';
 import { hit } from './helpers.js';
 
 const PROCEDURE = hit(
@@ -258,24 +258,23 @@ describe('follow-ups', () => {
 describe('prompt and token budget', () => {
   const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
   const sources = [1, 2, 3].map((n) => ({ n, manual: 'M', section: `S${n}`, page: n, text: Array(50).fill(`w${n}`).join(' ') }));
-  it('has role, task, the only-from-sources rule, the exact refusal sentence and a citation example', () => {
+  it('has role, the only-from-sources rule and a citation example', () => {
     const s = systemPrompt();
     expect(s).toContain('You are ManualDesk');
-    expect(s).toContain('using only the numbered sources');
-    expect(s).toContain(`reply exactly: ${REFUSAL_SENTENCE}`);
+    expect(s).toContain('using only the sources');
     expect(s).toMatch(/\[1\]/);
   });
   it('keeps the best-ranked passages that fit and drops the rest by rank', () => {
-    const fixed = words(systemPrompt()) + words('Sources:\n\n\n\nQuestion: q\nAnswer:') + 32;
-    const b = budgetPrompt({ question: 'q', sources, countTokens: words, contextSize: fixed + 130 + 20, answerTokens: 20 });
+    const fixed = words(systemPrompt()) + words(EXAMPLE_TURN.user) + words(EXAMPLE_TURN.answer) + words(userPrompt('q', [])) + 64;
+    const b = budgetPrompt({ question: 'q', sources, countTokens: words, contextSize: fixed + 130 + 20, answerTokens: 20, maxSources: 3 });
     expect(b.included).toEqual([1, 2]);
     expect(b.dropped).toEqual([3]);
-    expect(b.user).toContain('[1] Manual: M | Section: S1 | Page: 1');
+    expect(b.user).toContain('Source [1] (M | Section: S1 | Page: 1):');
     expect(b.user).not.toContain('w3');
   });
   it('cuts the best passage when even it does not fit', () => {
-    const fixed = words(systemPrompt()) + words('Sources:\n\n\n\nQuestion: q\nAnswer:') + 32;
-    const b = budgetPrompt({ question: 'q', sources, countTokens: words, contextSize: fixed + 30 + 20, answerTokens: 20 });
+    const fixed = words(systemPrompt()) + words(EXAMPLE_TURN.user) + words(EXAMPLE_TURN.answer) + words(userPrompt('q', [])) + 64;
+    const b = budgetPrompt({ question: 'q', sources, countTokens: words, contextSize: fixed + 30 + 20, answerTokens: 20, maxSources: 3 });
     expect(b.included).toEqual([1]);
     expect(b.truncated).toEqual([1]);
     expect(b.dropped).toEqual([2, 3]);

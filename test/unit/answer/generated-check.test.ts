@@ -72,3 +72,45 @@ describe('helpers', () => {
     expect(repetition('open the valve and close the valve '.repeat(6))).toBeGreaterThan(0.5);
   });
 });
+
+describe('checkGenerated: each cited sentence is judged against the passages its own marks name', () => {
+  const sources = [
+    { n: 1, text: OIL },
+    { n: 2, text: VALVE },
+  ];
+  const judge = (text: string, question?: string) => checkGenerated({ text, cited: sources.map((s) => s.text), question, sources });
+
+  it('accepts sentences that each come from the passage they cite', () => {
+    expect(judge('Change the hydraulic oil every 2000 operating hours [1]. The relief valve opens at 210 bar [2].')).toMatchObject({ ok: true });
+  });
+
+  it('rejects the question written back with a mark, although the next sentence answers', () => {
+    const q = 'the pump runs hot and noisy after a long shift, what oil should it get';
+    const r = judge('The pump runs hot and noisy after a long shift [1]. Use ISO VG 46 hydraulic oil [1].', q);
+    expect(r).toMatchObject({ ok: false, reason: expect.stringMatching(/not in the passage it cites/) });
+    // Without the per-sentence check (no numbered sources), the answer as a whole passes: the question's words are free.
+    expect(checkGenerated({ text: 'The pump runs hot and noisy after a long shift [1]. Use ISO VG 46 hydraulic oil [1].', cited: [OIL], question: q }).ok).toBe(true);
+  });
+
+  it("rejects one passage's words under another passage's number", () => {
+    const r = judge('To raise the pressure, turn the adjusting screw clockwise [1]. Change the oil every 2000 operating hours [1].');
+    expect(r).toMatchObject({ ok: false, reason: expect.stringMatching(/not in the passage it cites/) });
+  });
+
+  it('rejects a sentence cut off mid-phrase before its mark', () => {
+    for (const text of [
+      'Change the hydraulic oil every 2000 operating hours and use a [1].',
+      'The relief valve opens at 210 bar. To raise the pressure, turn the [2].',
+      'Change the hydraulic oil (every 2000 operating [1].',
+    ]) {
+      expect(judge(text), text).toMatchObject({ ok: false, reason: expect.stringMatching(/cut a sentence off/) });
+    }
+    // A sentence that ends on such a word after its full stop is complete.
+    expect(judge('Use ISO VG 46 oil. [1]')).toMatchObject({ ok: true });
+  });
+
+  it('judges a Chinese answer sentence by sentence too', () => {
+    const zh = [{ n: 1, text: ZH }];
+    expect(checkGenerated({ text: '每运行 2000 小时更换一次液压油，使用 ISO VG 46 液压油 [1]。', cited: [ZH], sources: zh }).ok).toBe(true);
+  });
+});
