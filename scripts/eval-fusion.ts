@@ -38,6 +38,9 @@ interface Entry {
   /** Which of the question's targets this entry satisfies. */
   ok: boolean[];
   text?: string;
+  /** The manual's title and section path (what the embedder reads with the text: passage-text.ts). */
+  manual?: string;
+  section?: string;
 }
 interface Dump {
   id: string;
@@ -47,6 +50,8 @@ interface Dump {
   codes: Entry[];
   keyword: Entry[];
   vector: Entry[];
+  /** The product's own ranked list (retrieve()'s hits, codes included), as asked. */
+  product?: Entry[];
 }
 
 let targetsCount = new Map<string, number>();
@@ -160,7 +165,7 @@ async function loadOrDump(qs: Question[]): Promise<Dump[]> {
         for (const h of hs) {
           const ok: boolean[] = [];
           for (const t of targets) ok.push(await isCorrect(h, t, pages));
-          es.push({ id: h.chunkId, score: h.score, lang: h.lang, ok, text: h.text });
+          es.push({ id: h.chunkId, score: h.score, lang: h.lang, ok, text: h.text, manual: h.manual, section: h.section });
         }
         return es;
       };
@@ -176,6 +181,7 @@ async function loadOrDump(qs: Question[]): Promise<Dump[]> {
         codes: await mark(all.value.hits.filter(isCode)),
         keyword: await mark(all.value.rankings.keyword.filter((h) => !isCode(h))),
         vector: await mark(all.value.rankings.vector.filter((h) => !isCode(h))),
+        product: await mark(all.value.hits),
       });
     }
   } finally {
