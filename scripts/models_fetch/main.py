@@ -413,11 +413,16 @@ def install_gemma(entry: dict, dest: Path) -> None:
     )
     shutil.copyfile(GEMMA_SOURCE / "README.md", staging / "README.md")
     (staging / GEMMA_NOTICE).write_text(gemma_notice(), encoding="utf-8")
+    install_checked(staging, dest, entry, "EmbeddingGemma")
+
+
+def install_checked(staging: Path, dest: Path, entry: dict, what: str) -> None:
+    """Puts a converted model folder in place only when its files match the manifest entry."""
     problems = check_files(staging, entry)
     if problems:
         report("built (not installed)", staging, entry)
         fail(
-            "the converted EmbeddingGemma folder does not match models/manifest.json ("
+            f"the converted {what} folder does not match models/manifest.json ("
             + "; ".join(problems)
             + f"). It was left in {staging}. If the conversion was changed on purpose, update the manifest."
         )
@@ -487,17 +492,7 @@ def main() -> None:
             [str(venv_python()), str(HERE / "convert.py"), str(REFERENCE / "e5-small-q4.bin"), str(staging)],
             check=True,
         )
-        problems = check_files(staging, e5)
-        if problems:
-            report("built (not installed)", staging, e5)
-            fail(
-                "the converted e5 folder does not match models/manifest.json ("
-                + "; ".join(problems)
-                + f"). It was left in {staging}. If the conversion was changed on purpose, update the manifest."
-            )
-        if e5_dir.exists():
-            shutil.rmtree(e5_dir)
-        os.replace(staging, e5_dir)
+        install_checked(staging, e5_dir, e5, "e5")
 
     for name, entry in llms:
         if args.force or llm_problems[name]:
