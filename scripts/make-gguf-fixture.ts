@@ -100,18 +100,24 @@ function ones(name: string, n: number): TensorToWrite {
   return { name, dims: [n], type: GgmlType.F32, data: Buffer.from(new Float32Array(n).fill(1).buffer) };
 }
 
-/** Builds the fixture in memory from a vocabulary GGUF. */
-export function buildFixture(vocabGguf: Buffer, opts: Omit<FixtureOptions, 'outFile'> = {}): Buffer {
-  const o = { ...FIXTURE_DEFAULTS, ...opts };
+const u32 = (v: number): GgufValue => ({ type: GgufType.UINT32, value: v });
+const f32 = (v: number): GgufValue => ({ type: GgufType.FLOAT32, value: v });
+const str = (v: string): GgufValue => ({ type: GgufType.STRING, value: v });
+
+/** A vocabulary GGUF's metadata and the size of its token list. */
+function readVocabulary(vocabGguf: Buffer): { vocab: ReturnType<typeof parseGguf>; nVocab: number } {
   const vocab = parseGguf(vocabGguf);
   const tokens = vocab.metadata.get('tokenizer.ggml.tokens');
   if (!tokens || tokens.type !== GgufType.ARRAY) throw new Error('the vocabulary GGUF has no token list');
-  const nVocab = (tokens.value as { items: unknown[] }).items.length;
+  return { vocab, nVocab: (tokens.value as { items: unknown[] }).items.length };
+}
+
+/** Builds the fixture in memory from a vocabulary GGUF. */
+export function buildFixture(vocabGguf: Buffer, opts: Omit<FixtureOptions, 'outFile'> = {}): Buffer {
+  const o = { ...FIXTURE_DEFAULTS, ...opts };
+  const { vocab, nVocab } = readVocabulary(vocabGguf);
   const arch = 'qwen2';
   const meta = new Map<string, GgufValue>();
-  const u32 = (v: number): GgufValue => ({ type: GgufType.UINT32, value: v });
-  const f32 = (v: number): GgufValue => ({ type: GgufType.FLOAT32, value: v });
-  const str = (v: string): GgufValue => ({ type: GgufType.STRING, value: v });
   meta.set('general.architecture', str(arch));
   meta.set('general.name', str(`manualdesk-test-${o.vocab}-${o.layers}x${o.embd}`));
   meta.set('general.file_type', u32(1));
@@ -156,17 +162,11 @@ export function buildFixture(vocabGguf: Buffer, opts: Omit<FixtureOptions, 'outF
  */
 export function buildEmbeddingFixture(vocabGguf: Buffer, opts: { layers?: number; embd?: number; ff?: number; seed?: number } = {}): Buffer {
   const o = { layers: 2, embd: 64, ff: 128, seed: 4321, ...opts };
-  const vocab = parseGguf(vocabGguf);
-  const tokens = vocab.metadata.get('tokenizer.ggml.tokens');
-  if (!tokens || tokens.type !== GgufType.ARRAY) throw new Error('the vocabulary GGUF has no token list');
-  const nVocab = (tokens.value as { items: unknown[] }).items.length;
+  const { vocab, nVocab } = readVocabulary(vocabGguf);
   const arch = 'gemma-embedding';
   const headDim = 32;
   const dense = o.embd * 2;
   const meta = new Map<string, GgufValue>();
-  const u32 = (v: number): GgufValue => ({ type: GgufType.UINT32, value: v });
-  const f32 = (v: number): GgufValue => ({ type: GgufType.FLOAT32, value: v });
-  const str = (v: string): GgufValue => ({ type: GgufType.STRING, value: v });
   meta.set('general.architecture', str(arch));
   meta.set('general.name', str(`manualdesk-test-embedding-${o.layers}x${o.embd}`));
   meta.set('general.file_type', u32(0));
