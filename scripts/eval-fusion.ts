@@ -16,7 +16,7 @@ import type { SearchHit } from '../native/contract/api.js';
 import { createEngine } from '../native/engine.js';
 import { createEmbedder } from '../native/embed/models.js';
 import { fuseChannels, placeWithin, type Channel, type FusionConfig, DEFAULT_FUSION } from '../native/search/rank/rrf.js';
-import { commandLine, isCorrect, loadQuestions, NEW_IDS_FROM, idNumber, PageTexts, targetsOf, type Question } from './eval-lib.js';
+import { commandLine, isCorrect, loadQuestions, NEW_IDS_FROM, idNumber, PageTexts, targetsOf, type ChannelDump, type ChannelEntry, type Question } from './eval-lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -31,28 +31,8 @@ const { values } = parseArgs({
   },
 });
 
-interface Entry {
-  id: string;
-  score: number;
-  lang: string;
-  /** Which of the question's targets this entry satisfies. */
-  ok: boolean[];
-  text?: string;
-  /** The manual's title and section path (what the embedder reads with the text: passage-text.ts). */
-  manual?: string;
-  section?: string;
-}
-interface Dump {
-  id: string;
-  type: string;
-  query: string;
-  qlang: string;
-  codes: Entry[];
-  keyword: Entry[];
-  vector: Entry[];
-  /** The product's own ranked list (retrieve()'s hits, codes included), as asked. */
-  product?: Entry[];
-}
+type Entry = ChannelEntry;
+type Dump = ChannelDump;
 
 let targetsCount = new Map<string, number>();
 console.log(`$ ${commandLine()}`);

@@ -17,8 +17,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GgufEmbedder } from '../native/embed/gguf.js';
+import { loadManifest } from '../native/embed/models.js';
 import { embeddingKey, embeddingText } from '../native/embed/passage-text.js';
-import { commandLine, idNumber, NEW_IDS_FROM } from './eval-lib.js';
+import { commandLine, idNumber, NEW_IDS_FROM, type ChannelDump, type ChannelEntry } from './eval-lib.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,25 +33,13 @@ const { values: args } = parseArgs({
   },
 });
 
-interface Entry {
-  id: string;
-  ok: boolean[];
-  text?: string;
-  manual?: string;
-  section?: string;
-}
-interface Dump {
-  id: string;
-  type: string;
-  query: string;
-  codes: Entry[];
-  keyword: Entry[];
-  vector: Entry[];
-  product?: Entry[];
-}
+type Entry = ChannelEntry;
+type Dump = ChannelDump;
 
-const QUERY_PREFIX = 'task: search result | query: ';
-const PASSAGE_PREFIX = 'title: none | text: ';
+// The prompts the gguf embedder adds (models/manifest.json): applied here so the vector cache is keyed by the text embedded.
+const GEMMA = loadManifest().models.find((m) => m.role === 'embed' && m.backend === 'gguf');
+const QUERY_PREFIX = GEMMA?.queryPrefix ?? '';
+const PASSAGE_PREFIX = GEMMA?.passagePrefix ?? '';
 const POOL = Number(args.pool);
 const MAX_TOKENS = Number(args['max-tokens']);
 const dir = args.vectors as string;

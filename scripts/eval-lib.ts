@@ -423,3 +423,29 @@ export function formatSideBySide(
   }
   return out.join('\n');
 }
+
+/** One ranked passage of a channel in scripts/eval-fusion.ts's cache (also read by eval-gemma-pool.ts). */
+export interface ChannelEntry {
+  id: string;
+  score: number;
+  lang: string;
+  /** Which of the question's targets this entry satisfies. */
+  ok: boolean[];
+  text?: string;
+  /** The manual's title and section path (what the embedder reads with the text: passage-text.ts). */
+  manual?: string;
+  section?: string;
+}
+
+/** One question's cached channel rankings (scripts/eval-fusion.ts --cache). */
+export interface ChannelDump {
+  id: string;
+  type: string;
+  query: string;
+  qlang: string;
+  codes: ChannelEntry[];
+  keyword: ChannelEntry[];
+  vector: ChannelEntry[];
+  /** The product's own ranked list (retrieve()'s hits, codes included), as asked. */
+  product?: ChannelEntry[];
+}
