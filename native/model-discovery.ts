@@ -3,10 +3,10 @@
  * that reads the models environment ($MANUALDESK_MODELS, $HOME); the stages get the folders as
  * arguments. The lookup inside a folder is native/embed/models.ts's findModel.
  */
-import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sha256FileSync } from './base/file-hash.js';
 import { EngineError } from './contract/errors.js';
 import { modelNameOf, NEW_LIBRARY_HINT, otherWeights } from './contract/messages.js';
 import { findModel, loadManifest, modelFolderName, type EmbedderSpec, type ModelManifest, type RememberedModel } from './embed/models.js';
@@ -66,7 +66,6 @@ export function folderMatchesId(dir: string, id: string): boolean {
   return want !== undefined && weightsShas(dir).some((sha) => sha.startsWith(want));
 }
 
-const shaMemo = new Map<string, string>();
 
 /**
  * The sha256 of each weights file of an ONNX model folder, the int8 one first (the one an embedder
@@ -76,34 +75,16 @@ function weightsShas(dir: string): string[] {
   const out: string[] = [];
   for (const name of ['onnx/model_quantized.onnx', 'onnx/model.onnx']) {
     const file = path.join(dir, name);
-    if (existsSync(file)) out.push(fileSha(file));
+    if (existsSync(file)) out.push(sha256FileSync(file));
   }
   return out;
 }
 
-/** A file's sha256, read in 8 MB pieces (a model file is hundreds of MB); memoised per (path, size, mtime). */
-function fileSha(file: string): string {
-  const st = statSync(file);
-  const key = `${file}\0${st.size}\0${st.mtimeMs}`;
-  const known = shaMemo.get(key);
-  if (known !== undefined) return known;
-  const hash = createHash('sha256');
-  const buf = Buffer.allocUnsafe(8 * 2 ** 20);
-  const fd = openSync(file, 'r');
-  try {
-    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) hash.update(buf.subarray(0, n));
-  } finally {
-    closeSync(fd);
-  }
-  const sha = hash.digest('hex');
-  shaMemo.set(key, sha);
-  return sha;
-}
 
 /** True when a GGUF embedding model file has the weights' sha256 prefix of the recorded id ("gguf:<name>@<sha8>"). */
 function fileMatchesId(file: string, id: string): boolean {
   const want = /@([0-9a-f]{8,})$/.exec(id)?.[1];
-  return want !== undefined && fileSha(file).startsWith(want);
+  return want !== undefined && sha256FileSync(file).startsWith(want);
 }
 
 /**

@@ -7,12 +7,12 @@
  *
  * node-llama-cpp is imported lazily (ESM only), CPU only, never builds llama.cpp (`build: "never"`).
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import type { Llama, LlamaEmbeddingContext, LlamaModel } from 'node-llama-cpp';
 import { LRUCache } from 'lru-cache';
+import { sha256File } from '../base/file-hash.js';
 import { EngineError } from '../contract/errors.js';
 import { limitForEmbedding } from './limit-text.js';
 import type { Embedder } from './types.js';
@@ -36,13 +36,6 @@ export interface GgufEmbedderOptions {
 
 export const DEFAULT_GGUF_MAX_TOKENS = 512;
 const QUERY_MEMO = 256;
-
-/** sha256 of a file, streamed. */
-async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 /** Unit length copy of the first `dims` components (all when dims is undefined). */
 export function normalise(vector: ArrayLike<number>, dims?: number): Float32Array {

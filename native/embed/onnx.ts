@@ -7,7 +7,7 @@
  * Remote loading is switched off for the whole process; nothing is ever downloaded.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { existsSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import {
@@ -21,6 +21,7 @@ import {
   type Tensor,
 } from '@huggingface/transformers';
 import { LRUCache } from 'lru-cache';
+import { sha256File } from '../base/file-hash.js';
 import { EngineError } from '../contract/errors.js';
 import { limitForEmbedding } from './limit-text.js';
 import type { Embedder } from './types.js';
@@ -246,23 +247,7 @@ export function inspectOnnxModelDir(
   return missing.length === 0 ? { ok: true, dtypes } : { ok: false, missing };
 }
 
-const hashMemo = new Map<string, string>();
-
-/**
- * sha256 of a file, streamed; memoised per (path, inode, size, mtime, ctime) for this process: a file
- * rewritten in place, even with its old modification time put back, changes its ctime.
- */
-export async function sha256File(path: string): Promise<string> {
-  const st = statSync(path);
-  const key = `${path}\0${st.ino}\0${st.size}\0${st.mtimeMs}\0${st.ctimeMs}`;
-  const known = hashMemo.get(key);
-  if (known) return known;
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  const hex = hash.digest('hex');
-  hashMemo.set(key, hex);
-  return hex;
-}
+export { sha256File } from '../base/file-hash.js';
 
 function readPooling(dir: string): Pooling {
   const file = join(dir, '1_Pooling', 'config.json');

@@ -6,10 +6,10 @@
  * A `.gguf` in the user's models folder that the manifest does not list is offered too (unverified).
  * `MANUALDESK_LLM=<path.gguf>` picks a model file directly; `MANUALDESK_LLM=none` turns generation off.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ModelRole, ModelStatus } from '../contract/answer.js';
+import { sha256File } from '../base/file-hash.js';
 import { EngineError } from '../contract/errors.js';
 import { passedAnswerCheck, readAnswerCheck } from './answer-check.js';
 import { findModel, loadManifest, modelFolderName, type ModelEntry, type ModelManifest } from '../embed/models.js';
@@ -84,11 +84,7 @@ export function findReranker(dirs: string[], manifest: ModelManifest = loadManif
   return null;
 }
 
-export async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
+export { sha256File };
 
 /** Compares an installed model's files with the manifest's sha256: true all match, false one differs, null nothing to check. */
 export async function verifyInstalled(found: string, entry: ModelEntry): Promise<boolean | null> {
