@@ -21,6 +21,17 @@ export function HistoryPage({ version, active, onCleared, onSearch, onAsk, onOpe
   const [confirm, setConfirm] = useState(false);
   // Re-read when something was recorded or the screen is shown again.
   const entries = useMemo(() => (active ? readHistory() : []), [version, active]);
+  // Keys that stay with their row when an entry is recorded above it (an index would shift, React would
+  // remount every row and a focused "run again" button would lose focus under the keyboard).
+  const rowKeys = useMemo(() => {
+    const seen = new Map<string, number>();
+    return entries.map((e) => {
+      const base = `${e.at}|${e.action}|${e.query ?? ''}|${e.file ?? ''}|${e.page ?? ''}`;
+      const n = seen.get(base) ?? 0;
+      seen.set(base, n + 1);
+      return `${base}|${n}`;
+    });
+  }, [entries]);
   const csvHref = useMemo(() => `data:text/csv;charset=utf-8,${encodeURIComponent(historyCsv(entries))}`, [entries]);
 
   return (
@@ -68,7 +79,7 @@ export function HistoryPage({ version, active, onCleared, onSearch, onAsk, onOpe
           </thead>
           <tbody>
             {entries.map((e, i) => (
-              <tr key={`${e.at}:${i}`}>
+              <tr key={rowKeys[i]}>
                 <td className="num">{new Date(e.at).toLocaleString()}</td>
                 <td>
                   {e.query && e.action !== 'open' ? (

@@ -126,10 +126,14 @@ export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef,
     k.passages = true;
   }, [search]);
 
+  // A query left alone is recorded once: Enter records it at once and cancels the timer, so the
+  // history never lists the same search again after the page it opened.
+  const recordTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(() => {
     const q = query.trim();
     if (!q) return;
     const timer = setTimeout(() => onRecord({ action: 'search', query: q }), RECORD_AFTER_MS);
+    recordTimer.current = timer;
     return () => clearTimeout(timer);
   }, [query, onRecord]);
 
@@ -139,6 +143,7 @@ export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef,
     const picked = selected >= 0 ? resultTargets(outcome.codes, outcome.search)[selected] : undefined;
     const top = picked ? { ...picked, query: outcome.query } : topTarget(outcome);
     if (!top) return;
+    if (recordTimer.current) clearTimeout(recordTimer.current);
     onRecord({ action: 'search', query: outcome.query });
     onOpen(top);
   }
