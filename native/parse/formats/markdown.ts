@@ -88,7 +88,7 @@ export function parseMarkdown({ text, fileStem, limits = parseLimits(), name = '
  */
 function frontMatterDoc(yamlText: string, input: TextAdapterInput): ParsedDocument | null {
   try {
-    const doc = parseYamlDoc({ ...input, text: yamlText });
+    const doc = parseYamlDoc({ ...input, text: yamlText }, { frontMatter: true });
     return doc.blocks.length > 0 ? doc : null;
   } catch {
     return null;

@@ -24,7 +24,7 @@ const META_KEYS: Record<string, 'title' | 'revision' | 'language' | 'publisher'>
 const MAX_ALIAS_COUNT = 50;
 
 /** YAML via `yaml` (aliases capped): records found anywhere become table rows; leading comments a paragraph. */
-export function parseYamlDoc({ text, fileStem, limits = parseLimits(), name = 'This YAML file' }: TextAdapterInput): ParsedDocument {
+export function parseYamlDoc({ text, fileStem, limits = parseLimits(), name = 'This YAML file' }: TextAdapterInput, opts: { frontMatter?: boolean } = {}): ParsedDocument {
   // The YAML reader recurses once per block level (a stack overflow past about 900). Flow nesting
   // (`[[[…]]]`) is read without harm, as JSON's is: only the data's first levels become passages.
   assertNesting(name, 'indented blocks', indentNestingDepth(text), limits);
@@ -68,7 +68,7 @@ export function parseYamlDoc({ text, fileStem, limits = parseLimits(), name = 'T
     } catch (e) {
       throw new EngineError('FILE_UNREADABLE', `This YAML file could not be read: ${(e as Error).message}. Fix the file and add it again.`, { cause: e });
     }
-    walkRoot(value, b, meta, fileStem);
+    walkRoot(value, b, meta, fileStem, opts.frontMatter === true);
   }
   return b.finish(meta);
 }
@@ -202,7 +202,16 @@ function row(b: DocBuilder, table: string, columns: string[], cells: string[]): 
   b.row(table, columns, cells, cells.some((c) => c.includes('\n')) ? { raw: rowText(columns, cells) } : {});
 }
 
-function walkRoot(value: Json, b: DocBuilder, meta: ParsedDocument['meta'], fileStem: string): void {
+/**
+ * A page's front matter describes the page as well as the machine: a field whose value is one word, a
+ * number or a flag (`tag: m0303`, `author: …`, `experimental: false`, `group: thermal`) files the
+ * page; the fields that say something are written in words (`brief:`, `long:`, lists, parameters).
+ */
+function filesThePage(v: Json): boolean {
+  return isScalar(v) && !/\p{L}[^\s]*\s+\S/u.test(String(v ?? '').trim());
+}
+
+function walkRoot(value: Json, b: DocBuilder, meta: ParsedDocument['meta'], fileStem: string, frontMatter = false): void {
   if (Array.isArray(value)) {
     walk(value, fileStem, b, 0, []);
     return;
@@ -222,7 +231,7 @@ function walkRoot(value: Json, b: DocBuilder, meta: ParsedDocument['meta'], file
         if (/^en\b/i.test(s)) meta.language = 'en';
         else if (/^zh\b/i.test(s)) meta.language = 'zh';
       } else meta[mk] = s;
-    } else rest.push([k, v]);
+    } else if (!(frontMatter && filesThePage(v))) rest.push([k, v]);
   }
   // A root made mostly of scalars is a key/value table (message catalogue, code → text map).
   if (rest.length >= 5 && others.length === 0) {
@@ -377,7 +386,11 @@ function enumerationName(path: (string | number)[], name: string): string {
 
 function scalarText(v: Json): string {
   if (v === null) return '';
-  if (Array.isArray(v)) return v.map(scalarText).filter(Boolean).join(', ');
+  // A list of sentences stays a sentence a line ("Requires X." / "Saved with M500."); a list of words is one line.
+  if (Array.isArray(v)) {
+    const items = v.map(scalarText).filter(Boolean);
+    return items.join(items.length > 1 && items.every((x) => /[.!?。！？]$/u.test(x)) ? '\n' : ', ');
+  }
   if (typeof v === 'object') return '';
   return String(v).trim();
 }

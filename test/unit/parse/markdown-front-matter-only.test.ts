@@ -8,10 +8,14 @@ import { parseMarkdown } from '../../../native/parse/formats/markdown.js';
 const PAGE = `---
 tag: x0410
 title: Coolant pump prime
+author: jdoe
+experimental: false
+group: coolant
 brief: Prime the coolant pump before the first run.
 long: Runs the pump in short bursts until the flow switch closes, then reports the time it took.
 notes:
   - Requires the flow switch to be wired to input 7.
+  - Save the time with M500.
 parameters:
   -
     tag: S
@@ -28,6 +32,13 @@ describe('markdown page with only front matter', () => {
     expect(text).toContain('Prime the coolant pump before the first run.');
     expect(text).toContain('until the flow switch closes');
     expect(text).toContain('Burst length in seconds. Default 2.');
+  });
+
+  it('leaves out the fields that file the page (one word, a number or a flag) and keeps a list of sentences a sentence a line', () => {
+    const doc = parseMarkdown({ text: PAGE, fileStem: 'X410' });
+    const text = doc.blocks.map((b) => b.text).join('\n');
+    expect(text).not.toMatch(/jdoe|experimental|x0410|\bcoolant\b(?! pump)/);
+    expect(text).toContain('Requires the flow switch to be wired to input 7.\nSave the time with M500.');
   });
 
   it('a page with a body still reads the body only', () => {
