@@ -253,6 +253,14 @@ describe('follow-ups', () => {
     expect(rewriteFollowUp('and how do I reset it?', []).rewritten).toBe(false);
     expect(rewriteFollowUp('what about error 22', conv)).toEqual({ standalone: 'what about error 22', rewritten: false });
   });
+  it('a new question whose pronoun points at its own words stands alone; a pronoun with no subject before it still points back', () => {
+    const prev = [{ question: 'Motor calibration fails with phase resistance out of range, how do I fix it?', answer: '…' }];
+    expect(rewriteFollowUp("My spindle buzzes and shakes while it's just holding position, what's wrong?", prev).rewritten).toBe(false);
+    expect(rewriteFollowUp('How do I run the anticogging calibration and make it stay after a reboot?', prev).rewritten).toBe(false);
+    expect(rewriteFollowUp('is there a fault code for low oil pressure?', prev).rewritten).toBe(false);
+    expect(rewriteFollowUp('how do I clear that alarm?', conv)).toEqual({ standalone: 'how do I clear that alarm? alarm 9', rewritten: true });
+    expect(rewriteFollowUp('where is it?', prev)).toEqual({ standalone: 'where is it? Motor calibration fails phase resistance out range', rewritten: true });
+  });
 });
 
 describe('prompt and token budget', () => {
