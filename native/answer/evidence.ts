@@ -95,6 +95,11 @@ export interface EvidenceInput {
   spread?: { of: (term: string) => number; docSets: string[] };
   /** The library's products the question names (Retrieval.scope: folder, manual or heading names); absent: none. */
   products?: string[];
+  /**
+   * For the terms of {@link codeSubjectTerms}: in how many passages of the documentation sets (top
+   * folders) that define the question's codes each occurs. Absent: not looked up.
+   */
+  codeSets?: (term: string) => number;
 }
 
 /** A code definition from another product's manuals than the one the question names. */
@@ -175,6 +180,10 @@ export interface Evidence {
   docSets: string[];
   /** The library's products the question names: it is about equipment the library covers. */
   products: string[];
+  /** With a defined code: the question's words besides the code ({@link codeSubjectTerms}). */
+  codeSubject: string[];
+  /** Those of them that the documentation sets defining the code never use ("forklift" beside Grbl's error 12). */
+  subjectOutsideCodes: string[];
 }
 
 /** Passages looked at for coverage. */
@@ -332,6 +341,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const matches = input.codes?.matches ?? [];
   // A name the question gives must fit the code's manual too ("Haas alarm 1" is not Grbl's alarm 1).
   const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
+  const recordTokens = new Set(analyze(recordWords(matches)));
   // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit.)
   const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n) && !ownModels.includes(n));
   // A name the library knows (from some manual) that the named product's manuals never use.
@@ -386,7 +396,35 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     unknownSubject,
     docSets: docSetList,
     products: input.products ?? [],
+    codeSubject: input.codeSets ? codeSubjectTerms(input.question, input.codes) : [],
+    subjectOutsideCodes: input.codeSets ? codeSubjectTerms(input.question, input.codes).filter((t) => !recordTokens.has(t) && input.codeSets?.(t) === 0) : [],
   };
+}
+
+/**
+ * The question's words besides its code ("plasma cutter fault 23" → plasma, cutter): what it says the
+ * code is for. Names are left to the name rules. Only words in the records' script: a Chinese question
+ * about an English manual's code says nothing in Chinese about which equipment. Empty when a record
+ * has no folder (whose documentation set it is cannot be told).
+ */
+export function codeSubjectTerms(question: string, codes: CodeLookupResponse | null): string[] {
+  const matches = codes?.matches ?? [];
+  if (matches.length === 0 || matches.some((m) => !m.file.includes('/'))) return [];
+  const han = (x: string) => (x.match(HAN_RUN) ?? []).join('').length;
+  const recordText = recordWords(matches);
+  const hanRecords = han(recordText) * 2 > recordText.replace(/[^\p{L}]/gu, '').length;
+  const names = new Set(questionNames(question));
+  const codeRaw = codes?.detected ?? [];
+  // The code as typed ("fault code 5", "alarm 9") is the code, not what it is for.
+  const typed = new Set(analyze(detectCodes(question).map((c) => c.raw).join(' ')));
+  return contentTerms(question).filter((t) => !typed.has(t) && !names.has(t) && !isCodeToken(t, codeRaw) && !/^\d+$/.test(t) && han(t) > 0 === hanRecords);
+}
+
+/** A code record's words: its meaning, cause, remedy, manual, products, file path, section and row. */
+function recordWords(matches: CodeLookupResponse['matches']): string {
+  return matches
+    .map((m) => `${m.code} ${m.title} ${m.description} ${m.cause ?? ''} ${m.remedy ?? ''} ${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`)
+    .join('\n');
 }
 
 /**
@@ -533,6 +571,7 @@ export interface GateDecision {
     | 'code-defined'
     | 'code-other-product'
     | 'code-other-scope'
+    | 'code-other-equipment'
     | 'code-undefined'
     | 'no-passages'
     | 'unknown-message'
@@ -586,6 +625,16 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
         answer: false,
         reason: `${ev.definedCodes.map(displayKey).join(', ')} is defined only in manuals that do not mention ${quoteList(ev.namesOutsideCodes, ev.words)}.${covers(ev)}`,
         rule: 'code-other-scope',
+      };
+    }
+    // The code asked for equipment its manuals never mention ("my forklift shows error 12", where only a
+    // CNC controller's manuals define error 12): every word of the question besides the code is foreign
+    // to the documentation sets that define it. One word of theirs ("machine", "homing") and it may be theirs.
+    if (ev.subjectOutsideCodes.length > 0 && wordCount(ev.subjectOutsideCodes, ev.words) === wordCount(ev.codeSubject, ev.words)) {
+      return {
+        answer: false,
+        reason: `${ev.definedCodes.map(displayKey).join(', ')} is defined only in manuals that never mention ${quoteList(ev.subjectOutsideCodes, ev.words)}.${covers(ev)}`,
+        rule: 'code-other-equipment',
       };
     }
     return { answer: true, reason: 'A manual defines the code.', rule: 'code-defined' };
