@@ -623,7 +623,7 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
     if (ev.namesOutsideCodes.length > 0) {
       return {
         answer: false,
-        reason: `${ev.definedCodes.map(displayKey).join(', ')} is defined only in manuals that do not mention ${quoteList(ev.namesOutsideCodes, ev.words)}.${covers(ev)}`,
+        reason: `${capitalised(ev.definedCodes.map(displayKey).join(', '))} is defined only in manuals that do not mention ${quoteList(ev.namesOutsideCodes, ev.words)}.${covers(ev)}`,
         rule: 'code-other-scope',
       };
     }
@@ -633,7 +633,7 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
     if (ev.subjectOutsideCodes.length > 0 && wordCount(ev.subjectOutsideCodes, ev.words) === wordCount(ev.codeSubject, ev.words)) {
       return {
         answer: false,
-        reason: `${ev.definedCodes.map(displayKey).join(', ')} is defined only in manuals that never mention ${quoteList(ev.subjectOutsideCodes, ev.words)}.${covers(ev)}`,
+        reason: `${capitalised(ev.definedCodes.map(displayKey).join(', '))} is defined only in manuals that never mention ${quoteList(ev.subjectOutsideCodes, ev.words)}.${covers(ev)}`,
         rule: 'code-other-equipment',
       };
     }
@@ -719,6 +719,11 @@ function wordCount(terms: string[], words: Record<string, string>): number {
 
 function quoteList(xs: string[], words: Record<string, string> = {}): string {
   return [...new Set(xs.map((x) => words[x] ?? x))].map((x) => `"${x}"`).join(', ');
+}
+
+/** A sentence starts with a capital: "Alarm 412 is defined only in…". */
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function displayKey(key: string): string {

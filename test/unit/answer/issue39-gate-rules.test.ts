@@ -191,7 +191,7 @@ describe('a code asked for equipment its manuals never mention', () => {
     const { ev, d } = decideCode('my forklift shows alarm 412');
     expect(ev.subjectOutsideCodes).toEqual(analyze('forklift'));
     expect(d).toMatchObject({ answer: false, rule: 'code-other-equipment' });
-    expect(d.reason).toContain('never mention "forklift"');
+    expect(d.reason).toContain('Alarm 412 is defined only in manuals that never mention "forklift".');
     expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
     expect(decideCode('injection molding press alarm 412').d.rule).toBe('code-other-equipment');
   });
