@@ -28,6 +28,25 @@ const MKDOCS_TAB_RE = /^===\+?[ \t]+"([^"\n]*)"[ \t]*(?:\n([\s\S]*))?$/;
 /** Jekyll's Liquid tags: `{% alert warning %}…{% endalert %}`, and a tag alone on its line (`{% include x.html %}`). */
 const LIQUID_ALERT_RE = /\{%-?\s*alert\s+([A-Za-z]+)\s*-?%\}([\s\S]*?)\{%-?\s*endalert\s*-?%\}/g;
 const LIQUID_LINE_RE = /^[ \t]*\{%-?[^%\n]*-?%\}[ \t]*$/gm;
+/**
+ * kramdown's attribute lists (Jekyll's Markdown): `{: .floater}` after an image or a paragraph, `{:#id}`,
+ * `{: width="50%"}`, `{:toc}`. They style the page; no parser but kramdown reads them, so they stood in the text.
+ */
+const IAL_ITEM = String.raw`(?:[.#][A-Za-z][\w-]*|[A-Za-z][\w-]*=(?:"[^"\n]*"|'[^'\n]*'|[^\s}]+))`;
+const KRAMDOWN_IAL_RE = new RegExp(String.raw`\{:[ \t]*(?:${IAL_ITEM}(?:[ \t]+${IAL_ITEM})*|toc)[ \t]*\}`, 'g');
+/** An inline code span, whose text is code (`{:x}` is a format string there). */
+const CODE_SPAN_RE = /`[^`\n]*`/g;
+
+function withoutAttributeLists(text: string): string {
+  if (!text.includes('{:')) return text;
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(CODE_SPAN_RE)) {
+    out += text.slice(last, m.index).replace(KRAMDOWN_IAL_RE, '') + m[0];
+    last = (m.index ?? 0) + m[0].length;
+  }
+  return out + text.slice(last).replace(KRAMDOWN_IAL_RE, '');
+}
 /** A fenced code block (``` or ~~~), whose text is shown as written (a template's own tags included). */
 const FENCE_RE = /^([ \t]*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\2[ \t]*$/gm;
 
@@ -35,15 +54,15 @@ const FENCE_RE = /^([ \t]*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\2[ \t]*$/gm;
  * A documentation site built with Jekyll writes its notes as Liquid tags, which no Markdown parser
  * reads: `{% alert warning %}…{% endalert %}` is the site's warning box, read as the GFM alert it is
  * (`> [!WARNING]`, so its text is a safety notice), and a tag alone on its line is template markup,
- * dropped. Code blocks are left as written (Klipper's macros are Jinja: `{% if … %}`), and so is a tag
- * inside a sentence.
+ * dropped; kramdown's attribute lists are dropped wherever they stand. Code blocks are left as written
+ * (Klipper's macros are Jinja: `{% if … %}`, Rust's `{:?}`), and so is a Liquid tag inside a sentence.
  */
 export function liquidToMarkdown(src: string): string {
-  if (!src.includes('{%')) return src;
+  if (!src.includes('{%') && !src.includes('{:')) return src;
   const out: string[] = [];
   let last = 0;
   const prose = (text: string) =>
-    text
+    withoutAttributeLists(text)
       .replace(LIQUID_ALERT_RE, (_m, kind: string, body: string) => {
         const lines = body.trim().split('\n').map((l) => `> ${l.trim()}`);
         return admonitionKind(kind) ? `\n> [!${kind.toUpperCase()}]\n${lines.join('\n')}\n` : `\n${body.trim()}\n`;

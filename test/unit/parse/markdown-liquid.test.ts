@@ -44,3 +44,30 @@ describe('Liquid tags in Markdown', () => {
     expect(liquidToMarkdown('Use `{% raw %}` in a sentence.')).toBe('Use `{% raw %}` in a sentence.');
   });
 });
+
+describe('kramdown attribute lists in Markdown', () => {
+  it('drops them after an image, below a paragraph and as a TOC marker; code keeps its format strings', () => {
+    const page = [
+      '# Troubleshooting',
+      '',
+      '![LCD glitches](/img/glitch.jpg){: .floater} After a new install the LCD shows glitches.',
+      '',
+      'Define custom delays.',
+      '{: #delays .lead width="50%"}',
+      '',
+      '* TOC',
+      '{:toc}',
+      '',
+      'Print it with `{:.2f}` or `{:?}`.',
+      '',
+      '```',
+      'println!("{:?}", x); // {: .kept}',
+      '```',
+    ].join('\n');
+    const all = parseMarkdown({ text: page, fileStem: 'troubleshooting' }).blocks.map((b) => b.text).join('\n');
+    expect(all).toContain('After a new install the LCD shows glitches.');
+    expect(all.replace(/^println.*$/m, '')).not.toMatch(/\{: ?[.#]|\{:toc\}|width=/);
+    expect(all).toContain('{:.2f}');
+    expect(all).toContain('println!("{:?}", x); // {: .kept}');
+  });
+});
