@@ -184,6 +184,8 @@ export interface Evidence {
   codeSubject: string[];
   /** Those of them that the documentation sets defining the code never use ("forklift" beside Grbl's error 12). */
   subjectOutsideCodes: string[];
+  /** The definitions the code's records give (shown as theirs when the code is refused for other equipment). */
+  codeDefinitions: OtherDefinition[];
 }
 
 /** Passages looked at for coverage. */
@@ -398,6 +400,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     products: input.products ?? [],
     codeSubject: input.codeSets ? codeSubjectTerms(input.question, input.codes) : [],
     subjectOutsideCodes: input.codeSets ? codeSubjectTerms(input.question, input.codes).filter((t) => !recordTokens.has(t) && input.codeSets?.(t) === 0) : [],
+    codeDefinitions: definitions(matches),
   };
 }
 
@@ -456,6 +459,11 @@ function otherDefinitions(codes: CodeLookupResponse | null, defined: string[], s
   const sharesModel = (m: CodeMatch) => modelDesignations(`${m.manual}\n${m.scope.join('\n')}\n${m.file}`).some((d) => models.has(d));
   const inOtherSet = (m: CodeMatch) => m.file.includes('/');
   if (!matches.every((m) => !named(m) && !sharesModel(m) && inOtherSet(m))) return [];
+  return definitions(matches);
+}
+
+/** The records' definitions, one per code and manual. */
+function definitions(matches: CodeMatch[]): OtherDefinition[] {
   const seen = new Set<string>();
   return matches
     .filter((m) => !seen.has(`${m.key}|${m.manual}`) && seen.add(`${m.key}|${m.manual}`))
@@ -633,7 +641,7 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
     if (ev.subjectOutsideCodes.length > 0 && wordCount(ev.subjectOutsideCodes, ev.words) === wordCount(ev.codeSubject, ev.words)) {
       return {
         answer: false,
-        reason: `${capitalised(ev.definedCodes.map(displayKey).join(', '))} is defined only in manuals that never mention ${quoteList(ev.subjectOutsideCodes, ev.words)}.${covers(ev)}`,
+        reason: `${capitalised(ev.definedCodes.map(displayKey).join(', '))} is defined only in manuals that never mention ${quoteList(ev.subjectOutsideCodes, ev.words)}. ${elsewhere(ev.codeDefinitions)}${covers(ev)}`,
         rule: 'code-other-equipment',
       };
     }

@@ -29,6 +29,7 @@ describe('a code asked for equipment its manuals never mention', () => {
     expect(a.refused).toBe(true);
     expect(a.answer).toContain('never mention "forklift"');
     expect(a.answer).toContain('kestrel-mill');
+    expect(a.answer).toContain('defines error 12 as "Step rate too high');
   });
 
   it('answers the same code asked in the defining manuals’ words', async () => {

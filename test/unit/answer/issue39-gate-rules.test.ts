@@ -192,6 +192,7 @@ describe('a code asked for equipment its manuals never mention', () => {
     expect(ev.subjectOutsideCodes).toEqual(analyze('forklift'));
     expect(d).toMatchObject({ answer: false, rule: 'code-other-equipment' });
     expect(d.reason).toContain('Alarm 412 is defined only in manuals that never mention "forklift".');
+    expect(d.reason).toContain('Torvald lathe manual (lathe/alarms.md) defines alarm 412 as "Spindle overload');
     expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
     expect(decideCode('injection molding press alarm 412').d.rule).toBe('code-other-equipment');
   });
