@@ -396,8 +396,10 @@ export class OnnxEmbedder implements Embedder {
     const weights = `onnx/${WEIGHT_FILES[dtype]}`;
     const weightsPath = join(dir, weights);
     // Also what a call after release() runs again.
+    // A reload (after release()) passes the tokenizer kept: its files were just found to be the very
+    // ones loaded (identity.problem), so they are not parsed again to see whether they are damaged.
     const loadSession = async (tokenizer?: PreTrainedTokenizer): Promise<Session> => {
-      const damaged = damagedModelFile(dir);
+      const damaged = tokenizer ? null : damagedModelFile(dir);
       if (damaged) throw damagedError(dir, damaged);
       try {
         return await readSession(tokenizer);
@@ -462,15 +464,16 @@ export class OnnxEmbedder implements Embedder {
             `The embedding model in "${dir}" is gone or incomplete since it was loaded (missing: ${found.ok ? weights : found.missing.join(', ')}). ${REINSTALL_HINT}`,
           );
         }
+        // The same bytes as the files loaded (sha256File is memoised by stat): nothing to parse. Only
+        // files that differ are parsed, to say whether they are damaged or another model's: parsing
+        // tokenizer.json (17 MB for e5) takes about 60 MB of heap, and a reload checks twice.
+        if ((await contentHash(dir, settings)) === content) return null;
         const damaged = damagedModelFile(dir);
         if (damaged) return damagedError(dir, damaged);
-        if ((await contentHash(dir, settings)) !== content) {
-          return new EngineError(
-            'MODEL_MISSING',
-            `The embedding model's files in "${dir}" changed since it was loaded (other weights, tokenizer or settings): vectors made with them would not match the ones stored, so search by meaning is off until ManualDesk opens the library again with its own model. ${REINSTALL_HINT}`,
-          );
-        }
-        return null;
+        return new EngineError(
+          'MODEL_MISSING',
+          `The embedding model's files in "${dir}" changed since it was loaded (other weights, tokenizer or settings): vectors made with them would not match the ones stored, so search by meaning is off until ManualDesk opens the library again with its own model. ${REINSTALL_HINT}`,
+        );
       },
     };
     const padToken = Number((tokenizer as unknown as { pad_token_id?: number }).pad_token_id);
