@@ -23,6 +23,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import { sha256File } from '../base/file-hash.js';
 import { EngineError } from '../contract/errors.js';
+import { compactTokenizer } from './compact-tokenizer.js';
 import { limitForEmbedding } from './limit-text.js';
 import type { Embedder } from './types.js';
 
@@ -268,7 +269,12 @@ function defaultModelId(dir: string): string {
   return owner ? `${owner}/${name}` : name;
 }
 
-/** What release() frees: the tokenizer (its vocabulary is most of the JS heap) and the ONNX session. */
+/**
+ * The tokenizer and the ONNX session. release() frees the session only: the compacted tokenizer is
+ * small (about 30 MB of heap for e5), while building it again parses tokenizer.json and the Unigram
+ * trie (about 300 MB of heap for a moment), which made the reload at the start of the vectors the
+ * peak of an ingest.
+ */
 interface Session {
   tokenizer: PreTrainedTokenizer;
   model: PreTrainedModel;
@@ -292,6 +298,8 @@ export class OnnxEmbedder implements Embedder {
   private readonly queries = new LRUCache<string, Float32Array>({ max: QUERY_MEMO });
   /** The tokenizer and ONNX session; null after release() until a call needs them again. */
   private session: Session | null;
+  /** The tokenizer, kept when release() frees the session (see Session); null once disposed. */
+  private tokenizer: PreTrainedTokenizer | null;
   private loading: Promise<Session> | null = null;
   /** Calls using the session now, and whether release() waits for them to finish. */
   private active = 0;
@@ -307,7 +315,7 @@ export class OnnxEmbedder implements Embedder {
     dtype: OnnxDtype,
     pooling: Pooling,
     session: Session,
-    private readonly reload: () => Promise<Session>,
+    private readonly reload: (tokenizer?: PreTrainedTokenizer) => Promise<Session>,
     private readonly opts: Required<Pick<OnnxEmbedderOptions, 'batchSize' | 'maxTokens' | 'tokenBudget'>> &
       Pick<OnnxEmbedderOptions, 'queryPrefix' | 'passagePrefix'>,
     private readonly padId: bigint,
@@ -318,6 +326,7 @@ export class OnnxEmbedder implements Embedder {
     this.dtype = dtype;
     this.pooling = pooling;
     this.session = session;
+    this.tokenizer = session.tokenizer;
     this.stats = identity.stat();
   }
 
@@ -387,11 +396,13 @@ export class OnnxEmbedder implements Embedder {
     const weights = `onnx/${WEIGHT_FILES[dtype]}`;
     const weightsPath = join(dir, weights);
     // Also what a call after release() runs again.
-    const loadSession = async (): Promise<Session> => {
-      const damaged = damagedModelFile(dir);
+    // A reload (after release()) passes the tokenizer kept: its files were just found to be the very
+    // ones loaded (identity.problem), so they are not parsed again to see whether they are damaged.
+    const loadSession = async (tokenizer?: PreTrainedTokenizer): Promise<Session> => {
+      const damaged = tokenizer ? null : damagedModelFile(dir);
       if (damaged) throw damagedError(dir, damaged);
       try {
-        return await readSession();
+        return await readSession(tokenizer);
       } catch (err) {
         // Never the runtime's own text: it names no file and may carry bytes of process memory.
         throw new EngineError(
@@ -401,10 +412,11 @@ export class OnnxEmbedder implements Embedder {
         );
       }
     };
-    const readSession = async (): Promise<Session> => {
+    const readSession = async (kept?: PreTrainedTokenizer): Promise<Session> => {
       configureOfflineEnv(options.cacheDir);
       env.localModelPath = dirname(dir);
-      const tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
+      // Only what tokenising needs stays in memory (compactTokenizer: 159 → 29 MB of heap for e5).
+      const tokenizer = kept ?? compactTokenizer(await AutoTokenizer.from_pretrained(dir, { local_files_only: true }));
       const model = await AutoModel.from_pretrained(dir, {
         local_files_only: true,
         dtype,
@@ -452,15 +464,16 @@ export class OnnxEmbedder implements Embedder {
             `The embedding model in "${dir}" is gone or incomplete since it was loaded (missing: ${found.ok ? weights : found.missing.join(', ')}). ${REINSTALL_HINT}`,
           );
         }
+        // The same bytes as the files loaded (sha256File is memoised by stat): nothing to parse. Only
+        // files that differ are parsed, to say whether they are damaged or another model's: parsing
+        // tokenizer.json (17 MB for e5) takes about 60 MB of heap, and a reload checks twice.
+        if ((await contentHash(dir, settings)) === content) return null;
         const damaged = damagedModelFile(dir);
         if (damaged) return damagedError(dir, damaged);
-        if ((await contentHash(dir, settings)) !== content) {
-          return new EngineError(
-            'MODEL_MISSING',
-            `The embedding model's files in "${dir}" changed since it was loaded (other weights, tokenizer or settings): vectors made with them would not match the ones stored, so search by meaning is off until ManualDesk opens the library again with its own model. ${REINSTALL_HINT}`,
-          );
-        }
-        return null;
+        return new EngineError(
+          'MODEL_MISSING',
+          `The embedding model's files in "${dir}" changed since it was loaded (other weights, tokenizer or settings): vectors made with them would not match the ones stored, so search by meaning is off until ManualDesk opens the library again with its own model. ${REINSTALL_HINT}`,
+        );
       },
     };
     const padToken = Number((tokenizer as unknown as { pad_token_id?: number }).pad_token_id);
@@ -519,13 +532,14 @@ export class OnnxEmbedder implements Embedder {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    this.tokenizer = null;
     await this.free();
   }
 
   /**
-   * Frees the tokenizer and the ONNX session (about 400 MB for e5-small q8) until a call needs them,
-   * which loads them again (about a second): ingest does this while it parses and builds the text
-   * index, which need no model. Calls running now finish first.
+   * Frees the ONNX session (170–250 MB for e5-small q8) until a call needs it, which loads it again
+   * (about a second; the tokenizer stays, see Session): ingest does this while it parses and builds
+   * the text index, which need no model. Calls running now finish first.
    */
   async release(): Promise<void> {
     if (this.disposed) return;
@@ -574,7 +588,7 @@ export class OnnxEmbedder implements Embedder {
   private async reloadChecked(): Promise<Session> {
     const before = await this.identity.problem();
     if (before) throw before;
-    const session = await this.reload();
+    const session = await this.reload(this.tokenizer ?? undefined);
     // Checked again: files replaced while they were being read.
     const after = await this.identity.problem().catch((err: unknown) => unreadable(err));
     if (after) {
