@@ -66,6 +66,10 @@ const RELEVANT_SHARE = 0.6;
 const CODE_ONLY_PRIOR = 0.5;
 const LIST_KINDS = new Set<Unit['kind']>(['step', 'item', 'row', 'code']);
 const LEAD_IN = /[:：]$/;
+/** A line that is all bold, a label above what follows ("**Troubleshooting Procedure**", "__Solution__"). */
+const LABEL_LINE = /^(\*\*|__)[^*_\n]{1,60}\1[:：]?$/;
+/** A question that asks what to do about something ("…, what do I do?", "how do I fix it?"). */
+const WHAT_TO_DO = /\bwhat\s+(?:do|should|can|must)\s+(?:i|we|you)\s+do\b|\bhow\s+(?:do|can|should)\s+(?:i|we|you)\s+(?:fix|solve|clear|recover)\b|怎么办|如何处理|怎么处理/i;
 /** A line that only joins the items around it ("or", "and", "或者"). */
 const JOINER = /^(?:or|and|and\/or|then|或|或者|和|以及|然后)[:：,，]?$/i;
 const isJoiner = (u: Unit) => u.kind === 'sentence' && JOINER.test(u.text);
@@ -197,7 +201,7 @@ function introduced(units: Unit[], at: number): Unit[] {
   const u = units[at];
   if (!u) return [];
   const next = units[at + 1];
-  const leads = LEAD_IN.test(u.text) && (u.kind === 'sentence' ? u.endsLine !== false : u.kind !== 'code');
+  const leads = (LEAD_IN.test(u.text) || LABEL_LINE.test(u.text)) && (u.kind === 'sentence' ? u.endsLine !== false : u.kind !== 'code');
   if (!leads && !(u.kind === 'sentence' && u.endsLine && next?.kind === 'code')) return [];
   const out: Unit[] = [];
   for (let i = at + 1; i < units.length && out.length < LIST_MAX; i++) {
@@ -376,6 +380,13 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
         .flatMap((us, i) => (i === primary || docSet(pool[i] as Candidate) !== own ? [] : us))
         .find((u) => u.kind === 'code' && group(u).some((g) => g.kind !== 'code' && g.score > 0));
     if (code && !chosen.has(code)) addGroup(group(code));
+  }
+  // A question that asks what to do is answered by the procedure: the primary passage's list or steps
+  // that a lead-in or a label introduces ("**Troubleshooting Procedure**", "To recover:") come whole,
+  // even when the question's words are in the description above them and not in the steps.
+  if (WHAT_TO_DO.test(question) && ![...chosen].some((u) => u.passage === primary && (u.kind === 'step' || u.kind === 'item'))) {
+    const at = units.findIndex((u, i) => u.kind === 'sentence' && introduced(units, i).some((v) => v.kind === 'step' || v.kind === 'item'));
+    if (at >= 0) addGroup([units[at] as Unit, ...introduced(units, at)]);
   }
   // Other passages about the question (their best is close to the best of all) add their units that
   // carry the question's words (a code table row that names the symptom, the setting to change), each

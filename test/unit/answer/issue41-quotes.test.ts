@@ -162,4 +162,19 @@ describe('issue 41: a question that does not ask how gets the prose, not the lis
     expect(got[0]).toEqual({ text: 'The loadusr line of the level map names its interpolation: nearest, linear or cubic.', passage: 1 });
     expect(got.map((p) => p.text)).toContain('If the line names none, the level map uses cubic interpolation.');
   });
+
+  it('a question that asks what to do gets the procedure a label introduces, though its words are in the description above it', () => {
+    const errors = hit(
+      [
+        '### Memory errors',
+        'After a firmware update the stored settings may no longer match the new layout, and the panel shows a checksum mismatch.',
+        '**Recovery procedure**',
+        '- Disconnect the host software first.',
+        '- Send R50 then S50 and restart the controller.',
+      ].join('\n'),
+      { file: 'kx/troubleshooting.md', manual: 'KX Controller', section: 'Troubleshooting > Memory errors' },
+    );
+    const question = 'after a firmware update the panel shows a checksum mismatch and my settings are gone';
+    expect(texts(`${question}, what do I do?`, [errors])).toEqual(expect.arrayContaining(['**Recovery procedure**', '- Disconnect the host software first.', '- Send R50 then S50 and restart the controller.']));
+  });
 });
