@@ -342,10 +342,9 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const passageSources = input.hits.slice(0, PRESENCE_DEPTH).map((h) => sourceOf(h.file));
   const matches = input.codes?.matches ?? [];
   // A name the question gives must fit the code's manual too ("Haas alarm 1" is not Grbl's alarm 1).
-  const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
   const recordTokens = new Set(analyze(recordWords(matches)));
   // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit.)
-  const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n) && !ownModels.includes(n));
+  const namesOutsideCodes = names.filter((n) => !recordTokens.has(n) && !union.has(n) && !ownModels.includes(n));
   // A name the library knows (from some manual) that the named product's manuals never use.
   const scope = input.scope;
   const namesOutsideScope = scope
@@ -364,6 +363,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const isGenericTerm = (t: string) => input.spread !== undefined && input.spread.of(t) >= genericSpread(docSetList.length);
   const generic = asked.filter(isGenericTerm);
   const unknownSubject = asked.filter((t) => (count(t) ?? 1) === 0);
+  const codeSubject = input.codeSets ? codeSubjectTerms(input.question, input.codes) : [];
   let agreement: number | null = null;
   if (input.keywordTop && input.vectorTop && input.keywordTop.length > 0 && input.vectorTop.length > 0) {
     const kw = new Set(input.keywordTop.slice(0, EVIDENCE_DEPTH));
@@ -398,8 +398,8 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     unknownSubject,
     docSets: docSetList,
     products: input.products ?? [],
-    codeSubject: input.codeSets ? codeSubjectTerms(input.question, input.codes) : [],
-    subjectOutsideCodes: input.codeSets ? codeSubjectTerms(input.question, input.codes).filter((t) => !recordTokens.has(t) && input.codeSets?.(t) === 0) : [],
+    codeSubject,
+    subjectOutsideCodes: codeSubject.filter((t) => !recordTokens.has(t) && input.codeSets?.(t) === 0),
     codeDefinitions: definitions(matches),
   };
 }
