@@ -57,7 +57,7 @@ const FENCE_RE = /^([ \t]*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\2[ \t]*$/gm;
  * dropped; kramdown's attribute lists are dropped wherever they stand. Code blocks are left as written
  * (Klipper's macros are Jinja: `{% if … %}`, Rust's `{:?}`), and so is a Liquid tag inside a sentence.
  */
-export function liquidToMarkdown(src: string): string {
+export function jekyllToMarkdown(src: string): string {
   if (!src.includes('{%') && !src.includes('{:')) return src;
   const out: string[] = [];
   let last = 0;
@@ -89,7 +89,7 @@ export function parseMarkdown({ text, fileStem, limits = parseLimits(), name = '
   // Wiki.js sizes an image inside its link (`![alt](img.png =x450)`), which no Markdown parser reads
   // as an image: the whole text would be a passage.
   src = src.replace(IMAGE_SIZE_RE, '$1)');
-  src = liquidToMarkdown(src);
+  src = jekyllToMarkdown(src);
   assertNesting(name, 'lists and block quotes', markdownNestingDepth(src), limits);
   const tokens = new Lexer({ gfm: true }).lex(src);
   const ctx: Ctx = { b, fileStem, meta };

@@ -208,7 +208,10 @@ function row(b: DocBuilder, table: string, columns: string[], cells: string[]): 
  * page; the fields that say something are written in words (`brief:`, `long:`, lists, parameters).
  */
 function filesThePage(v: Json): boolean {
-  return isScalar(v) && !/\p{L}[^\s]*\s+\S/u.test(String(v ?? '').trim());
+  if (!isScalar(v)) return false;
+  const text = String(v ?? '').trim();
+  // Chinese is written without spaces: a run of Han characters is words.
+  return /^\S*$/u.test(text) && !/\p{Script=Han}{2}/u.test(text);
 }
 
 function walkRoot(value: Json, b: DocBuilder, meta: ParsedDocument['meta'], fileStem: string, frontMatter = false): void {

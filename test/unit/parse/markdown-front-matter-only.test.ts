@@ -41,6 +41,11 @@ describe('markdown page with only front matter', () => {
     expect(text).toContain('Requires the flow switch to be wired to input 7.\nSave the time with M500.');
   });
 
+  it('keeps a Chinese field, which has no spaces between its words', () => {
+    const doc = parseMarkdown({ text: '---\ntag: x0410\nbrief: 在首次运行前为冷却泵排气。\n---\n', fileStem: 'X410' });
+    expect(doc.blocks.map((b) => b.text).join('\n')).toContain('在首次运行前为冷却泵排气。');
+  });
+
   it('a page with a body still reads the body only', () => {
     const doc = parseMarkdown({ text: `${PAGE}\nSave all settings to memory.\n`, fileStem: 'X410' });
     const text = doc.blocks.map((b) => b.text).join('\n');

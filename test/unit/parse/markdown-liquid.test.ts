@@ -3,7 +3,7 @@
  * is a safety notice, other tags alone on a line are template markup; code blocks keep their tags.
  */
 import { describe, expect, it } from 'vitest';
-import { liquidToMarkdown, parseMarkdown } from '../../../native/parse/formats/markdown.js';
+import { jekyllToMarkdown, parseMarkdown } from '../../../native/parse/formats/markdown.js';
 
 describe('Liquid tags in Markdown', () => {
   const page = [
@@ -41,7 +41,7 @@ describe('Liquid tags in Markdown', () => {
     expect(all).not.toContain('{% include');
     expect(all).not.toContain('{% alert');
     expect(all).toContain('{% set t = params.T|default(200) %}');
-    expect(liquidToMarkdown('Use `{% raw %}` in a sentence.')).toBe('Use `{% raw %}` in a sentence.');
+    expect(jekyllToMarkdown('Use `{% raw %}` in a sentence.')).toBe('Use `{% raw %}` in a sentence.');
   });
 });
 
