@@ -95,11 +95,6 @@ export interface EvidenceInput {
   spread?: { of: (term: string) => number; docSets: string[] };
   /** The library's products the question names (Retrieval.scope: folder, manual or heading names); absent: none. */
   products?: string[];
-  /**
-   * For the terms of {@link codeSubjectTerms}: in how many passages of the documentation sets (top
-   * folders) that define the question's codes each occurs. Absent: not looked up.
-   */
-  codeSets?: (term: string) => number;
 }
 
 /** A code definition from another product's manuals than the one the question names. */
@@ -180,12 +175,6 @@ export interface Evidence {
   docSets: string[];
   /** The library's products the question names: it is about equipment the library covers. */
   products: string[];
-  /** With a defined code: the question's words besides the code ({@link codeSubjectTerms}). */
-  codeSubject: string[];
-  /** Those of them that the documentation sets defining the code never use ("forklift" beside Grbl's error 12). */
-  subjectOutsideCodes: string[];
-  /** The definitions the code's records give (shown as theirs when the code is refused for other equipment). */
-  codeDefinitions: OtherDefinition[];
 }
 
 /** Passages looked at for coverage. */
@@ -342,9 +331,9 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const passageSources = input.hits.slice(0, PRESENCE_DEPTH).map((h) => sourceOf(h.file));
   const matches = input.codes?.matches ?? [];
   // A name the question gives must fit the code's manual too ("Haas alarm 1" is not Grbl's alarm 1).
-  const recordTokens = new Set(analyze(recordWords(matches)));
+  const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
   // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit.)
-  const namesOutsideCodes = names.filter((n) => !recordTokens.has(n) && !union.has(n) && !ownModels.includes(n));
+  const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n) && !ownModels.includes(n));
   // A name the library knows (from some manual) that the named product's manuals never use.
   const scope = input.scope;
   const namesOutsideScope = scope
@@ -363,7 +352,6 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const isGenericTerm = (t: string) => input.spread !== undefined && input.spread.of(t) >= genericSpread(docSetList.length);
   const generic = asked.filter(isGenericTerm);
   const unknownSubject = asked.filter((t) => (count(t) ?? 1) === 0);
-  const codeSubject = input.codeSets ? codeSubjectTerms(input.question, input.codes) : [];
   let agreement: number | null = null;
   if (input.keywordTop && input.vectorTop && input.keywordTop.length > 0 && input.vectorTop.length > 0) {
     const kw = new Set(input.keywordTop.slice(0, EVIDENCE_DEPTH));
@@ -398,36 +386,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     unknownSubject,
     docSets: docSetList,
     products: input.products ?? [],
-    codeSubject,
-    subjectOutsideCodes: codeSubject.filter((t) => !recordTokens.has(t) && input.codeSets?.(t) === 0),
-    codeDefinitions: definitions(matches),
   };
-}
-
-/**
- * The question's words besides its code ("plasma cutter fault 23" → plasma, cutter): what it says the
- * code is for. Names are left to the name rules. Only words in the records' script: a Chinese question
- * about an English manual's code says nothing in Chinese about which equipment. Empty when a record
- * has no folder (whose documentation set it is cannot be told).
- */
-export function codeSubjectTerms(question: string, codes: CodeLookupResponse | null): string[] {
-  const matches = codes?.matches ?? [];
-  if (matches.length === 0 || matches.some((m) => !m.file.includes('/'))) return [];
-  const han = (x: string) => (x.match(HAN_RUN) ?? []).join('').length;
-  const recordText = recordWords(matches);
-  const hanRecords = han(recordText) * 2 > recordText.replace(/[^\p{L}]/gu, '').length;
-  const names = new Set(questionNames(question));
-  const codeRaw = codes?.detected ?? [];
-  // The code as typed ("fault code 5", "alarm 9") is the code, not what it is for.
-  const typed = new Set(analyze(detectCodes(question).map((c) => c.raw).join(' ')));
-  return contentTerms(question).filter((t) => !typed.has(t) && !names.has(t) && !isCodeToken(t, codeRaw) && !/^\d+$/.test(t) && han(t) > 0 === hanRecords);
-}
-
-/** A code record's words: its meaning, cause, remedy, manual, products, file path, section and row. */
-function recordWords(matches: CodeLookupResponse['matches']): string {
-  return matches
-    .map((m) => `${m.code} ${m.title} ${m.description} ${m.cause ?? ''} ${m.remedy ?? ''} ${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`)
-    .join('\n');
 }
 
 /**
@@ -459,11 +418,6 @@ function otherDefinitions(codes: CodeLookupResponse | null, defined: string[], s
   const sharesModel = (m: CodeMatch) => modelDesignations(`${m.manual}\n${m.scope.join('\n')}\n${m.file}`).some((d) => models.has(d));
   const inOtherSet = (m: CodeMatch) => m.file.includes('/');
   if (!matches.every((m) => !named(m) && !sharesModel(m) && inOtherSet(m))) return [];
-  return definitions(matches);
-}
-
-/** The records' definitions, one per code and manual. */
-function definitions(matches: CodeMatch[]): OtherDefinition[] {
   const seen = new Set<string>();
   return matches
     .filter((m) => !seen.has(`${m.key}|${m.manual}`) && seen.add(`${m.key}|${m.manual}`))
@@ -579,7 +533,6 @@ export interface GateDecision {
     | 'code-defined'
     | 'code-other-product'
     | 'code-other-scope'
-    | 'code-other-equipment'
     | 'code-undefined'
     | 'no-passages'
     | 'unknown-message'
@@ -633,16 +586,6 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
         answer: false,
         reason: `${capitalised(ev.definedCodes.map(displayKey).join(', '))} is defined only in manuals that do not mention ${quoteList(ev.namesOutsideCodes, ev.words)}.${covers(ev)}`,
         rule: 'code-other-scope',
-      };
-    }
-    // The code asked for equipment its manuals never mention ("my forklift shows error 12", where only a
-    // CNC controller's manuals define error 12): every word of the question besides the code is foreign
-    // to the documentation sets that define it. One word of theirs ("machine", "homing") and it may be theirs.
-    if (ev.subjectOutsideCodes.length > 0 && wordCount(ev.subjectOutsideCodes, ev.words) === wordCount(ev.codeSubject, ev.words)) {
-      return {
-        answer: false,
-        reason: `${capitalised(ev.definedCodes.map(displayKey).join(', '))} is defined only in manuals that never mention ${quoteList(ev.subjectOutsideCodes, ev.words)}. ${elsewhere(ev.codeDefinitions)}${covers(ev)}`,
-        rule: 'code-other-equipment',
       };
     }
     return { answer: true, reason: 'A manual defines the code.', rule: 'code-defined' };

@@ -10,7 +10,7 @@ import type { AskHooks, AskRequest, AskResponse, Citation, GeneratedDraft, Refus
 import { EngineError } from '../contract/errors.js';
 import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
-import { codeSubjectTerms, collectEvidence, contentTerms, gate, scopeCandidates, sourceOf, spreadTerms, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
+import { collectEvidence, contentTerms, gate, scopeCandidates, spreadTerms, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
 import { spokenCode } from '../contract/codes.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
@@ -148,8 +148,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   // Not looked up (the overlap cannot be generic-only): 0, no term is generic.
   const spread = spreadOf ? { of: (t: string) => spreadOf.spread.get(t) ?? 0, docSets: spreadOf.docSets } : undefined;
   const scope = deps.vocabulary && res.scope && res.scopeFolders ? await scopeVocabulary(deps, standaloneQuery, res.scope, res.scopeFolders, codes, req.filters) : undefined;
-  const codeSets = deps.vocabulary ? await codeSetVocabulary(deps, standaloneQuery, codes, req.filters) : undefined;
-  const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope, spread, products: res.scope, codeSets });
+  const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope, spread, products: res.scope });
   const decision = gate(evidence, passages.length);
   const base = { question, standaloneQuery, safety: [], citations: [] };
   if (!decision.answer) {
@@ -521,25 +520,6 @@ function refusal(reason: string, searched: string, hits: SearchHit[], codes: Cod
 
 function round2(x: number): number {
   return Math.round(x * 100) / 100;
-}
-
-/**
- * For a question with codes: in how many passages of the documentation sets (top folders) that define
- * them each of the question's other words occurs (summed over the sets). Only those words are looked up.
- */
-async function codeSetVocabulary(
-  deps: Pick<AnswerDeps, 'vocabulary'>,
-  question: string,
-  codes: CodeLookupResponse | null,
-  filters?: SearchFilters,
-): Promise<EvidenceInput['codeSets']> {
-  const terms = codeSubjectTerms(question, codes);
-  if (terms.length === 0 || !deps.vocabulary) return undefined;
-  const counts = new Map<string, number>();
-  for (const folder of new Set((codes?.matches ?? []).map((m) => sourceOf(m.file)))) {
-    for (const [t, n] of await deps.vocabulary(terms, { packs: filters?.packs, pathPrefix: `${folder}/` })) counts.set(t, (counts.get(t) ?? 0) + n);
-  }
-  return (t) => counts.get(t) ?? 0;
 }
 
 /**
