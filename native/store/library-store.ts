@@ -856,10 +856,22 @@ export class LibraryStore {
     });
   }
 
+  /**
+   * The full-text indexes, and scalar indexes of the columns searches filter by. Without them a filtered
+   * search reads the whole column before it searches: a search restricted to one language (the
+   * other-language search of every Chinese question, and of an English one that shares a term with a
+   * Chinese-only manual) or to a product's folders (a question that names a product documented in the
+   * other language). Measured on the dev library (17k passages, 2 busy cores), the same rows either
+   * way: a full-text search in one language 13.8 -> 8.4 ms, in one folder 30.8 -> 19.2 ms. Rows added
+   * later are read unindexed until the next compact() brings them into the indexes.
+   */
   private async createTextIndexes(tbl: lancedb.Table, indexed: Set<string>): Promise<void> {
     for (const column of ['fts', 'fts_head']) {
       if (!indexed.has(column)) await tbl.createIndex(column, { config: ftsIndex(), replace: true });
     }
+    // A few languages: a bitmap. Many files, filtered by list and by folder prefix: a B-tree.
+    if (!indexed.has('lang')) await tbl.createIndex('lang', { config: lancedb.Index.bitmap(), replace: true });
+    if (!indexed.has('file')) await tbl.createIndex('file', { config: lancedb.Index.btree(), replace: true });
   }
 
   /** Number of stored versions per table (1 each after compact()). */

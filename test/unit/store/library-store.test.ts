@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keywordSearch } from '../../../native/search/channels/keyword.js';
 import { EngineError } from '../../../native/contract/errors.js';
 import { failpoints } from '../../../native/store/failpoints.js';
-import { LibraryStore, LIBRARY_FILE } from '../../../native/store/library-store.js';
+import { LANCE_DIR, LibraryStore, LIBRARY_FILE } from '../../../native/store/library-store.js';
 import { LOCK_FILE } from '../../../native/store/lock.js';
 import { chunk, code, fakeEmbedder, record, tempDir } from './fixtures.js';
 
@@ -206,6 +207,42 @@ describe('LibraryStore keyword search', () => {
     expect(await files({ pathPrefix: 'mill/' })).toEqual(["mill/o'brien.md"]);
     expect(await files({ pathPrefix: 'nowhere/' })).toEqual([]);
     expect((await s.getChunks([(await keywordSearch(s, 'spindle', 10, { pathPrefix: 'mill/' }))[0]!.chunk.id]))[0]?.file).toBe("mill/o'brien.md");
+  });
+
+  it('indexes the columns searches filter by (language, file), and the filters still find rows added after the indexes', async () => {
+    const s = await openStore();
+    await s.replaceFiles([
+      { record: record('en/a.md'), chunks: [chunk('en/a.md', 0, SPINDLE)], vectors: null, codes: [] },
+      { record: record('zh/z.md', { title: '中文手册', lang: 'zh' }), chunks: [chunk('zh/z.md', 0, ZH + ' spindle', { lang: 'zh' })], vectors: null, codes: [] },
+    ]);
+    await s.compact();
+    const db = await lancedb.connect(path.join(dir, LANCE_DIR));
+    const indexOf = async (column: string) => {
+      const tbl = await db.openTable((await db.tableNames()).find((n) => n.startsWith('chunks')) as string);
+      try {
+        return (await tbl.listIndices()).find((i) => i.columns.join() === column);
+      } finally {
+        tbl.close();
+      }
+    };
+    expect((await indexOf('lang'))?.indexType).toBe('Bitmap');
+    expect((await indexOf('file'))?.indexType).toBe('BTree');
+    const files = async (f: Parameters<typeof keywordSearch>[3]) => (await keywordSearch(s, 'spindle', 10, f)).map((h) => h.chunk.file).sort();
+    expect(await files({ lang: ['zh'] })).toEqual(['zh/z.md']);
+    // Added after the indexes were built: read unindexed until the next compact, then indexed.
+    await s.replaceFiles([{ record: record('zh/y.md', { title: '主轴手册', lang: 'zh' }), chunks: [chunk('zh/y.md', 0, '主轴 spindle 冷却', { lang: 'zh' })], vectors: null, codes: [] }]);
+    expect(await files({ lang: ['zh'] })).toEqual(['zh/y.md', 'zh/z.md']);
+    expect(await files({ lang: ['en'] })).toEqual(['en/a.md']);
+    expect(await files({ pathPrefix: 'zh/' })).toEqual(['zh/y.md', 'zh/z.md']);
+    await s.compact();
+    expect(await files({ lang: ['zh'] })).toEqual(['zh/y.md', 'zh/z.md']);
+    expect(await files({ pathPrefix: 'zh/', lang: ['zh'] })).toEqual(['zh/y.md', 'zh/z.md']);
+    expect(await files({ pathPrefix: 'en/' })).toEqual(['en/a.md']);
+    // A removed file's rows leave both filters.
+    await s.removeFiles(['zh/z.md']);
+    expect(await files({ lang: ['zh'] })).toEqual(['zh/y.md']);
+    expect(await files({ pathPrefix: 'zh/' })).toEqual(['zh/y.md']);
+    expect((await indexOf('lang'))?.numUnindexedRows).toBe(0);
   });
 
   it('answers from the newest revision of a manual unless asked otherwise', async () => {
