@@ -318,6 +318,7 @@ export class LibraryStore {
           await store.collectGarbage();
           await store.undoHalfAdoption();
           await store.tidySwitch(names);
+          await store.addFilterIndexes();
         } else {
           store.filesSeen = stamp;
           store.garbageFence = await store.uncommittedPredicate();
@@ -869,9 +870,24 @@ export class LibraryStore {
     for (const column of ['fts', 'fts_head']) {
       if (!indexed.has(column)) await tbl.createIndex(column, { config: ftsIndex(), replace: true });
     }
-    // A few languages: a bitmap. Many files, filtered by list and by folder prefix: a B-tree.
-    if (!indexed.has('lang')) await tbl.createIndex('lang', { config: lancedb.Index.bitmap(), replace: true });
-    if (!indexed.has('file')) await tbl.createIndex('file', { config: lancedb.Index.btree(), replace: true });
+    await createFilterIndexes(tbl, indexed);
+  }
+
+  /**
+   * A library built before the filter indexes gets them at its first writable open (about 0.1 s for
+   * 17k passages), as it would at its next compact(); a failure (a full disk) leaves it searchable as
+   * before, and the next open or compact tries again.
+   */
+  private async addFilterIndexes(): Promise<void> {
+    const tbl = this.chunksTable;
+    if (!tbl) return;
+    try {
+      const indexed = new Set((await tbl.listIndices()).map((i) => i.columns.join(',')));
+      if (FILTER_INDEXES.every((c) => indexed.has(c)) || (await tbl.countRows()) === 0) return;
+      await createFilterIndexes(tbl, indexed);
+    } catch {
+      // searched unindexed, as before
+    }
   }
 
   /** Number of stored versions per table (1 each after compact()). */
@@ -1488,6 +1504,15 @@ function toLanceQuery(plan: FtsPlan): lancedb.FullTextQuery {
   });
   if (clauses.length === 1) return clauses[0] as lancedb.FullTextQuery;
   return new lancedb.BooleanQuery(clauses.map((c) => [lancedb.Occur.Should, c] as [lancedb.Occur, lancedb.FullTextQuery]));
+}
+
+/** The columns searches filter by, each with a scalar index (LibraryStore.createTextIndexes says why). */
+const FILTER_INDEXES = ['lang', 'file'] as const;
+
+/** A few languages: a bitmap. Many files, filtered by list and by folder prefix: a B-tree. */
+async function createFilterIndexes(tbl: lancedb.Table, indexed: Set<string>): Promise<void> {
+  if (!indexed.has('lang')) await tbl.createIndex('lang', { config: lancedb.Index.bitmap(), replace: true });
+  if (!indexed.has('file')) await tbl.createIndex('file', { config: lancedb.Index.btree(), replace: true });
 }
 
 /** Full-text index over pre-analyzed tokens: split on whitespace only, no stemming or stop words. */

@@ -245,6 +245,33 @@ describe('LibraryStore keyword search', () => {
     expect((await indexOf('lang'))?.numUnindexedRows).toBe(0);
   });
 
+  it('gives a library built before the filter indexes its indexes at the first writable open, not a read-only one', async () => {
+    const s = await openStore();
+    await s.replaceFiles([{ record: record('zh/z.md', { title: '中文手册', lang: 'zh' }), chunks: [chunk('zh/z.md', 0, ZH + ' spindle', { lang: 'zh' })], vectors: null, codes: [] }]);
+    await s.compact();
+    await s.close();
+    const db = await lancedb.connect(path.join(dir, LANCE_DIR));
+    const filterIndexes = async () => {
+      const tbl = await db.openTable((await db.tableNames()).find((n) => n.startsWith('chunks')) as string);
+      try {
+        return (await tbl.listIndices()).filter((i) => ['lang', 'file'].includes(i.columns.join())).map((i) => i.columns.join()).sort();
+      } finally {
+        tbl.close();
+      }
+    };
+    const old = await db.openTable((await db.tableNames()).find((n) => n.startsWith('chunks')) as string);
+    for (const i of await old.listIndices()) if (['lang', 'file'].includes(i.columns.join())) await old.dropIndex(i.name);
+    old.close();
+    expect(await filterIndexes()).toEqual([]);
+    const reader = await openStore({ embedder: null, readOnly: true });
+    expect(await filterIndexes()).toEqual([]);
+    expect((await keywordSearch(reader, 'spindle', 10, { lang: ['zh'] })).map((h) => h.chunk.file)).toEqual(['zh/z.md']);
+    await reader.close();
+    const writer = await openStore({ embedder: null });
+    expect(await filterIndexes()).toEqual(['file', 'lang']);
+    expect((await keywordSearch(writer, 'spindle', 10, { lang: ['zh'], pathPrefix: 'zh/' })).map((h) => h.chunk.file)).toEqual(['zh/z.md']);
+  });
+
   it('answers from the newest revision of a manual unless asked otherwise', async () => {
     const s = await openStore();
     const r = (file: string, revision: string, ingestedAt: string) =>
