@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { keywordSearch } from '../../../native/search/channels/keyword.js';
 import { EngineError } from '../../../native/contract/errors.js';
 import { failpoints } from '../../../native/store/failpoints.js';
@@ -80,6 +80,25 @@ describe('LibraryStore.languageCounts', () => {
     expect(await s.languageCounts({ pathPrefix: 'c/' })).toEqual({});
     await s.replaceFile(record('b/three.md', { langs: ['en'] }), [chunk('b/three.md', 0, HOMING)], null, []);
     expect(await s.languageCounts({ pathPrefix: 'b/' })).toEqual({ zh: 1, en: 1 });
+  });
+
+  it('reads the table once per version of the files, whichever folders and languages are asked next', async () => {
+    const s = await openStore();
+    await s.replaceFile(record('a/one.md', { langs: ['en', 'zh'] }), [chunk('a/one.md', 0, SPINDLE), chunk('a/one.md', 1, ZH, { lang: 'zh' })], null, []);
+    await s.replaceFile(record('b/two.md', { langs: ['zh'] }), [chunk('b/two.md', 0, ZH, { lang: 'zh' })], null, []);
+    expect(await s.languageCounts({ pathPrefix: 'a/' })).toEqual({ en: 1, zh: 1 });
+    const table = Reflect.get(s, 'chunksTable') as { query: () => unknown };
+    const reads = vi.spyOn(table, 'query');
+    expect(await s.languageCounts({ pathPrefix: 'b/' })).toEqual({ zh: 1 });
+    expect(await s.languageCounts({})).toEqual({ en: 1, zh: 2 });
+    expect(await s.languageCounts({ lang: ['zh'] })).toEqual({ zh: 2 });
+    expect(await s.languageCounts({ manuals: ['nothing'] })).toEqual({});
+    expect(reads).not.toHaveBeenCalled();
+    reads.mockRestore();
+    // A write: read again.
+    await s.replaceFile(record('a/one.md', { langs: ['en'] }), [chunk('a/one.md', 0, SPINDLE)], null, []);
+    expect(await s.languageCounts({ pathPrefix: 'a/' })).toEqual({ en: 1 });
+    expect(await s.languageCounts({})).toEqual({ en: 1, zh: 1 });
   });
 });
 
