@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as lancedb from '@lancedb/lancedb';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { keywordSearch } from '../../../native/search/channels/keyword.js';
 import { EngineError } from '../../../native/contract/errors.js';
 import { failpoints } from '../../../native/store/failpoints.js';
-import { LibraryStore, LIBRARY_FILE } from '../../../native/store/library-store.js';
+import { LANCE_DIR, LibraryStore, LIBRARY_FILE } from '../../../native/store/library-store.js';
 import { LOCK_FILE } from '../../../native/store/lock.js';
 import { chunk, code, fakeEmbedder, record, tempDir } from './fixtures.js';
 
@@ -79,6 +80,25 @@ describe('LibraryStore.languageCounts', () => {
     expect(await s.languageCounts({ pathPrefix: 'c/' })).toEqual({});
     await s.replaceFile(record('b/three.md', { langs: ['en'] }), [chunk('b/three.md', 0, HOMING)], null, []);
     expect(await s.languageCounts({ pathPrefix: 'b/' })).toEqual({ zh: 1, en: 1 });
+  });
+
+  it('reads the table once per version of the files, whichever folders and languages are asked next', async () => {
+    const s = await openStore();
+    await s.replaceFile(record('a/one.md', { langs: ['en', 'zh'] }), [chunk('a/one.md', 0, SPINDLE), chunk('a/one.md', 1, ZH, { lang: 'zh' })], null, []);
+    await s.replaceFile(record('b/two.md', { langs: ['zh'] }), [chunk('b/two.md', 0, ZH, { lang: 'zh' })], null, []);
+    expect(await s.languageCounts({ pathPrefix: 'a/' })).toEqual({ en: 1, zh: 1 });
+    const table = Reflect.get(s, 'chunksTable') as { query: () => unknown };
+    const reads = vi.spyOn(table, 'query');
+    expect(await s.languageCounts({ pathPrefix: 'b/' })).toEqual({ zh: 1 });
+    expect(await s.languageCounts({})).toEqual({ en: 1, zh: 2 });
+    expect(await s.languageCounts({ lang: ['zh'] })).toEqual({ zh: 2 });
+    expect(await s.languageCounts({ manuals: ['nothing'] })).toEqual({});
+    expect(reads).not.toHaveBeenCalled();
+    reads.mockRestore();
+    // A write: read again.
+    await s.replaceFile(record('a/one.md', { langs: ['en'] }), [chunk('a/one.md', 0, SPINDLE)], null, []);
+    expect(await s.languageCounts({ pathPrefix: 'a/' })).toEqual({ en: 1 });
+    expect(await s.languageCounts({})).toEqual({ en: 1, zh: 1 });
   });
 });
 
@@ -206,6 +226,69 @@ describe('LibraryStore keyword search', () => {
     expect(await files({ pathPrefix: 'mill/' })).toEqual(["mill/o'brien.md"]);
     expect(await files({ pathPrefix: 'nowhere/' })).toEqual([]);
     expect((await s.getChunks([(await keywordSearch(s, 'spindle', 10, { pathPrefix: 'mill/' }))[0]!.chunk.id]))[0]?.file).toBe("mill/o'brien.md");
+  });
+
+  it('indexes the columns searches filter by (language, file), and the filters still find rows added after the indexes', async () => {
+    const s = await openStore();
+    await s.replaceFiles([
+      { record: record('en/a.md'), chunks: [chunk('en/a.md', 0, SPINDLE)], vectors: null, codes: [] },
+      { record: record('zh/z.md', { title: '中文手册', lang: 'zh' }), chunks: [chunk('zh/z.md', 0, ZH + ' spindle', { lang: 'zh' })], vectors: null, codes: [] },
+    ]);
+    await s.compact();
+    const db = await lancedb.connect(path.join(dir, LANCE_DIR));
+    const indexOf = async (column: string) => {
+      const tbl = await db.openTable((await db.tableNames()).find((n) => n.startsWith('chunks')) as string);
+      try {
+        return (await tbl.listIndices()).find((i) => i.columns.join() === column);
+      } finally {
+        tbl.close();
+      }
+    };
+    expect((await indexOf('lang'))?.indexType).toBe('Bitmap');
+    expect((await indexOf('file'))?.indexType).toBe('BTree');
+    const files = async (f: Parameters<typeof keywordSearch>[3]) => (await keywordSearch(s, 'spindle', 10, f)).map((h) => h.chunk.file).sort();
+    expect(await files({ lang: ['zh'] })).toEqual(['zh/z.md']);
+    // Added after the indexes were built: read unindexed until the next compact, then indexed.
+    await s.replaceFiles([{ record: record('zh/y.md', { title: '主轴手册', lang: 'zh' }), chunks: [chunk('zh/y.md', 0, '主轴 spindle 冷却', { lang: 'zh' })], vectors: null, codes: [] }]);
+    expect(await files({ lang: ['zh'] })).toEqual(['zh/y.md', 'zh/z.md']);
+    expect(await files({ lang: ['en'] })).toEqual(['en/a.md']);
+    expect(await files({ pathPrefix: 'zh/' })).toEqual(['zh/y.md', 'zh/z.md']);
+    await s.compact();
+    expect(await files({ lang: ['zh'] })).toEqual(['zh/y.md', 'zh/z.md']);
+    expect(await files({ pathPrefix: 'zh/', lang: ['zh'] })).toEqual(['zh/y.md', 'zh/z.md']);
+    expect(await files({ pathPrefix: 'en/' })).toEqual(['en/a.md']);
+    // A removed file's rows leave both filters.
+    await s.removeFiles(['zh/z.md']);
+    expect(await files({ lang: ['zh'] })).toEqual(['zh/y.md']);
+    expect(await files({ pathPrefix: 'zh/' })).toEqual(['zh/y.md']);
+    expect((await indexOf('lang'))?.numUnindexedRows).toBe(0);
+  });
+
+  it('gives a library built before the filter indexes its indexes at the first writable open, not a read-only one', async () => {
+    const s = await openStore();
+    await s.replaceFiles([{ record: record('zh/z.md', { title: '中文手册', lang: 'zh' }), chunks: [chunk('zh/z.md', 0, ZH + ' spindle', { lang: 'zh' })], vectors: null, codes: [] }]);
+    await s.compact();
+    await s.close();
+    const db = await lancedb.connect(path.join(dir, LANCE_DIR));
+    const filterIndexes = async () => {
+      const tbl = await db.openTable((await db.tableNames()).find((n) => n.startsWith('chunks')) as string);
+      try {
+        return (await tbl.listIndices()).filter((i) => ['lang', 'file'].includes(i.columns.join())).map((i) => i.columns.join()).sort();
+      } finally {
+        tbl.close();
+      }
+    };
+    const old = await db.openTable((await db.tableNames()).find((n) => n.startsWith('chunks')) as string);
+    for (const i of await old.listIndices()) if (['lang', 'file'].includes(i.columns.join())) await old.dropIndex(i.name);
+    old.close();
+    expect(await filterIndexes()).toEqual([]);
+    const reader = await openStore({ embedder: null, readOnly: true });
+    expect(await filterIndexes()).toEqual([]);
+    expect((await keywordSearch(reader, 'spindle', 10, { lang: ['zh'] })).map((h) => h.chunk.file)).toEqual(['zh/z.md']);
+    await reader.close();
+    const writer = await openStore({ embedder: null });
+    expect(await filterIndexes()).toEqual(['file', 'lang']);
+    expect((await keywordSearch(writer, 'spindle', 10, { lang: ['zh'], pathPrefix: 'zh/' })).map((h) => h.chunk.file)).toEqual(['zh/z.md']);
   });
 
   it('answers from the newest revision of a manual unless asked otherwise', async () => {
