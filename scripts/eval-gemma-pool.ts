@@ -3,7 +3,7 @@
  * rankings that scripts/eval-fusion.ts caches (run it first with --cache on an e5 library):
  *
  *   npx tsx scripts/eval-gemma-pool.ts --dump <eval-fusion cache.json> --vectors <folder> [--shard 0/2] [--budget-s 1500]
- *       [--file models/local/embeddinggemma-300m/embeddinggemma-300m-q8_0.gguf] [--pool 30] [--max-tokens 256]
+ *       [--file models/local/embeddinggemma-300m/embeddinggemma-300m-q8_0.gguf] [--pool 30] [--max-tokens 256] [--dims 256]
  *
  * Pool per answerable question: keyword top `pool` ∪ e5 top `pool` ∪ the product's fused top 20. Each passage
  * is embedded once as the product embeds it (passage-text.ts's embeddingText, the manifest's document
@@ -30,6 +30,8 @@ const { values: args } = parseArgs({
     file: { type: 'string', default: 'models/local/embeddinggemma-300m/embeddinggemma-300m-q8_0.gguf' },
     pool: { type: 'string', default: '30' },
     'max-tokens': { type: 'string', default: '256' },
+    /** Score with the first N dimensions of each vector, renormalised (Matryoshka: 512, 256, 128); default all. */
+    dims: { type: 'string' },
   },
 });
 
@@ -130,7 +132,22 @@ if (mine.length) {
 }
 if (args.shard !== undefined) process.exit(0);
 
-const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * (b[i] as number), 0);
+const dims = args.dims ? Number(args.dims) : null;
+/** Cosine of two unit vectors, or of their first `dims` dimensions (a Matryoshka prefix, renormalised). */
+const dot = (a: Float32Array, b: Float32Array) => {
+  const n = dims ?? a.length;
+  let ab = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let i = 0; i < n; i++) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    ab += x * y;
+    aa += x * x;
+    bb += y * y;
+  }
+  return dims ? ab / Math.sqrt(aa * bb || 1) : ab;
+};
 const ready = dumps.filter((d) => known.has(keyOf(QUERY_PREFIX + d.query)) && poolOf(d).every((e) => known.has(keyOf(docText(e)))));
 const poolSizes = ready.map((d) => poolOf(d).length);
 console.log(`${ready.length} of ${dumps.length} questions have their pool embedded; pool size mean ${(poolSizes.reduce((a, b) => a + b, 0) / Math.max(1, ready.length)).toFixed(1)}`);
