@@ -243,8 +243,6 @@ export class LibraryStore {
   private switchState: SwitchState | null = null;
   private switchTable: lancedb.Table | null = null;
   private readonly heldLanguages = new Map<string, Promise<HeldPassages | null>>();
-  /** Passages per language of the files a filter selects (languageCounts), until the next write. */
-  private readonly languageTally = new Map<string, Promise<Record<string, number>>>();
   /** Committed passages per file and language (languageCounts sums them), until the next write. */
   private fileLangs: Promise<Map<string, Record<string, number>>> | null = null;
   /** Read-only: files.json as last read (filesStamp); another stamp means a writer committed since. */
@@ -570,17 +568,16 @@ export class LibraryStore {
 
   /**
    * How many committed passages of the files these filters select are in each language: whether a
-   * product's manuals are written in the question's language at all. Cached until the next write.
+   * product's manuals are written in the question's language at all. Summed from the per-file counts
+   * (fileLanguages), which are kept until the next write.
    */
   languageCounts(filters: SearchFilters): Promise<Record<string, number>> {
     this.ensureOpen();
     // Within a read: a reader first takes up a writer's commit, then selects the files.
-    return memoised(this.languageTally, JSON.stringify(filters), () =>
-      this.reading(async () => {
-        const perFile = await this.fileLanguages();
-        return sumLanguages(perFile, allowedFiles(this.files, filters), filters.lang);
-      }),
-    );
+    return this.reading(async () => {
+      const perFile = await this.fileLanguages();
+      return sumLanguages(perFile, allowedFiles(this.files, filters), filters.lang);
+    });
   }
 
   /**
@@ -1292,7 +1289,6 @@ export class LibraryStore {
     await this.checkRecords(read, witness);
     this.revision++;
     this.heldLanguages.clear();
-    this.languageTally.clear();
     this.fileLangs = null;
     this.garbageFence = await this.uncommittedPredicate();
     this.switchState = await this.liveSwitch();
@@ -1482,7 +1478,6 @@ export class LibraryStore {
     this.revision++;
     // Passages held in memory may be gone or joined by new ones.
     this.heldLanguages.clear();
-    this.languageTally.clear();
     this.fileLangs = null;
   }
 
