@@ -16,7 +16,7 @@ import type { SearchHit } from '../native/contract/api.js';
 import { createEngine } from '../native/engine.js';
 import { createEmbedder } from '../native/embed/models.js';
 import { fuseChannels, placeWithin, type Channel, type FusionConfig, DEFAULT_FUSION } from '../native/search/rank/rrf.js';
-import { commandLine, isCorrect, loadQuestions, NEW_IDS_FROM, idNumber, PageTexts, targetsOf, type ChannelDump, type ChannelEntry, type Question } from './eval-lib.js';
+import { commandLine, isCorrect, loadQuestions, NEW_IDS_FROM, idNumber, PageTexts, rankWithin10, targetsOf, type ChannelDump, type ChannelEntry, type Question } from './eval-lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -113,18 +113,9 @@ function fused(d: Dump, cfg: FusionConfig): Entry[] {
   return [...d.codes, ...out.map((r) => byId.get(r.id) as Entry)];
 }
 
-/** 1-based rank at which all targets are found (null: not within 10; multi-hop needs every target). */
+/** 1-based rank at which all of the question's targets are found (null: not within 10). */
 function rankOf(d: Dump, list: Entry[]): number | null {
-  const n = list[0]?.ok.length ?? 0;
-  const targets = targetsCount.get(d.id) ?? n;
-  if (targets === 0) return null;
-  let worst = 0;
-  for (let t = 0; t < targets; t++) {
-    const i = list.slice(0, 10).findIndex((e) => e.ok[t]);
-    if (i < 0) return null;
-    worst = Math.max(worst, i + 1);
-  }
-  return worst;
+  return rankWithin10(list, targetsCount.get(d.id) ?? list[0]?.ok.length ?? 0);
 }
 
 

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { GgufEmbedder } from '../native/embed/gguf.js';
 import { loadManifest } from '../native/embed/models.js';
 import { embeddingKey, embeddingText } from '../native/embed/passage-text.js';
-import { commandLine, idNumber, NEW_IDS_FROM, type ChannelDump, type ChannelEntry } from './eval-lib.js';
+import { commandLine, idNumber, NEW_IDS_FROM, rankWithin10, type ChannelDump, type ChannelEntry } from './eval-lib.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -187,18 +187,6 @@ const variants: [string, (d: Dump) => Entry[]][] = [
   ]),
 ];
 
-/** 1-based rank at which every target is found within the first 10 (null: not). */
-function rankOf(list: Entry[]): number | null {
-  const n = list[0]?.ok.length ?? 0;
-  if (n === 0) return null;
-  let worst = 0;
-  for (let t = 0; t < n; t++) {
-    const i = list.slice(0, 10).findIndex((e) => e.ok[t]);
-    if (i < 0) return null;
-    worst = Math.max(worst, i + 1);
-  }
-  return worst;
-}
 
 const types = ['symptom', 'procedure', 'zh', 'multi_hop', 'code_exact', 'code_variant'];
 for (const [half, inHalf] of [
@@ -212,7 +200,7 @@ for (const [half, inHalf] of [
   for (const [name, run] of variants) {
     const cells = types.map((t) => {
       const sub = qs.filter((q) => q.type === t);
-      const ranks = sub.map((d) => rankOf(run(d)) ?? Infinity);
+      const ranks = sub.map((d) => rankWithin10(run(d)) ?? Infinity);
       const at = (k: number) => ranks.filter((r) => r <= k).length;
       return `${at(1)} / ${at(5)}`;
     });

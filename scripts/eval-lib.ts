@@ -449,3 +449,18 @@ export interface ChannelDump {
   /** The product's own ranked list (retrieve()'s hits, codes included), as asked. */
   product?: ChannelEntry[];
 }
+
+/**
+ * 1-based rank within the first 10 at which every one of a cached list's `targets` is found (multi-hop
+ * needs all), null when one is not; `targets` defaults to what the entries mark.
+ */
+export function rankWithin10(list: ChannelEntry[], targets = list[0]?.ok.length ?? 0): number | null {
+  if (targets === 0) return null;
+  let worst = 0;
+  for (let t = 0; t < targets; t++) {
+    const i = list.slice(0, 10).findIndex((e) => e.ok[t]);
+    if (i < 0) return null;
+    worst = Math.max(worst, i + 1);
+  }
+  return worst;
+}
