@@ -1,7 +1,7 @@
 /**
  * Fusion (and reranking) measurement on a hybrid library, without re-running retrieval per variant:
  *
- *   npx tsx scripts/eval-fusion.ts --corpus <dir> --questions <jsonl> --library <hybrid library> [--embedder onnx:<dir>] [--cache <json>] [--rerank]
+ *   npx tsx scripts/eval-fusion.ts --corpus <dir> --questions <jsonl> --library <hybrid library> [--embedder onnx:<dir>|gguf:<file>] [--cache <json>] [--rerank]
  *
  * For each question it asks the engine once for the code hits and each retriever's ranking (top 50,
  * code rows removed as retrieve() removes them), marks
@@ -14,7 +14,7 @@ import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { SearchHit } from '../native/contract/api.js';
 import { createEngine } from '../native/engine.js';
-import { createEmbedder } from '../native/embed/models.js';
+import { createEmbedder, parseEmbedderSpec } from '../native/embed/models.js';
 import { fuseChannels, placeWithin, type Channel, type FusionConfig, DEFAULT_FUSION } from '../native/search/rank/rrf.js';
 import { commandLine, isCorrect, loadQuestions, NEW_IDS_FROM, idNumber, PageTexts, rankWithin10, targetsOf, type ChannelDump, type ChannelEntry, type Question } from './eval-lib.js';
 
@@ -163,8 +163,7 @@ async function loadOrDump(qs: Question[]): Promise<Dump[]> {
 }
 
 function embedderSpec() {
-  const e = values.embedder;
-  return e?.startsWith('onnx:') ? ({ kind: 'onnx', dir: e.slice(5) } as const) : undefined;
+  return parseEmbedderSpec(values.embedder);
 }
 
 /**

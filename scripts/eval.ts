@@ -21,7 +21,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../native/engine.js';
-import type { EmbedderSpec } from '../native/embed/models.js';
+import { EMBEDDER_SPELLINGS, parseEmbedderSpec, type EmbedderSpec } from '../native/embed/models.js';
 import { commandLine, formatAnswerTable, formatLangTable, formatSetTables, formatSideBySide, loadQuestions, questionSets, runAnswers, runEval, type AnswerResult } from './eval-lib.js';
 
 const { values } = parseArgs({
@@ -44,20 +44,18 @@ console.log(`$ ${commandLine()}`);
 console.log(`commit ${gitState()}`);
 
 if (!values.corpus || !values.questions) {
-  console.error('usage: npm run eval -- --corpus <dir> --questions <jsonl> [--library <dir>] [--embedder none|use-lite|static-words|onnx:<dir>] [--json <out>] [--verbose] [--skip-answers] [--prefer extractive|auto]');
+  console.error(`usage: npm run eval -- --corpus <dir> --questions <jsonl> [--library <dir>] [--embedder ${EMBEDDER_SPELLINGS.replace(/ /g, '')}] [--json <out>] [--verbose] [--skip-answers] [--prefer extractive|auto]`);
   process.exit(2);
 }
 
 const corpus = path.resolve(values.corpus);
-const specOf = (raw: string | undefined): EmbedderSpec | undefined =>
-  raw === undefined ? undefined : raw.startsWith('onnx:') ? { kind: 'onnx', dir: raw.slice(5) } : ({ kind: raw } as EmbedderSpec);
 const libFor = (raw: string | undefined, explicit: string | undefined) =>
   path.resolve(explicit ?? path.join('.eval', `lib-${createHash('sha256').update(`${corpus}|${raw ?? 'default'}`).digest('hex').slice(0, 10)}`));
 
-const first = await runOne(libFor(values.embedder, values.library), specOf(values.embedder), values.json);
+const first = await runOne(libFor(values.embedder, values.library), parseEmbedderSpec(values.embedder), values.json);
 if (values['compare-embedder']) {
   console.log(`\n==== again with ${values['compare-embedder']} ====`);
-  const second = await runOne(libFor(values['compare-embedder'], values['compare-library']), specOf(values['compare-embedder']), undefined);
+  const second = await runOne(libFor(values['compare-embedder'], values['compare-library']), parseEmbedderSpec(values['compare-embedder']), undefined);
   console.log('');
   console.log(
     formatSideBySide(

@@ -14,7 +14,7 @@ import { addModel, listModelStatus, type AddResult } from '../llm/models.js';
 import { answerCheckLine } from '../contract/messages.js';
 import { installedEmbedder, modelSearchDirs } from '../model-discovery.js';
 import { defaultLibraryDir } from '../config.js';
-import type { EmbedderSpec } from '../embed/models.js';
+import { EMBEDDER_SPELLINGS, parseEmbedderSpec, type EmbedderSpec } from '../embed/models.js';
 import { registerPackCommands } from './packs.js';
 import { registerModelsCheck } from './models-check.js';
 import { emit, withEngine } from './shared.js';
@@ -50,7 +50,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     .description('add manuals (files or folders) to the library; unchanged files are skipped')
     .argument('<paths...>', 'manual files or folders')
     .addOption(libraryOption())
-    .option('--embedder <spec>', 'none | use-lite | static-words | onnx:<model folder> (default: the library\'s own; a new library: the installed embedding model, else none)')
+    .option('--embedder <spec>', `${EMBEDDER_SPELLINGS} (default: the library's own; a new library: the installed embedding model, else none)`)
     .option('--reindex', 'parse, chunk and embed every file again')
     .option('--json', 'print the report as JSON')
     .action(async (paths: string[], opts: { library: string; embedder?: string; reindex?: boolean; json?: boolean }) => {
@@ -88,7 +88,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     .option('--lang <lang...>', 'only passages in these languages (en, zh)')
     .option('--path <prefix>', 'only files under this path')
     .option('--all-revisions', 'also search older revisions of manuals')
-    .option('--embedder <spec>', 'the model the library was built with, when it is not in the models folder (onnx:<model folder>)')
+    .option('--embedder <spec>', 'the model the library was built with, when it is not in the models folder (onnx:<model folder> or gguf:<model file>)')
     .option('--json', 'print JSON')
     .action(async (query: string | undefined, opts: SearchCliOptions) => {
       const k = parsePositiveInt(opts.k, '--k');
@@ -465,11 +465,11 @@ function addModelHint(): string {
 }
 
 function parseEmbedder(spec: string | undefined): EmbedderSpec | undefined {
-  if (spec === undefined) return undefined;
-  if (spec === 'none' || spec === 'use-lite' || spec === 'static-words') return { kind: spec };
-  if (spec.startsWith('onnx:') && spec.length > 5) return { kind: 'onnx', dir: spec.slice(5) };
-  if (spec.startsWith('gguf:') && spec.length > 5) return { kind: 'gguf', file: spec.slice(5) };
-  throw new UsageError(`Unknown --embedder "${spec}". Use none, use-lite, static-words, onnx:<model folder> or gguf:<model file>.`);
+  try {
+    return parseEmbedderSpec(spec);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }
 
 function parsePositiveInt(v: string, name: string): number {

@@ -7,7 +7,7 @@ import type { Command, Option } from 'commander';
 import type { PackInfo, PackProgress, PackVerifyReport } from '../contract/packs.js';
 import { toErrorData, type EngineErrorData, type Result } from '../contract/errors.js';
 import { emit as emitTo, reportError, withEngine } from './shared.js';
-import type { EmbedderSpec } from '../embed/models.js';
+import { EMBEDDER_SPELLINGS, type EmbedderSpec } from '../embed/models.js';
 import { buildPack } from '../packs/build.js';
 import { generateKeys, trustKey } from '../packs/keys.js';
 
@@ -77,7 +77,7 @@ export function registerPackCommands(program: Command, ctx: PackCliContext): voi
     .option('--version <version>', 'pack version', '1')
     .option('--publisher <name>', 'publisher shown to users', '')
     .option('--models', 'a model pack of a models folder (e.g. models/local): each model folder, and each loose .gguf, is one model')
-    .option('--embedder <spec>', 'none | use-lite | static-words | onnx:<model folder> (default none)')
+    .option('--embedder <spec>', `${EMBEDDER_SPELLINGS} (default none)`)
     .option('--split-size <bytes>', 'largest part size in bytes (default just under 4 GB for FAT32)')
     .option('--json', 'print JSON')
     .action(async (folder: string, opts: BuildCliOptions) => {

@@ -108,6 +108,18 @@ export interface RememberedModel {
 }
 
 /** Where the manifest lives in a source checkout; a packaged app passes its resources path. */
+/** The command-line spelling of an embedder: none, use-lite, static-words, onnx:<model folder>, gguf:<model file>. */
+export const EMBEDDER_SPELLINGS = 'none | use-lite | static-words | onnx:<model folder> | gguf:<model file>';
+
+/** An embedder spelled as EMBEDDER_SPELLINGS says (undefined stays undefined: "the library's own"); throws on any other spelling. */
+export function parseEmbedderSpec(spec: string | undefined): EmbedderSpec | undefined {
+  if (spec === undefined) return undefined;
+  if (spec === 'none' || spec === 'use-lite' || spec === 'static-words') return { kind: spec };
+  if (spec.startsWith('onnx:') && spec.length > 5) return { kind: 'onnx', dir: spec.slice(5) };
+  if (spec.startsWith('gguf:') && spec.length > 5) return { kind: 'gguf', file: spec.slice(5) };
+  throw new Error(`Unknown --embedder "${spec}". Use ${EMBEDDER_SPELLINGS.replace(/ \| /g, ', ')}.`);
+}
+
 export const DEFAULT_MANIFEST_PATH = fileURLToPath(new URL('../../models/manifest.json', import.meta.url));
 
 let cached: { path: string; manifest: ModelManifest } | undefined;

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbedder, findModel, loadManifest, modelFolderName, type ModelManifest } from '../../../native/embed/models.js';
+import { createEmbedder, findModel, loadManifest, modelFolderName, parseEmbedderSpec, type ModelManifest } from '../../../native/embed/models.js';
 import { writeTinyBertModel } from '../../../scripts/make-tiny-onnx.js';
 
 let root: string;
@@ -112,5 +112,18 @@ describe('createEmbedder', () => {
     const empty = join(root, 'empty-model');
     mkdirSync(empty);
     await expect(createEmbedder({ kind: 'onnx', dir: empty })).rejects.toMatchObject({ code: 'MODEL_MISSING' });
+  });
+});
+
+describe('parseEmbedderSpec (one spelling for the CLI and the eval scripts)', () => {
+  it('reads every spelling, a GGUF file included', () => {
+    expect(parseEmbedderSpec(undefined)).toBeUndefined();
+    expect(parseEmbedderSpec('none')).toEqual({ kind: 'none' });
+    expect(parseEmbedderSpec('onnx:models/local/e5')).toEqual({ kind: 'onnx', dir: 'models/local/e5' });
+    expect(parseEmbedderSpec('gguf:models/local/g/g.gguf')).toEqual({ kind: 'gguf', file: 'models/local/g/g.gguf' });
+  });
+  it('names the spellings it knows when given another', () => {
+    expect(() => parseEmbedderSpec('gguf:')).toThrow(/Unknown --embedder "gguf:".*gguf:<model file>/);
+    expect(() => parseEmbedderSpec('bert')).toThrow(/none, use-lite, static-words, onnx:<model folder>, gguf:<model file>/);
   });
 });
