@@ -401,24 +401,6 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     if (u.kind === 'heading') continue;
     if (!addGroup(withCompletion(perPassage[u.passage] as Unit[], u, false))) break;
   }
-  // A passage is quoted without holes: what lies between two chosen units comes too when it is the
-  // rest of their paragraph, or a few units under the same heading (the reason or the instruction often
-  // sits between the two that share the question's words), within the budget's slack.
-  for (const us of perPassage) {
-    const picked = us.filter((u) => chosen.has(u));
-    for (let j = 1; j < picked.length; j++) {
-      const a = us.indexOf(picked[j - 1] as Unit);
-      const b = us.indexOf(picked[j] as Unit);
-      const gap = us.slice(a + 1, b);
-      const sameParagraph = (us[a] as Unit).kind === 'sentence' && (us[a] as Unit).endsLine === false && gap.every((u) => u.kind === 'sentence' && u.endsLine === false);
-      const shortRun = gap.length <= MAX_GAP_UNITS && !gap.some((u) => u.kind === 'heading');
-      if (gap.length === 0 || !(sameParagraph || shortRun)) continue;
-      const size = gap.reduce((n, u) => n + u.text.length, 0);
-      if (chars + size > maxChars * GROUP_SLACK) continue;
-      for (const u of gap) chosen.add(u);
-      chars += size;
-    }
-  }
   // Each passage's best quoted sentence is read from its paragraph's start where the budget leaves
   // room after every passage has had its say (the primary passage first): the test, the condition or
   // the cause its words conclude ("test each axis … You'll know you've hit it when the steppers stall").
@@ -436,6 +418,24 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     // A paragraph longer than that is text without its line breaks (a PDF page), not one paragraph.
     if (fresh.length > 0 && back.length <= PARAGRAPH_BACK && chars + size <= maxChars * GROUP_SLACK) {
       for (const u of fresh) chosen.add(u);
+      chars += size;
+    }
+  }
+  // A passage is quoted without holes: what lies between two chosen units comes too when it is the
+  // rest of their paragraph, or a few units under the same heading (the reason or the instruction often
+  // sits between the two that share the question's words), within the budget's slack.
+  for (const us of perPassage) {
+    const picked = us.filter((u) => chosen.has(u));
+    for (let j = 1; j < picked.length; j++) {
+      const a = us.indexOf(picked[j - 1] as Unit);
+      const b = us.indexOf(picked[j] as Unit);
+      const gap = us.slice(a + 1, b);
+      const sameParagraph = (us[a] as Unit).kind === 'sentence' && (us[a] as Unit).endsLine === false && gap.every((u) => u.kind === 'sentence' && u.endsLine === false);
+      const shortRun = gap.length <= MAX_GAP_UNITS && !gap.some((u) => u.kind === 'heading');
+      if (gap.length === 0 || !(sameParagraph || shortRun)) continue;
+      const size = gap.reduce((n, u) => n + u.text.length, 0);
+      if (chars + size > maxChars * GROUP_SLACK) continue;
+      for (const u of gap) chosen.add(u);
       chars += size;
     }
   }

@@ -178,3 +178,20 @@ describe('issue 41: a question that does not ask how gets the prose, not the lis
     expect(texts(`${question}, what do I do?`, [errors])).toEqual(expect.arrayContaining(['**Recovery procedure**', '- Disconnect the host software first.', '- Send R50 then S50 and restart the controller.']));
   });
 });
+
+describe('issue 41: no hole left between quoted lines of one passage', () => {
+  it('quotes the second cause a paragraph gives when a later paragraph is read from its start', () => {
+    const timing = hit(
+      [
+        'If a carriage ends up somewhere else after repeated moves, the direction hold time of the driver is likely too short. Each reversal may then lose a step. If the motor stalls as well, the acceleration limit is set too high for that carriage.',
+        'The program below checks the setup. Save it as drift.ngc. Home the machine. Load and run it. It moves the carriage back and forth 200 times. If the setup is wrong, the final position differs from the one displayed.',
+      ].join('\n'),
+      { file: 'qx4/diagnostics.md', manual: 'QX4 Stepper Controller', section: 'Diagnostics > Step timing' },
+    );
+    const other = hit('The controller accepts commands over USB and RS-485.', { file: 'qx4/interface.md', manual: 'QX4 Stepper Controller', section: 'Interface' });
+    const got = texts('carriage creeps off position over many back and forth moves', [timing, other]);
+    expect(got).toContain('Each reversal may then lose a step.');
+    expect(got).toContain('If the motor stalls as well, the acceleration limit is set too high for that carriage.');
+    expect(got).toContain('It moves the carriage back and forth 200 times.');
+  });
+});
