@@ -135,6 +135,8 @@ export function passageUnits(hit: Pick<SearchHit, 'text' | 'kind'>, passage: num
 
 interface Scorer {
   score(text: string): number;
+  /** How many of the question's words the text carries (a word's alternatives count as the word). */
+  words(text: string): number;
   /** The score of candidate passage i as a whole (its tokens are already analyzed). */
   passage(i: number): number;
 }
@@ -182,6 +184,10 @@ function makeScorer(question: string, passages: Candidate[], extraTerms: string[
   };
   return {
     score: (text) => scoreSet(new Set(analyze(text))),
+    words: (text) => {
+      const set = new Set(analyze(text));
+      return groups.filter((g) => g.some((t) => has(t, set))).length;
+    },
     passage: (i) => scoreSet(sets[i] ?? new Set()),
   };
 }
@@ -355,11 +361,17 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     }
   } else {
     // Its units that carry the question's words, each with what completes it (a procedure is not
-    // useful cut short; the remedy or the caveat often follows the sentence that matches).
+    // useful cut short; the remedy or the caveat often follows the sentence that matches). After its
+    // best one, a line of another passage that carries more of the question's words than any line of
+    // this one competes with them for the budget: the primary passage covers the most of the question
+    // as a whole (an overview, an API listing), the line that says it together may be elsewhere ("For
+    // a pure torque control application, …" under its own heading).
     top = units.reduce((a, b) => (b.score > a.score ? b : a));
-    for (const u of [...units].sort(byScore)) {
-      if (u.score < primaryBest * keepShare || u.score <= 0) break;
-      if (!addGroup(withCompletion(units, u, u === top))) break;
+    const most = Math.max(...units.map((u) => scorer.words(u.text)));
+    const better = perPassage.flatMap((us, i) => (i === primary ? [] : us.filter((u) => u.kind !== 'heading' && scorer.words(u.text) > most)));
+    const mine = units.filter((u) => u !== top && u.score >= primaryBest * keepShare && u.score > 0);
+    for (const u of [top, ...[...mine, ...better].sort(byScore)]) {
+      if (u.score <= 0 || !addGroup(withCompletion(perPassage[u.passage] as Unit[], u, u === top))) break;
     }
   }
   // An example alone is no answer: when all the primary passage gives is its code (with a label such

@@ -195,3 +195,29 @@ describe('issue 41: no hole left between quoted lines of one passage', () => {
     expect(got).toContain('It moves the carriage back and forth 200 times.');
   });
 });
+
+describe('issue 41: a line that carries more of the question than any line of the primary passage', () => {
+  it('is quoted although the primary passage fills the budget (an overview leads, the section that answers follows)', () => {
+    const overview = hit(
+      [
+        '# QX4 Servo Drive documentation',
+        'The QX4 drive runs from 12 V to 48 V.',
+        'Torque and velocity limits can be changed while running.',
+        'The QX4 closes its control loops at 20 kHz.',
+        'Torque ripple is compensated by the control loop.',
+        'The QX4 measures its torque constant at calibration.',
+        'Control commands keep running over CAN at 5 Mbps.',
+        'The QX4 limits torque when the drive gets hot.',
+        'The brake output is under the control of the QX4.',
+        'Torque control is the default after power-on.',
+      ].join('\n'),
+      { file: 'qx4/index.md', manual: 'QX4 Servo Drive', section: 'QX4 Servo Drive documentation' },
+    );
+    const torque = hit(
+      ['## Torque mode', 'For a pure torque control application, set the position gains to 0.', 'Send kp_scale and kd_scale as 0 with each command.'].join('\n'),
+      { file: 'qx4/modes.md', manual: 'QX4 Servo Drive', section: 'Control modes > Torque mode' },
+    );
+    const got = texts('run the QX4 as a pure torque controller', [overview, torque]);
+    expect(got).toContain('For a pure torque control application, set the position gains to 0.');
+  });
+});
