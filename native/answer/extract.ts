@@ -234,6 +234,21 @@ function runWithLeadIn(units: Unit[], at: number, kinds: Set<Unit['kind']>): Uni
   return units.slice(from, to + 1);
 }
 
+/** A sentence that goes on with the steps before it ("Then save the configuration:", "Finally, …", "然后…"). */
+const THEN = /^(?:then|finally|next|afterwards|after that|now)\b|^(?:然后|最后|之后|接着)/i;
+
+/**
+ * What a procedure goes on with after its numbered steps: the sentence right after the last one that
+ * starts with "then", "finally" and the like (a second step written as prose: "Then save the
+ * configuration"), with what it introduces (its command).
+ */
+function thenStep(units: Unit[], run: Unit[]): Unit[] {
+  const at = units.indexOf(run[run.length - 1] as Unit) + 1;
+  const next = units[at];
+  if (!next || next.kind !== 'sentence' || !THEN.test(next.text)) return [];
+  return [next, ...introduced(units, at)];
+}
+
 /** A unit with what completes it, the unit itself first. */
 function withCompletion(units: Unit[], u: Unit, isTop: boolean): Unit[] {
   const at = units.indexOf(u);
@@ -244,9 +259,12 @@ function withCompletion(units: Unit[], u: Unit, isTop: boolean): Unit[] {
   const follow = introduced(units, at);
   if (follow.length > 0) {
     follow.forEach(add);
+    if (follow.some((v) => v.kind === 'step')) thenStep(units, follow).forEach(add);
   } else if (u.kind === 'step') {
     // A step brings its numbered run (and the line that introduces it).
-    runWithLeadIn(units, at, STEP_KINDS).forEach(add);
+    const run = runWithLeadIn(units, at, STEP_KINDS);
+    run.forEach(add);
+    thenStep(units, run).forEach(add);
   } else if (u.kind === 'item') {
     // A list item is never cut from the sentence that introduces it.
     const run = runWithLeadIn(units, at, ITEM_KINDS);

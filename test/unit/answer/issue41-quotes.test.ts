@@ -221,3 +221,39 @@ describe('issue 41: a line that carries more of the question than any line of th
     expect(got).toContain('For a pure torque control application, set the position gains to 0.');
   });
 });
+
+describe('issue 41: a procedure is quoted with the step written as prose after its numbered ones', () => {
+  const tuning = { file: 'zx9/anticogging.md', manual: 'ZX9 Drive', section: 'Tuning > Anticogging' };
+  const other = hit('The drive reports its temperature over CAN every 100 ms.', { file: 'zx9/can.md', manual: 'ZX9 Drive', section: 'CAN' });
+
+  it('brings "Then save the configuration" after the numbered steps', () => {
+    const steps = hit(
+      [
+        'Anticogging calibration measures the cogging torque of the motor so the drive can cancel it.',
+        'To run the calibration:',
+        '1. Put the axis in closed loop control.',
+        '2. Start it with `zx9.axis0.start_anticogging()`.',
+        '3. Wait until `anticogging_valid` reads True.',
+        'Then save the configuration so the map stays after a reboot.',
+      ].join('\n'),
+      tuning,
+    );
+    const saving = hit(
+      ['## Saving the configuration', 'Settings are lost at power-off unless saved. To keep the configuration after a reboot, run:', '```', 'zx9.save_configuration()', '```'].join('\n'),
+      { file: 'zx9/config.md', manual: 'ZX9 Drive', section: 'Configuration > Saving the configuration' },
+    );
+    const got = texts('run anticogging calibration then save it', [steps, saving]);
+    expect(got).toContain('Then save the configuration so the map stays after a reboot.');
+    expect(got.indexOf('Then save the configuration so the map stays after a reboot.')).toBe(got.indexOf('3. Wait until `anticogging_valid` reads True.') + 1);
+  });
+
+  it('brings the command that such a step introduces', () => {
+    const steps = hit(
+      ['1. Put the axis in closed loop control.', '2. Start the calibration with `zx9.axis0.start_anticogging()`.', '3. Wait until `anticogging_valid` reads True.', 'Finally, save the map:', '```', 'zx9.save_configuration()', '```'].join('\n'),
+      tuning,
+    );
+    const got = texts('start the anticogging calibration', [steps, other]);
+    expect(got).toContain('Finally, save the map:');
+    expect(got.join('\n')).toContain('zx9.save_configuration()');
+  });
+});
