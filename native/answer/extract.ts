@@ -385,7 +385,7 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     // as a whole (an overview, an API listing), the line that says it together may be elsewhere ("For
     // a pure torque control application, …" under its own heading).
     top = units.reduce((a, b) => (b.score > a.score ? b : a));
-    const most = Math.max(...units.map((u) => scorer.words(u.text)));
+    const most = Math.max(0, ...units.map((u) => scorer.words(u.text)));
     const better = perPassage.flatMap((us, i) => (i === primary ? [] : us.filter((u) => u.kind !== 'heading' && scorer.words(u.text) > most)));
     const mine = units.filter((u) => u !== top && u.score >= primaryBest * keepShare && u.score > 0);
     for (const u of [top, ...[...mine, ...better].sort(byScore)]) {
