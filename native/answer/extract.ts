@@ -296,7 +296,10 @@ function withCompletion(units: Unit[], u: Unit, isTop: boolean): Unit[] {
         break;
       }
     }
-  } else if (u.kind === 'sentence' && units[at + 1]?.kind === 'sentence') {
+  } else if (u.kind === 'sentence' && units[at + 1]?.kind === 'sentence' && (u.endsLine === false || introduced(units, at + 1).length === 0)) {
+    // Another matching sentence brings the next one, but not a lead-in past its paragraph's end: that
+    // starts something else ("There are a few reasons for this feature:" and its list), which would
+    // take the budget before the lines that carry the question; a later pass adds it if room is left.
     add(units[at + 1]);
     introduced(units, at + 1).forEach(add);
   }

@@ -257,3 +257,25 @@ describe('issue 41: a procedure is quoted with the step written as prose after i
     expect(got.join('\n')).toContain('zx9.save_configuration()');
   });
 });
+
+describe('issue 41: a lead-in after a paragraph break waits for the lines that carry the question', () => {
+  it('quotes how to leave the state before the list of reasons the next paragraph introduces', () => {
+    const timeout = hit(
+      [
+        '## Timeout mode',
+        'The drive expects a command every 100 ms. If none arrives, the drive enters timeout mode.',
+        'There are two reasons for this:',
+        '1. Safety: a crashed host must not leave the motor running.',
+        '2. Convenience: quitting the program stops the motor.',
+        'Once in timeout mode, the drive leaves it only on a stop request. This keeps the motor from starting unexpectedly. Scripts must therefore send a stop request first.',
+        'The console sets no time limit at all. That is why the problem mostly shows with scripts.',
+        'A drive in timeout mode holds no torque and ignores motion commands.',
+      ].join('\n'),
+      { file: 'zx9/timeout.md', manual: 'ZX9 Drive', section: 'Troubleshooting > Timeout mode' },
+    );
+    const other = hit('The drive reports its temperature over CAN every 100 ms.', { file: 'zx9/can.md', manual: 'ZX9 Drive', section: 'CAN' });
+    const got = extractParts('drive stuck in timeout mode ignoring commands', [timeout, other], { maxUnits: 4 }).map((p) => p.text);
+    expect(got).toContain('Once in timeout mode, the drive leaves it only on a stop request.');
+    expect(got).toContain('A drive in timeout mode holds no torque and ignores motion commands.');
+  });
+});
