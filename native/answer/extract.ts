@@ -10,8 +10,10 @@
  * The primary passage is the one covering the most of the question, with a prior for retrieval's
  * rank. From it come the units scoring at least half of its best, each with what completes it: a
  * step its numbered run, a heading its subsection, a lead-in ending in ":" its list, the best
- * sentence the sentences after it. Other passages about the question add their best units. The
- * primary passage is cited first.
+ * sentence the sentences after it, numbered steps the "Then …" step written after them. A line of
+ * another passage that carries more of the question's words than any line of the primary one
+ * competes with those units for the budget. Other passages about the question add their best units.
+ * The primary passage is cited first.
  */
 import type { CodeMatch, SearchHit } from '../contract/api.js';
 import type { Citation } from '../contract/answer.js';
