@@ -10,8 +10,10 @@
  * The primary passage is the one covering the most of the question, with a prior for retrieval's
  * rank. From it come the units scoring at least half of its best, each with what completes it: a
  * step its numbered run, a heading its subsection, a lead-in ending in ":" its list, the best
- * sentence the sentences after it. Other passages about the question add their best units. The
- * primary passage is cited first.
+ * sentence the sentences after it, numbered steps the "Then …" step written after them. A line of
+ * another passage that carries more of the question's words than any line of the primary one
+ * competes with those units for the budget. Other passages about the question add their best units.
+ * The primary passage is cited first.
  */
 import type { CodeMatch, SearchHit } from '../contract/api.js';
 import type { Citation } from '../contract/answer.js';
@@ -135,6 +137,8 @@ export function passageUnits(hit: Pick<SearchHit, 'text' | 'kind'>, passage: num
 
 interface Scorer {
   score(text: string): number;
+  /** How many of the question's words the text carries (a word's alternatives count as the word). */
+  words(text: string): number;
   /** The score of candidate passage i as a whole (its tokens are already analyzed). */
   passage(i: number): number;
 }
@@ -182,6 +186,10 @@ function makeScorer(question: string, passages: Candidate[], extraTerms: string[
   };
   return {
     score: (text) => scoreSet(new Set(analyze(text))),
+    words: (text) => {
+      const set = new Set(analyze(text));
+      return groups.filter((g) => g.some((t) => has(t, set))).length;
+    },
     passage: (i) => scoreSet(sets[i] ?? new Set()),
   };
 }
@@ -228,6 +236,21 @@ function runWithLeadIn(units: Unit[], at: number, kinds: Set<Unit['kind']>): Uni
   return units.slice(from, to + 1);
 }
 
+/** A sentence that goes on with the steps before it ("Then save the configuration:", "Finally, …", "然后…"). */
+const THEN = /^(?:then|finally|next|afterwards|after that|now)\b|^(?:然后|最后|之后|接着)/i;
+
+/**
+ * What a procedure goes on with after its numbered steps: the sentence right after the last one that
+ * starts with "then", "finally" and the like (a second step written as prose: "Then save the
+ * configuration"), with what it introduces (its command).
+ */
+function thenStep(units: Unit[], run: Unit[]): Unit[] {
+  const at = units.indexOf(run[run.length - 1] as Unit) + 1;
+  const next = units[at];
+  if (!next || next.kind !== 'sentence' || !THEN.test(next.text)) return [];
+  return [next, ...introduced(units, at)];
+}
+
 /** A unit with what completes it, the unit itself first. */
 function withCompletion(units: Unit[], u: Unit, isTop: boolean): Unit[] {
   const at = units.indexOf(u);
@@ -238,9 +261,12 @@ function withCompletion(units: Unit[], u: Unit, isTop: boolean): Unit[] {
   const follow = introduced(units, at);
   if (follow.length > 0) {
     follow.forEach(add);
+    if (follow.some((v) => v.kind === 'step')) thenStep(units, follow).forEach(add);
   } else if (u.kind === 'step') {
     // A step brings its numbered run (and the line that introduces it).
-    runWithLeadIn(units, at, STEP_KINDS).forEach(add);
+    const run = runWithLeadIn(units, at, STEP_KINDS);
+    run.forEach(add);
+    thenStep(units, run).forEach(add);
   } else if (u.kind === 'item') {
     // A list item is never cut from the sentence that introduces it.
     const run = runWithLeadIn(units, at, ITEM_KINDS);
@@ -272,7 +298,10 @@ function withCompletion(units: Unit[], u: Unit, isTop: boolean): Unit[] {
         break;
       }
     }
-  } else if (u.kind === 'sentence' && units[at + 1]?.kind === 'sentence') {
+  } else if (u.kind === 'sentence' && units[at + 1]?.kind === 'sentence' && (u.endsLine === false || introduced(units, at + 1).length === 0)) {
+    // Another matching sentence brings the next one, but not a lead-in past its paragraph's end: that
+    // starts something else ("There are a few reasons for this feature:" and its list), which would
+    // take the budget before the lines that carry the question; a later pass adds it if room is left.
     add(units[at + 1]);
     introduced(units, at + 1).forEach(add);
   }
@@ -355,11 +384,17 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     }
   } else {
     // Its units that carry the question's words, each with what completes it (a procedure is not
-    // useful cut short; the remedy or the caveat often follows the sentence that matches).
+    // useful cut short; the remedy or the caveat often follows the sentence that matches). After its
+    // best one, a line of another passage that carries more of the question's words than any line of
+    // this one competes with them for the budget: the primary passage covers the most of the question
+    // as a whole (an overview, an API listing), the line that says it together may be elsewhere ("For
+    // a pure torque control application, …" under its own heading).
     top = units.reduce((a, b) => (b.score > a.score ? b : a));
-    for (const u of [...units].sort(byScore)) {
-      if (u.score < primaryBest * keepShare || u.score <= 0) break;
-      if (!addGroup(withCompletion(units, u, u === top))) break;
+    const most = Math.max(0, ...units.map((u) => scorer.words(u.text)));
+    const better = perPassage.flatMap((us, i) => (i === primary ? [] : us.filter((u) => u.kind !== 'heading' && scorer.words(u.text) > most)));
+    const mine = units.filter((u) => u !== top && u.score >= primaryBest * keepShare && u.score > 0);
+    for (const u of [top, ...[...mine, ...better].sort(byScore)]) {
+      if (u.score <= 0 || !addGroup(withCompletion(perPassage[u.passage] as Unit[], u, u === top))) break;
     }
   }
   // An example alone is no answer: when all the primary passage gives is its code (with a label such
@@ -401,24 +436,6 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     if (u.kind === 'heading') continue;
     if (!addGroup(withCompletion(perPassage[u.passage] as Unit[], u, false))) break;
   }
-  // A passage is quoted without holes: what lies between two chosen units comes too when it is the
-  // rest of their paragraph, or a few units under the same heading (the reason or the instruction often
-  // sits between the two that share the question's words), within the budget's slack.
-  for (const us of perPassage) {
-    const picked = us.filter((u) => chosen.has(u));
-    for (let j = 1; j < picked.length; j++) {
-      const a = us.indexOf(picked[j - 1] as Unit);
-      const b = us.indexOf(picked[j] as Unit);
-      const gap = us.slice(a + 1, b);
-      const sameParagraph = (us[a] as Unit).kind === 'sentence' && (us[a] as Unit).endsLine === false && gap.every((u) => u.kind === 'sentence' && u.endsLine === false);
-      const shortRun = gap.length <= MAX_GAP_UNITS && !gap.some((u) => u.kind === 'heading');
-      if (gap.length === 0 || !(sameParagraph || shortRun)) continue;
-      const size = gap.reduce((n, u) => n + u.text.length, 0);
-      if (chars + size > maxChars * GROUP_SLACK) continue;
-      for (const u of gap) chosen.add(u);
-      chars += size;
-    }
-  }
   // Each passage's best quoted sentence is read from its paragraph's start where the budget leaves
   // room after every passage has had its say (the primary passage first): the test, the condition or
   // the cause its words conclude ("test each axis … You'll know you've hit it when the steppers stall").
@@ -436,6 +453,24 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
     // A paragraph longer than that is text without its line breaks (a PDF page), not one paragraph.
     if (fresh.length > 0 && back.length <= PARAGRAPH_BACK && chars + size <= maxChars * GROUP_SLACK) {
       for (const u of fresh) chosen.add(u);
+      chars += size;
+    }
+  }
+  // A passage is quoted without holes: what lies between two chosen units comes too when it is the
+  // rest of their paragraph, or a few units under the same heading (the reason or the instruction often
+  // sits between the two that share the question's words), within the budget's slack.
+  for (const us of perPassage) {
+    const picked = us.filter((u) => chosen.has(u));
+    for (let j = 1; j < picked.length; j++) {
+      const a = us.indexOf(picked[j - 1] as Unit);
+      const b = us.indexOf(picked[j] as Unit);
+      const gap = us.slice(a + 1, b);
+      const sameParagraph = (us[a] as Unit).kind === 'sentence' && (us[a] as Unit).endsLine === false && gap.every((u) => u.kind === 'sentence' && u.endsLine === false);
+      const shortRun = gap.length <= MAX_GAP_UNITS && !gap.some((u) => u.kind === 'heading');
+      if (gap.length === 0 || !(sameParagraph || shortRun)) continue;
+      const size = gap.reduce((n, u) => n + u.text.length, 0);
+      if (chars + size > maxChars * GROUP_SLACK) continue;
+      for (const u of gap) chosen.add(u);
       chars += size;
     }
   }

@@ -178,3 +178,104 @@ describe('issue 41: a question that does not ask how gets the prose, not the lis
     expect(texts(`${question}, what do I do?`, [errors])).toEqual(expect.arrayContaining(['**Recovery procedure**', '- Disconnect the host software first.', '- Send R50 then S50 and restart the controller.']));
   });
 });
+
+describe('issue 41: no hole left between quoted lines of one passage', () => {
+  it('quotes the second cause a paragraph gives when a later paragraph is read from its start', () => {
+    const timing = hit(
+      [
+        'If a carriage ends up somewhere else after repeated moves, the direction hold time of the driver is likely too short. Each reversal may then lose a step. If the motor stalls as well, the acceleration limit is set too high for that carriage.',
+        'The program below checks the setup. Save it as drift.ngc. Home the machine. Load and run it. It moves the carriage back and forth 200 times. If the setup is wrong, the final position differs from the one displayed.',
+      ].join('\n'),
+      { file: 'qx4/diagnostics.md', manual: 'QX4 Stepper Controller', section: 'Diagnostics > Step timing' },
+    );
+    const other = hit('The controller accepts commands over USB and RS-485.', { file: 'qx4/interface.md', manual: 'QX4 Stepper Controller', section: 'Interface' });
+    const got = texts('carriage creeps off position over many back and forth moves', [timing, other]);
+    expect(got).toContain('Each reversal may then lose a step.');
+    expect(got).toContain('If the motor stalls as well, the acceleration limit is set too high for that carriage.');
+    expect(got).toContain('It moves the carriage back and forth 200 times.');
+  });
+});
+
+describe('issue 41: a line that carries more of the question than any line of the primary passage', () => {
+  it('is quoted although the primary passage fills the budget (an overview leads, the section that answers follows)', () => {
+    const overview = hit(
+      [
+        '# QX4 Servo Drive documentation',
+        'The QX4 drive runs from 12 V to 48 V.',
+        'Torque and velocity limits can be changed while running.',
+        'The QX4 closes its control loops at 20 kHz.',
+        'Torque ripple is compensated by the control loop.',
+        'The QX4 measures its torque constant at calibration.',
+        'Control commands keep running over CAN at 5 Mbps.',
+        'The QX4 limits torque when the drive gets hot.',
+        'The brake output is under the control of the QX4.',
+        'Torque control is the default after power-on.',
+      ].join('\n'),
+      { file: 'qx4/index.md', manual: 'QX4 Servo Drive', section: 'QX4 Servo Drive documentation' },
+    );
+    const torque = hit(
+      ['## Torque mode', 'For a pure torque control application, set the position gains to 0.', 'Send kp_scale and kd_scale as 0 with each command.'].join('\n'),
+      { file: 'qx4/modes.md', manual: 'QX4 Servo Drive', section: 'Control modes > Torque mode' },
+    );
+    const got = texts('run the QX4 as a pure torque controller', [overview, torque]);
+    expect(got).toContain('For a pure torque control application, set the position gains to 0.');
+  });
+});
+
+describe('issue 41: a procedure is quoted with the step written as prose after its numbered ones', () => {
+  const tuning = { file: 'zx9/anticogging.md', manual: 'ZX9 Drive', section: 'Tuning > Anticogging' };
+  const other = hit('The drive reports its temperature over CAN every 100 ms.', { file: 'zx9/can.md', manual: 'ZX9 Drive', section: 'CAN' });
+
+  it('brings "Then save the configuration" after the numbered steps', () => {
+    const steps = hit(
+      [
+        'Anticogging calibration measures the cogging torque of the motor so the drive can cancel it.',
+        'To run the calibration:',
+        '1. Put the axis in closed loop control.',
+        '2. Start it with `zx9.axis0.start_anticogging()`.',
+        '3. Wait until `anticogging_valid` reads True.',
+        'Then save the configuration so the map stays after a reboot.',
+      ].join('\n'),
+      tuning,
+    );
+    const saving = hit(
+      ['## Saving the configuration', 'Settings are lost at power-off unless saved. To keep the configuration after a reboot, run:', '```', 'zx9.save_configuration()', '```'].join('\n'),
+      { file: 'zx9/config.md', manual: 'ZX9 Drive', section: 'Configuration > Saving the configuration' },
+    );
+    const got = texts('run anticogging calibration then save it', [steps, saving]);
+    expect(got).toContain('Then save the configuration so the map stays after a reboot.');
+    expect(got.indexOf('Then save the configuration so the map stays after a reboot.')).toBe(got.indexOf('3. Wait until `anticogging_valid` reads True.') + 1);
+  });
+
+  it('brings the command that such a step introduces', () => {
+    const steps = hit(
+      ['1. Put the axis in closed loop control.', '2. Start the calibration with `zx9.axis0.start_anticogging()`.', '3. Wait until `anticogging_valid` reads True.', 'Finally, save the map:', '```', 'zx9.save_configuration()', '```'].join('\n'),
+      tuning,
+    );
+    const got = texts('start the anticogging calibration', [steps, other]);
+    expect(got).toContain('Finally, save the map:');
+    expect(got.join('\n')).toContain('zx9.save_configuration()');
+  });
+});
+
+describe('issue 41: a lead-in after a paragraph break waits for the lines that carry the question', () => {
+  it('quotes how to leave the state before the list of reasons the next paragraph introduces', () => {
+    const timeout = hit(
+      [
+        '## Timeout mode',
+        'The drive expects a command every 100 ms. If none arrives, the drive enters timeout mode.',
+        'There are two reasons for this:',
+        '1. Safety: a crashed host must not leave the motor running.',
+        '2. Convenience: quitting the program stops the motor.',
+        'Once in timeout mode, the drive leaves it only on a stop request. This keeps the motor from starting unexpectedly. Scripts must therefore send a stop request first.',
+        'The console sets no time limit at all. That is why the problem mostly shows with scripts.',
+        'A drive in timeout mode holds no torque and ignores motion commands.',
+      ].join('\n'),
+      { file: 'zx9/timeout.md', manual: 'ZX9 Drive', section: 'Troubleshooting > Timeout mode' },
+    );
+    const other = hit('The drive reports its temperature over CAN every 100 ms.', { file: 'zx9/can.md', manual: 'ZX9 Drive', section: 'CAN' });
+    const got = extractParts('drive stuck in timeout mode ignoring commands', [timeout, other], { maxUnits: 4 }).map((p) => p.text);
+    expect(got).toContain('Once in timeout mode, the drive leaves it only on a stop request.');
+    expect(got).toContain('A drive in timeout mode holds no torque and ignores motion commands.');
+  });
+});
