@@ -1,25 +1,35 @@
 /**
  * Fidelity of the EmbeddingGemma GGUF that `npm run models:fetch -- --with embeddinggemma
  * --accept-gemma-terms` builds (scripts/models_fetch/gemma_gguf.py), through the product's gguf
- * backend: the model card's example (google/embeddinggemma-300m, "Usage") must come out as the card says.
+ * backend, against two references:
  *
- * Tolerance 2e-3: the installed file stores its matrices as Q8_0; measured 1.2e-3 at most (F32 and F16
- * conversions of the same weights: 3e-4, as a plain numpy forward pass does). Without the prompts the
- * same model gives 0.4264, 0.7131, 0.5465, 0.5789: the test sees a lost prompt, and more so a lost layer.
+ * 1. The model card's example (google/embeddinggemma-300m, "Usage"): its four similarities. Tolerance
+ *    1.5e-3: the installed file stores its layer matrices as Q8_0 and measures 1.17e-3 at most (an F16
+ *    conversion of the same weights: 3.8e-4, as close as the numpy reference pass itself, 3.0e-4). Without
+ *    the prompts the same model gives 0.4264, 0.7131, 0.5465, 0.5789: the test sees a lost prompt.
+ * 2. reference-embeddings.json beside the GGUF: vectors of a numpy forward pass of the fp32 weights
+ *    (scripts/models_fetch/gemma_reference.py, written at install time) for queries and documents in
+ *    English, Chinese, German, Japanese and Spanish, one past the sliding layers' 256-token reach. Each
+ *    must come within cosine 0.999 (the issue asks 0.99; measured Q8_0 0.99976 at worst, F16 0.99999).
  *
- * Skipped, with the reason, where the model is not installed (CI, a fresh clone).
+ * Skipped, with the reason, where the model (or its reference vectors) is not installed (CI, a fresh clone).
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbedder } from '../../../native/embed/models.js';
+import { createEmbedder, getModelEntry } from '../../../native/embed/models.js';
 import type { Embedder } from '../../../native/embed/types.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const FILE = process.env.MANUALDESK_EMBEDDINGGEMMA ?? join(ROOT, 'models', 'local', 'embeddinggemma-300m', 'embeddinggemma-300m-q8_0.gguf');
+const REFERENCE = join(dirname(FILE), 'reference-embeddings.json');
+const FETCH = 'npm run models:fetch -- --with embeddinggemma --accept-gemma-terms';
 const installed = existsSync(FILE);
+const referenced = installed && existsSync(REFERENCE);
 if (!installed) {
-  console.warn(`EmbeddingGemma fidelity test skipped: ${FILE} is not installed. Run \`npm run models:fetch -- --with embeddinggemma --accept-gemma-terms\` (Gemma Terms of Use) to install it.`);
+  console.warn(`EmbeddingGemma fidelity test skipped: ${FILE} is not installed. Run \`${FETCH}\` (Gemma Terms of Use) to install it.`);
+} else if (!referenced) {
+  console.warn(`EmbeddingGemma reference check skipped: ${REFERENCE} is missing (installed before the fetch wrote it). Run \`${FETCH} --force\` to write it.`);
 }
 
 const QUERY = 'Which planet is known as the Red Planet?';
@@ -30,7 +40,23 @@ const DOCUMENTS = [
   'Saturn, famous for its rings, is sometimes mistaken for the Red Planet.',
 ];
 const CARD = [0.3011, 0.6359, 0.493, 0.4889];
-const TOLERANCE = 2e-3;
+const CARD_TOLERANCE = 1.5e-3;
+const MIN_COSINE = 0.999;
+
+interface ReferenceText {
+  kind: 'query' | 'document';
+  lang: string;
+  text: string;
+  prompt: string;
+  tokens: number;
+  vector: number[];
+}
+
+const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
+  return s;
+};
 
 let embedder: Embedder | null = null;
 
@@ -51,8 +77,26 @@ describe.skipIf(!installed)('EmbeddingGemma-300M GGUF (installed model)', () => 
   it("reproduces the model card's example similarities", async () => {
     const q = await embedder!.embedQuery(QUERY);
     const docs = await embedder!.embedDocuments(DOCUMENTS);
-    const sims = docs.map((d) => d.reduce((s, x, i) => s + x * (q[i] as number), 0));
-    console.log(`EmbeddingGemma card example: ${sims.map((s) => s.toFixed(4)).join(', ')} (card ${CARD.join(', ')})`);
-    sims.forEach((s, i) => expect(Math.abs(s - (CARD[i] as number))).toBeLessThan(TOLERANCE));
+    const sims = docs.map((d) => dot(d, q));
+    const worst = Math.max(...sims.map((s, i) => Math.abs(s - (CARD[i] as number))));
+    console.log(`EmbeddingGemma card example: ${sims.map((s) => s.toFixed(4)).join(', ')} (card ${CARD.join(', ')}; max error ${worst.toExponential(2)})`);
+    sims.forEach((s, i) => expect(Math.abs(s - (CARD[i] as number))).toBeLessThan(CARD_TOLERANCE));
   });
+
+  it.skipIf(!referenced)('comes within cosine 0.999 of a numpy reference pass on queries and documents in five languages', async () => {
+    const texts = (JSON.parse(readFileSync(REFERENCE, 'utf8')) as { texts: ReferenceText[] }).texts;
+    expect(new Set(texts.map((t) => t.lang))).toEqual(new Set(['en', 'zh', 'de', 'ja', 'es']));
+    expect(Math.max(...texts.map((t) => t.tokens))).toBeGreaterThan(257); // past the sliding layers' reach
+    // The reference embedded prompt + text with the prompts the product uses.
+    const entry = getModelEntry('google/embeddinggemma-300m (GGUF)')!;
+    const cosines: string[] = [];
+    for (const t of texts) {
+      expect(t.prompt).toBe(t.kind === 'query' ? entry.queryPrefix : entry.passagePrefix);
+      const v = t.kind === 'query' ? await embedder!.embedQuery(t.text) : (await embedder!.embedDocuments([t.text]))[0]!;
+      const cosine = dot(v, t.vector) / Math.sqrt(dot(t.vector, t.vector));
+      cosines.push(`${t.lang} ${t.kind} ${cosine.toFixed(5)}`);
+      expect(cosine, `${t.lang} ${t.kind}: ${t.text.slice(0, 40)}`).toBeGreaterThanOrEqual(MIN_COSINE);
+    }
+    console.log(`EmbeddingGemma cosine to the reference pass: ${cosines.join('; ')}`);
+  }, 60_000);
 });

@@ -54,7 +54,7 @@ describe.skipIf(!python)('models:fetch --with embeddinggemma', () => {
     };
     const entry = manifest.models.find((m) => m.id === 'google/embeddinggemma-300m (GGUF)');
     expect(entry).toMatchObject({ folder: 'embeddinggemma-300m', role: 'embed', license: 'Gemma Terms of Use' });
-    expect(entry!.files.map((f) => f.name)).toEqual(['embeddinggemma-300m-q8_0.gguf', 'NOTICE-Gemma-Terms-of-Use.txt', 'README.md']);
+    expect(entry!.files.map((f) => f.name)).toEqual(['embeddinggemma-300m-q8_0.gguf', 'NOTICE-Gemma-Terms-of-Use.txt', 'README.md', 'reference-embeddings.json']);
     expect(entry!.provenance!.wheels).toHaveLength(25);
   });
 });
