@@ -60,9 +60,33 @@ describe('generic words, measured from the library', () => {
     expect(d.answer).toBe(true);
   });
 
-  it('answers when every word the passages lack is one the library uses (equipment it covers, what happened)', () => {
+  it('answers when every word the passages lack is one many sets use (what happened, not what it happened to)', () => {
     expect(decide('the pressure switch aborts when I adjust it', spreadOf(TASK_WORDS)).d.answer).toBe(true);
-    expect(decide('how do I adjust the pressure switch on the robot', spreadOf(TASK_WORDS)).d.answer).toBe(true);
+  });
+
+  it('refuses when the word the passages lack is one only a set or two use (their equipment, not the passages\')', () => {
+    // "boiler": one set's passing mention; "robot": one set's own word, but the passages are the lathe's, press's and printer's.
+    const withBoiler = spreadOf({ ...TASK_WORDS, boiler: 1 });
+    const boiler = (t: string) => (t === analyze('boiler')[0] ? 2 : vocabulary(t));
+    const { d, ev } = (() => {
+      const e = collectEvidence({ question: 'how do I adjust the pressure switch on the boiler', hits: GENERIC_PASSAGES, codes: noCodes, spread: withBoiler, vocabulary: boiler });
+      return { ev: e, d: gate(e, GENERIC_PASSAGES.length) };
+    })();
+    expect(ev.unknownSubject).toEqual(analyze('boiler'));
+    expect(d).toMatchObject({ answer: false, rule: 'generic-overlap' });
+    expect(d.reason).toContain('none of them mentions "boiler"');
+    expect(decide('how do I adjust the pressure switch on the robot', spreadOf(TASK_WORDS)).d.rule).toBe('generic-overlap');
+    // Named as one of the library's products (the engine's scope), the robot is equipment it covers.
+    const named = collectEvidence({ question: 'how do I adjust the pressure switch on the robot', hits: GENERIC_PASSAGES, codes: noCodes, spread: spreadOf(TASK_WORDS), vocabulary, products: ['robot'] });
+    expect(gate(named, GENERIC_PASSAGES.length).answer).toBe(true);
+  });
+
+  it('answers when the one word the passages lack sits among five or more they hold (a detail of their subject, not the subject)', () => {
+    // "overshoots": a word form only the press set uses; the passages hold every other word of the question.
+    const words = { ...TASK_WORDS, clamp: 4, relief: 4, sensor: 4, overshoot: 1 };
+    const q = 'adjust the clamp pressure switch when the relief sensor overshoots';
+    expect(decide(q, spreadOf(words)).d.answer).toBe(true);
+    expect(decide('adjust the pressure switch when it overshoots', spreadOf(words)).d.rule).toBe('generic-overlap');
   });
 
   it('answers when the question names one of the library\'s products (equipment it covers; the unknown word is the technician\'s own)', () => {
