@@ -167,8 +167,9 @@ export interface Evidence {
   /** The terms and names the library uses in so many documentation sets that they name no equipment (see GATE.genericSetShare). */
   generic: string[];
   /**
-   * Terms and names no passage or label of the library uses (from the vocabulary): what names
-   * equipment no manual covers, when the first passages share only generic words with the question.
+   * Terms and names no top passage holds that fewer documentation sets use than a generic word needs
+   * (none, or a set or two: from the spread): what names equipment the passages are not about, when the
+   * first passages share only generic words with the question.
    */
   unknownSubject: string[];
   /** The documentation sets (top folders) the library covers; empty when not known. */
@@ -183,16 +184,18 @@ export const EVIDENCE_DEPTH = 5;
 export const PRESENCE_DEPTH = 10;
 
 /**
- * The terms whose spread can change the gate's decision: those the first passages hold (what they
- * share with the question), when some term or name is in none of the top passages (only then can it
- * be a word no manual uses). Ask looks only these up.
+ * The terms whose spread can change the gate's decision, when some term or name is in none of the top
+ * passages (only then can the question's subject be missing from them): those the first passages
+ * hold (what they share with the question, generic or not) and those no top passage holds (the
+ * subject, when few documentation sets use it). Ask looks only these up.
  */
 export function spreadTerms(question: string, hits: SearchHit[]): string[] {
-  if (vocabularyTerms(question, hits).length === 0) return [];
+  const absent = vocabularyTerms(question, hits);
+  if (absent.length === 0) return [];
   const alternatives = termAlternatives(question);
   const all = [...new Set([...alternatives.keys(), ...questionNames(question)])];
   const sets = hits.slice(0, EVIDENCE_DEPTH).map(passageTokens);
-  return all.filter((t) => sets.some((set) => covered(t, alternatives.get(t), set)));
+  return all.filter((t) => absent.includes(t) || sets.some((set) => covered(t, alternatives.get(t), set)));
 }
 
 /**
@@ -351,7 +354,11 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const docSetList = input.spread?.docSets ?? [];
   const isGenericTerm = (t: string) => input.spread !== undefined && input.spread.of(t) >= genericSpread(docSetList.length);
   const generic = asked.filter(isGenericTerm);
-  const unknownSubject = asked.filter((t) => (count(t) ?? 1) === 0);
+  // The question's subject, when the top passages lack it: a word used in fewer documentation sets than
+  // a generic word must be ("boiler", "conveyor"; none: no manual mentions it) names equipment or a part
+  // that at most those sets cover, not the passages' ("adjust", "pressure" are every set's).
+  const heldTop = (t: string) => (termCover[t] ?? []).length > 0 || union.has(t);
+  const unknownSubject = input.spread ? asked.filter((t) => !heldTop(t) && (input.spread?.of(t) ?? 0) < GATE.minGenericSets) : [];
   let agreement: number | null = null;
   if (input.keywordTop && input.vectorTop && input.keywordTop.length > 0 && input.vectorTop.length > 0) {
     const kw = new Set(input.keywordTop.slice(0, EVIDENCE_DEPTH));
@@ -564,10 +571,18 @@ export const GATE = {
   /** With vectors: answer when the two retrievers agree this much and the union covers half. */
   minAgreement: 0.4,
   minUnionWithAgreement: 0.5,
-  /** A term is generic when this share of the library's documentation sets use it… */
-  genericSetShare: 0.5,
+  /**
+   * A term is generic when this share of the library's documentation sets use it… (0.5 let a task's
+   * third word through: "belt tension" is in four of nine sets, two of them one product in two languages)
+   */
+  genericSetShare: 0.4,
   /** …and at least this many. */
   minGenericSets: 3,
+  /**
+   * The words the passages lack must be this share of the question's to be its subject: one word beside
+   * five or more that the passages hold is a detail of what they are about (a verb form, a symptom).
+   */
+  minSubjectShare: 0.2,
 };
 
 /** Decides whether the retrieved evidence answers the question. Pure. */
@@ -628,13 +643,15 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
     };
   }
   // Passages that share only words most documentation sets use ("adjust", "pressure", "switch") with a
-  // question about something no manual mentions are about other equipment, however well those words
-  // cover it. A question that names one of the library's products is about equipment it covers (a word
-  // no manual uses there is the technician's own: "floppy").
-  if (ev.products.length === 0 && ev.overlap.length > 0 && ev.unknownSubject.length > 0 && ev.overlap.every((x) => ev.generic.includes(x))) {
+  // question about something they do not mention, and that few manuals or none mention, are about other
+  // equipment, however well those words cover it. A question that names one of the library's products is
+  // about equipment it covers (a word no manual uses there is the technician's own: "floppy").
+  const subjectWords = wordCount(ev.unknownSubject, ev.words);
+  const askedWords = wordCount([...ev.terms, ...ev.names], ev.words);
+  if (ev.products.length === 0 && ev.overlap.length > 0 && subjectWords > 0 && subjectWords >= askedWords * t.minSubjectShare && ev.overlap.every((x) => ev.generic.includes(x))) {
     return {
       answer: false,
-      reason: `The closest passages share only words most of the manuals use (${quoteList(ev.overlap, ev.words)}), and no manual mentions ${quoteList(ev.unknownSubject, ev.words)}.${covers(ev)}`,
+      reason: `The closest passages share only words most of the manuals use (${quoteList(ev.overlap, ev.words)}), and ${ev.unknownSubject.every((x) => ev.libraryCounts?.[x] === 0) ? 'no manual' : 'none of them'} mentions ${quoteList(ev.unknownSubject, ev.words)}.${covers(ev)}`,
       rule: 'generic-overlap',
     };
   }

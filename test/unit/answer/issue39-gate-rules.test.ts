@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CodeLookupResponse, CodeMatch } from '../../../native/contract/api.js';
-import { collectEvidence, gate, genericSpread, modelDesignations, type EvidenceInput } from '../../../native/answer/evidence.js';
+import { collectEvidence, gate, genericSpread, modelDesignations, spreadTerms, type EvidenceInput } from '../../../native/answer/evidence.js';
 import { analyze } from '../../../native/text/analyze.js';
 import { hit } from './helpers.js';
 
@@ -42,7 +42,22 @@ describe('generic words, measured from the library', () => {
   it('a term is generic in half the sets and at least three', () => {
     expect(genericSpread(2)).toBe(3);
     expect(genericSpread(4)).toBe(3);
-    expect(genericSpread(9)).toBe(5);
+    expect(genericSpread(9)).toBe(4);
+    expect(genericSpread(10)).toBe(4);
+  });
+
+  it('a task word four of ten sets use is generic: passages sharing only task words with a question about other equipment are refused', () => {
+    const sets = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
+    const perSet = new Map(Object.entries({ adjust: 8, belt: 6, tension: 4, idler: 1 }).flatMap(([w, n]) => analyze(w).map((t) => [t, n] as const)));
+    const spread = { of: (t: string) => perSet.get(t) ?? 0, docSets: sets };
+    const hits = [
+      hit('Adjust the belt tension with the idler screw until the belt hums at 110 Hz.', { file: 'c/belts.md', manual: 'Lumo printer', section: 'Belts' }),
+      hit('Belt tension: adjust both motors evenly.', { file: 'd/frame.md', manual: 'Kesta gantry', section: 'Frame' }),
+    ];
+    const known = (t: string) => (perSet.has(t) ? 5 : 0);
+    const ev = collectEvidence({ question: 'how do I adjust the belt tension on the conveyor', hits, codes: noCodes, spread, vocabulary: known });
+    expect(ev.unknownSubject).toEqual(analyze('conveyor'));
+    expect(gate(ev, hits.length)).toMatchObject({ answer: false, rule: 'generic-overlap' });
   });
 
   it('refuses a task on equipment no manual mentions when passages share only generic words with it', () => {
@@ -60,9 +75,33 @@ describe('generic words, measured from the library', () => {
     expect(d.answer).toBe(true);
   });
 
-  it('answers when every word the passages lack is one the library uses (equipment it covers, what happened)', () => {
+  it('answers when every word the passages lack is one many sets use (what happened, not what it happened to)', () => {
     expect(decide('the pressure switch aborts when I adjust it', spreadOf(TASK_WORDS)).d.answer).toBe(true);
-    expect(decide('how do I adjust the pressure switch on the robot', spreadOf(TASK_WORDS)).d.answer).toBe(true);
+  });
+
+  it('refuses when the word the passages lack is one only a set or two use (their equipment, not the passages\')', () => {
+    // "boiler": one set's passing mention; "robot": one set's own word, but the passages are the lathe's, press's and printer's.
+    const withBoiler = spreadOf({ ...TASK_WORDS, boiler: 1 });
+    const boiler = (t: string) => (t === analyze('boiler')[0] ? 2 : vocabulary(t));
+    const { d, ev } = (() => {
+      const e = collectEvidence({ question: 'how do I adjust the pressure switch on the boiler', hits: GENERIC_PASSAGES, codes: noCodes, spread: withBoiler, vocabulary: boiler });
+      return { ev: e, d: gate(e, GENERIC_PASSAGES.length) };
+    })();
+    expect(ev.unknownSubject).toEqual(analyze('boiler'));
+    expect(d).toMatchObject({ answer: false, rule: 'generic-overlap' });
+    expect(d.reason).toContain('none of them mentions "boiler"');
+    expect(decide('how do I adjust the pressure switch on the robot', spreadOf(TASK_WORDS)).d.rule).toBe('generic-overlap');
+    // Named as one of the library's products (the engine's scope), the robot is equipment it covers.
+    const named = collectEvidence({ question: 'how do I adjust the pressure switch on the robot', hits: GENERIC_PASSAGES, codes: noCodes, spread: spreadOf(TASK_WORDS), vocabulary, products: ['robot'] });
+    expect(gate(named, GENERIC_PASSAGES.length).answer).toBe(true);
+  });
+
+  it('answers when the one word the passages lack sits among five or more they hold (a detail of their subject, not the subject)', () => {
+    // "overshoots": a word form only the press set uses; the passages hold every other word of the question.
+    const words = { ...TASK_WORDS, clamp: 4, relief: 4, sensor: 4, overshoot: 1 };
+    const q = 'adjust the clamp pressure switch when the relief sensor overshoots';
+    expect(decide(q, spreadOf(words)).d.answer).toBe(true);
+    expect(decide('adjust the pressure switch when it overshoots', spreadOf(words)).d.rule).toBe('generic-overlap');
   });
 
   it('answers when the question names one of the library\'s products (equipment it covers; the unknown word is the technician\'s own)', () => {
@@ -70,6 +109,11 @@ describe('generic words, measured from the library', () => {
     expect(ev.unknownSubject).toContain(analyze('floppy')[0]);
     expect(gate(ev, GENERIC_PASSAGES.length).answer).toBe(true);
     expect(gate({ ...ev, products: [] }, GENERIC_PASSAGES.length).rule).toBe('generic-overlap');
+  });
+
+  it('asks the spread of what the first passages share and of what no top passage holds (the subject), only when something is missing', () => {
+    expect(spreadTerms('how do I adjust the pressure switch on the boiler', GENERIC_PASSAGES).sort()).toEqual(analyze('adjust pressure switch boiler').sort());
+    expect(spreadTerms('how do I adjust the pressure switch', GENERIC_PASSAGES)).toEqual([]);
   });
 
   it('without the spread (not known) no word is generic', () => {
