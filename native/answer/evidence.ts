@@ -571,11 +571,8 @@ export const GATE = {
   /** With vectors: answer when the two retrievers agree this much and the union covers half. */
   minAgreement: 0.4,
   minUnionWithAgreement: 0.5,
-  /**
-   * A term is generic when this share of the library's documentation sets use it… (0.5 let a task's
-   * third word through: "belt tension" is in four of nine sets, two of them one product in two languages)
-   */
-  genericSetShare: 0.4,
+  /** A term is generic when this share of the library's documentation sets use it… */
+  genericSetShare: 0.5,
   /** …and at least this many. */
   minGenericSets: 3,
   /**
