@@ -483,7 +483,9 @@ function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink):
   const get = (role: ColumnRole): string => cells(role).join('\n');
   const codes = cellCodes(row.get(layout.code) ?? '', layout.family, layout.identifiers);
   if (codes.length === 0) return;
-  const remedyCell = get('remedy');
+  // A remedy cell that starts with a label of its own ("**Fix:** …") says "Remedy" once.
+  const labelled = splitLabel(get('remedy'));
+  const remedyCell = labelled.role === 'remedy' ? labelled.rest : get('remedy');
   const f = fields({
     title: columnsOf('title').map((c) => cleanCell(row.get(c) ?? '')).find(Boolean),
     description: cells('description'),

@@ -125,4 +125,14 @@ describe('a code entry with several labelled resolutions keeps them all', () => 
     );
     inOrder(answerOf(r), ['The film roll tore.', 'Resolution 1: Re-thread the film.', 'Resolution 2: Lower the pre-stretch ratio.']);
   });
+
+  it('a remedy cell that starts with its own "**Fix:**" label is not said twice ("Remedy: Fix: …"), its workaround kept', async () => {
+    const r = await recordOf(
+      'F-12',
+      ['# Faults', '', '## Fault codes', '', '| Code | Name | Meaning | Remedy |', '|---|---|---|---|', '| F-12 | OVERVOLTAGE | The DC bus rose above 56 V. | **Fix:** fit the braking resistor kit. **Workaround:** lower the deceleration. |', ''].join('\n'),
+    );
+    const answer = answerOf(r);
+    expect(answer).toContain('Remedy: fit the braking resistor kit. Workaround: lower the deceleration.');
+    expect(answer).not.toContain('Fix:');
+  });
 });
