@@ -3,14 +3,15 @@
  * safety text boxed first and verbatim, a clear refusal when the manuals do not cover the question,
  * and useful / wrong feedback kept on this computer. Generative answers stream as they are written.
  */
-import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { waitedText, type AnswerMode, type AskResponse, type Citation, type ConversationTurn } from '../../../../native/contract/index.js';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { waitedText, type AnswerMode, type AskResponse, type Citation, type ConversationTurn, type ManualInfo } from '../../../../native/contract/index.js';
 import type { UiEngine } from '../../engine/types.js';
 import { addFeedback } from '../../local/feedback.js';
 import type { HistoryEntry } from '../../local/history.js';
 import type { OpenSource } from '../../routes.js';
 import { Busy, ErrorNote } from '../../ui/notices.js';
 import { MAX_QUERY_CHARS } from '../../ui/limits.js';
+import { folderNames } from '../../ui/folder.js';
 import { Structured } from '../../ui/Structured.js';
 import { AnswerText } from './AnswerText.js';
 import { SafetyBox } from './SafetyBox.js';
@@ -44,9 +45,12 @@ export interface AnswerPageProps {
   onOpen: OpenSource;
   onRecord: (entry: Omit<HistoryEntry, 'at'>) => void;
   onSearch: (text: string) => void;
+  /** The library's manuals (the folder each came from is named beside its title). */
+  manuals?: ManualInfo[];
 }
 
-export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: AnswerPageProps) {
+export function AnswerPage({ engine, question, onOpen, onRecord, onSearch, manuals }: AnswerPageProps) {
+  const folders = useMemo(() => folderNames(manuals ?? []), [manuals]);
   const [text, setText] = useState('');
   const [state, setState] = useState<State>({ kind: 'idle' });
   const [turns, setTurns] = useState<ConversationTurn[]>([]);
@@ -191,6 +195,7 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
         <AnswerView
           engine={engine}
           res={state.res}
+          folders={folders}
           onCite={openCitation}
           onOpen={onOpen}
           feedback={feedback}
@@ -214,6 +219,7 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
 function AnswerView({
   engine,
   res,
+  folders,
   onCite,
   onOpen,
   feedback,
@@ -221,6 +227,7 @@ function AnswerView({
 }: {
   engine: UiEngine;
   res: AskResponse;
+  folders: ReadonlyMap<string, string>;
   onCite: (c: Citation) => void;
   onOpen: OpenSource;
   feedback: string | null;
@@ -304,6 +311,7 @@ function AnswerView({
                   <span className="hit-head">
                     <span className="citation-n">[{c.n}]</span>
                     <span className="hit-manual">{c.manual}</span>
+                    {!c.pack && folders.has(c.file) && <span className="hit-folder">{folders.get(c.file)}</span>}
                     {sectionBelowTitle(c.manual, c.section) && <span className="hit-section">{sectionBelowTitle(c.manual, c.section)}</span>}
                     {c.page !== null && <span className="hit-page">p. {c.page}</span>}
                   </span>
