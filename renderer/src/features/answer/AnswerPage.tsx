@@ -26,9 +26,18 @@ const MODE_LABEL: Record<AnswerMode, { badge: string; note: string }> = {
 export type AskState =
   | { kind: 'idle' }
   | { kind: 'asking'; question: string; streamed: string }
-  | { kind: 'done'; res: AskResponse }
+  | { kind: 'done'; res: AskResponse; waitedMs?: number }
   | { kind: 'error'; question: string; message: string; code?: string };
 type State = AskState;
+
+/**
+ * The time shown with an answer: what the technician waited, from asking to the answer on screen
+ * (the engine's own time leaves out the way there and back and any search still running before it),
+ * with the language model's part beside it when a model wrote the answer.
+ */
+export function waitedLine(res: Pick<AskResponse, 'ms' | 'modelMs'>, waitedMs?: number): string {
+  return waitedText({ ms: Math.max(res.ms, waitedMs ?? 0), modelMs: res.modelMs });
+}
 
 /**
  * A streamed chunk of a generated draft: shown only while the question is being answered. The final
@@ -68,6 +77,7 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch, manua
       setFeedback(null);
       setState({ kind: 'asking', question, streamed: '' });
       onRecord({ action: 'ask', query: question });
+      const started = performance.now();
       const res = await engine.ask(
         { question, conversation: conversation.length > 0 ? conversation.slice(-3) : undefined },
         {
@@ -78,7 +88,7 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch, manua
       if (controller.current !== ac) return;
       controller.current = null;
       if (res.ok) {
-        setState({ kind: 'done', res: res.value });
+        setState({ kind: 'done', res: res.value, waitedMs: performance.now() - started });
         if (!res.value.refused) setTurns((t) => [...t, { question, answer: res.value.answer }]);
       } else {
         setState({ kind: 'error', question, message: res.error.message, code: res.error.code });
@@ -195,6 +205,7 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch, manua
         <AnswerView
           engine={engine}
           res={state.res}
+          waitedMs={state.waitedMs}
           folders={folders}
           onCite={openCitation}
           onOpen={onOpen}
@@ -219,6 +230,7 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch, manua
 function AnswerView({
   engine,
   res,
+  waitedMs,
   folders,
   onCite,
   onOpen,
@@ -227,6 +239,7 @@ function AnswerView({
 }: {
   engine: UiEngine;
   res: AskResponse;
+  waitedMs?: number;
   folders: ReadonlyMap<string, string>;
   onCite: (c: Citation) => void;
   onOpen: OpenSource;
@@ -264,7 +277,7 @@ function AnswerView({
           </>
         )}
         <span className="status" title="The time from asking to the last word of the answer">
-          {waitedText(res)}
+          {waitedLine(res, waitedMs)}
         </span>
       </p>
       {res.standaloneQuery !== res.question && <p className="status">Searched as: “{res.standaloneQuery}”</p>}
