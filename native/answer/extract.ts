@@ -416,6 +416,14 @@ export function extractParts(question: string, candidates: Candidate[], opts: Ex
         .find((u) => u.kind === 'code' && group(u).some((g) => g.kind !== 'code' && g.score > 0));
     if (code && !chosen.has(code)) addGroup(group(code));
   }
+  // A how-to question is answered by the procedure: when the primary passage has numbered steps and
+  // none is quoted yet, its best step comes with its whole run (lead-in, the step written as prose
+  // after it), though the explanation above the steps carries more of the question's words ("Calibration
+  // and saving are two separate steps. A calibration that is not saved is lost at the next power cycle.").
+  if (asksHow && ![...chosen].some((u) => u.passage === primary && u.kind === 'step')) {
+    const steps = units.filter((u) => u.kind === 'step');
+    if (steps.length > 0) addGroup(withCompletion(units, steps.reduce((a, b) => (b.score > a.score ? b : a)), false));
+  }
   // A question that asks what to do is answered by the procedure: the primary passage's list or steps
   // that a lead-in or a label introduces ("**Troubleshooting Procedure**", "To recover:") come whole,
   // even when the question's words are in the description above them and not in the steps.

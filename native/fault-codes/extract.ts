@@ -41,6 +41,7 @@ import {
   firstSentence,
   isCauseSentence,
   isRemedySentence,
+  keepsLabel,
   labelledParts,
   langOf,
   plainField,
@@ -49,6 +50,7 @@ import {
   splitList,
   splitRemedy,
   splitSentences,
+  withoutEmphasis,
   type Role,
 } from './text.js';
 
@@ -481,7 +483,9 @@ function tableRow(b: Block, srcRow: Row, layout: TableLayout, sink: RecordSink):
   const get = (role: ColumnRole): string => cells(role).join('\n');
   const codes = cellCodes(row.get(layout.code) ?? '', layout.family, layout.identifiers);
   if (codes.length === 0) return;
-  const remedyCell = get('remedy');
+  // A remedy cell that starts with a label of its own ("**Fix:** …") says "Remedy" once.
+  const labelled = splitLabel(get('remedy'));
+  const remedyCell = labelled.role === 'remedy' ? labelled.rest : get('remedy');
   const f = fields({
     title: columnsOf('title').map((c) => cleanCell(row.get(c) ?? '')).find(Boolean),
     description: cells('description'),
@@ -784,14 +788,18 @@ function headingRecord(blocks: Block[], at: number, lead: LeadingCode, sink: Rec
   const parts: Record<Role, string[]> = { description: [], cause: [], remedy: [] };
   const texts = [h.text];
   let role: Role | null = null;
+  // A sub-heading that tells one remedy from another ("Resolution 2") is said before its first text.
+  let label = '';
   let chars = h.text.length;
   for (let j = at + 1; j < blocks.length && j <= at + 30 && chars < 4000; j++) {
     const b = blocks[j] as Block;
     if (b.kind === 'heading') {
       if ((b.level ?? 1) <= level) break;
-      const r = roleOfLabel(b.text.replace(/[:：]\s*$/, ''));
+      const name = withoutEmphasis(b.text).replace(/[:：]\s*$/, '').trim();
+      const r = roleOfLabel(name);
       if (r === null) break; // a deeper heading that is not "Cause"/"Remedy" starts something else
       role = r;
+      label = keepsLabel(name) ? `${name}: ` : '';
       texts.push(b.text);
       continue;
     }
@@ -804,7 +812,10 @@ function headingRecord(blocks: Block[], at: number, lead: LeadingCode, sink: Rec
       if (labelled) role = labelled;
       const target: Role | null = labelled ?? role;
       if (target) {
-        if (rest) parts[target].push(rest);
+        if (rest) {
+          parts[target].push(labelled ? rest : `${label}${rest}`);
+          label = '';
+        }
         continue;
       }
       if (b.kind === 'list-item' || b.kind === 'step') {
@@ -934,12 +945,38 @@ function passages(blocks: Block[], sink: RecordSink, consumed: Set<number>, numb
           : role === 'remedy'
             ? fields({ title, remedy: rest })
             : fields({ title, description: rest });
+      // The entry's last line goes on in the labelled paragraphs right below it ("**Resolution 1:** …").
+      const below = line === b.text.split('\n').at(-1) ? labelledBelow(blocks, i, consumed) : { parts: [], texts: [] };
+      for (const p of below.parts) {
+        const plain = plainField(p.rest);
+        if (p.role === 'description') f.description = [f.description, plain].filter(Boolean).join('\n');
+        else f[p.role] = [f[p.role], plain].filter(Boolean).join(' ');
+      }
       // A one-line list item's record quotes the item as written, bullet included.
       const quoted = b.kind === 'list-item' && b.raw && !b.text.includes('\n') ? b.raw.replace(/\s+/g, ' ').trim() : line.trim();
-      sink.add(lead.raw, lead.n, f, b, quoted, aliasesOf(lead));
+      sink.add(lead.raw, lead.n, f, b, [quoted, ...below.texts].join('\n'), aliasesOf(lead));
       if (/^-?\d+$/.test(lead.raw)) numbered.push({ at: sink.records.length - 1, raw: lead.raw, section: section(b) });
     }
   }
+}
+
+/**
+ * The paragraphs right after block `at` that start with a label ("**Resolution 2:** …", "Workaround: …"),
+ * up to the first that does not; each is taken (consumed) as the entry's.
+ */
+function labelledBelow(blocks: Block[], at: number, consumed: Set<number>): { parts: { role: Role; rest: string }[]; texts: string[] } {
+  const parts: { role: Role; rest: string }[] = [];
+  const texts: string[] = [];
+  for (let j = at + 1; j < blocks.length && texts.length < 8; j++) {
+    const b = blocks[j] as Block;
+    if (b.kind !== 'paragraph') break;
+    const labelled = labelledParts(b.text);
+    if (labelled[0]?.role == null) break;
+    consumed.add(j);
+    texts.push(b.text.trim());
+    for (const p of labelled) if (p.rest.trim()) parts.push({ role: p.role ?? 'description', rest: p.rest.trim() });
+  }
+  return { parts, texts };
 }
 
 /** The paragraphs right after block `at`, up to the next list item, heading, table or code block (at most 3). */

@@ -13,17 +13,22 @@ const CAUSE_START =
 
 /** Explicit labels at the start of a paragraph ("Cause:", "Remedy –", "处理："). */
 const LABEL_WORDS =
-  'possible causes?|likely causes?|causes?|reasons?|remed(?:y|ies)|solutions?|corrective actions?|actions?|fix(?:es)?|what to do|resolution|countermeasures?|description|meaning|原因|处理方法|处理|措施|解决方法|解决|对策|说明|描述';
-const LABEL = new RegExp(`^\\s*(${LABEL_WORDS})\\s*[:：\\-–—]\\s*`, 'i');
+  'possible causes?|likely causes?|causes?|reasons?|remed(?:y|ies)|solutions?|corrective actions?|actions?|fix(?:es)?|workarounds?|what to do|resolutions?|countermeasures?|description|meaning|原因|处理方法|处理|措施|解决方法|解决|对策|说明|描述';
+/** A number after the label word tells one of several apart: "Resolution 2:", "Solution 1 –". */
+const ORDINAL = '(?:\\s+\\d{1,2})?';
+const LABEL = new RegExp(`^\\s*(${LABEL_WORDS})(${ORDINAL})\\s*[:：\\-–—]\\s*`, 'i');
 
 export type Role = 'description' | 'cause' | 'remedy';
 
 /** Role of a label word ("Cause", "Remedy", "处理"); null when it is not one. */
 export function roleOfLabel(word: string): Role | null {
-  const w = word.trim().toLowerCase();
+  const w = word
+    .trim()
+    .toLowerCase()
+    .replace(/\s+\d{1,2}$/, '');
   if (/^(?:possible |likely )?causes?$|^reasons?$|^原因$|^可能原因$|^故障原因$/.test(w)) return 'cause';
   if (
-    /^(?:remed(?:y|ies)|solutions?|corrective actions?|actions?|fix(?:es)?|what to do|resolution|countermeasures?|troubleshooting)$|^(?:处理方法|处理|措施|解决方法|解决|对策|排除方法)$/.test(
+    /^(?:remed(?:y|ies)|solutions?|corrective actions?|actions?|fix(?:es)?|workarounds?|what to do|resolutions?|countermeasures?|troubleshooting)$|^(?:处理方法|处理|措施|解决方法|解决|对策|排除方法)$/.test(
       w,
     )
   )
@@ -37,11 +42,21 @@ export function splitLabel(text: string): { role: Role | null; rest: string } {
   const plain = withoutEmphasis(text);
   const m = LABEL.exec(plain);
   if (!m) return { role: null, rest: text };
-  return { role: roleOfLabel(m[1] ?? ''), rest: plain.slice(m[0].length) };
+  const rest = plain.slice(m[0].length);
+  const label = `${m[1] ?? ''}${m[2] ?? ''}`;
+  return { role: roleOfLabel(label), rest: keepsLabel(label) ? `${label}: ${rest}` : rest };
+}
+
+/**
+ * A label that tells one remedy from another ("Resolution 1", "Resolution 2"; a "Workaround" beside
+ * the fix) stays in the record's text: without it, two alternatives read as one list of steps.
+ */
+export function keepsLabel(label: string): boolean {
+  return /\s\d{1,2}$/.test(label.trim()) || /^workarounds?$/i.test(label.trim());
 }
 
 /** A later label inside a paragraph, after a sentence end: "Cause: cable damaged. Remedy: replace it." */
-const LATER_LABEL = new RegExp(`(?<=[.!?。！？;；])\\s*(?=(?:${LABEL_WORDS})\\s*[:：\\-–—])`, 'giu');
+const LATER_LABEL = new RegExp(`(?<=[.!?。！？;；])\\s*(?=(?:${LABEL_WORDS})${ORDINAL}\\s*[:：\\-–—])`, 'giu');
 
 /**
  * A paragraph's labelled parts, in order: "Cause: cable damaged. Remedy: replace the cable." (two

@@ -210,7 +210,7 @@ export function App({ conn }: { conn: Connection }) {
         </div>
         {visited.has('answer') && (
           <div hidden={!show('answer')}>
-            <AnswerPage engine={engine} question={question} onOpen={openSource} onRecord={record} onSearch={searchFor} />
+            <AnswerPage engine={engine} question={question} onOpen={openSource} onRecord={record} onSearch={searchFor} manuals={manuals} />
           </div>
         )}
         {visited.has('library') && (

@@ -32,8 +32,38 @@ export function structure(text: string, opts: { tableRow?: boolean } = {}): Piec
     if (fields) return [{ kind: 'fields', fields }];
   }
   const pieces: Piece[] = [];
-  for (const token of new Lexer({ gfm: true }).lex(withTableSeparators(src))) pieces.push(...fromToken(token));
+  for (const token of new Lexer({ gfm: true }).lex(withTableSeparators(withListEnds(src)))) pieces.push(...fromToken(token));
   return pieces;
+}
+
+const LIST_LINE = /^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S/;
+/** Where a sentence ends, before any citation marks after it ("…500 Hz. [1]"). */
+const SENTENCE_END = /[.!?。！？:：)）]\s*(?:\[\d+(?:\s*[,–-]\s*\d+)*\]\s*)*$/;
+
+/**
+ * The index holds a passage a block a line, so a sentence that starts on the line after a list item's
+ * finished sentence is the paragraph after the list ("After each change, run `kcfg save`…"), not more
+ * of the item: Markdown would read it as the item's lazy continuation and show it inside the last item.
+ * A blank line between them says so. Indented lines and lines that go on mid-sentence stay the item's.
+ */
+function withListEnds(src: string): string {
+  const lines = src.split('\n');
+  const out: string[] = [];
+  let inItem = false;
+  let fenced = false;
+  for (const line of lines) {
+    if (/^\s*(?:`{3,}|~{3,})/.test(line)) fenced = !fenced;
+    const prev = out[out.length - 1] ?? '';
+    if (!fenced && inItem && line.trim() !== '' && !/^\s/.test(line) && !LIST_LINE.test(line) && SENTENCE_END.test(prev) && /^[\p{Lu}\p{Lo}]/u.test(line)) {
+      out.push('');
+      inItem = false;
+    }
+    out.push(line);
+    if (fenced) continue;
+    if (LIST_LINE.test(line)) inItem = true;
+    else if (line.trim() === '' || /^\s*#{1,6}\s/.test(line)) inItem = false;
+  }
+  return out.join('\n');
 }
 
 /**

@@ -3,14 +3,15 @@
  * safety text boxed first and verbatim, a clear refusal when the manuals do not cover the question,
  * and useful / wrong feedback kept on this computer. Generative answers stream as they are written.
  */
-import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { waitedText, type AnswerMode, type AskResponse, type Citation, type ConversationTurn } from '../../../../native/contract/index.js';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { waitedText, type AnswerMode, type AskResponse, type Citation, type ConversationTurn, type ManualInfo } from '../../../../native/contract/index.js';
 import type { UiEngine } from '../../engine/types.js';
 import { addFeedback } from '../../local/feedback.js';
 import type { HistoryEntry } from '../../local/history.js';
 import type { OpenSource } from '../../routes.js';
 import { Busy, ErrorNote } from '../../ui/notices.js';
 import { MAX_QUERY_CHARS } from '../../ui/limits.js';
+import { folderNames } from '../../ui/folder.js';
 import { Structured } from '../../ui/Structured.js';
 import { AnswerText } from './AnswerText.js';
 import { SafetyBox } from './SafetyBox.js';
@@ -25,9 +26,18 @@ const MODE_LABEL: Record<AnswerMode, { badge: string; note: string }> = {
 export type AskState =
   | { kind: 'idle' }
   | { kind: 'asking'; question: string; streamed: string }
-  | { kind: 'done'; res: AskResponse }
+  | { kind: 'done'; res: AskResponse; waitedMs?: number }
   | { kind: 'error'; question: string; message: string; code?: string };
 type State = AskState;
+
+/**
+ * The time shown with an answer: what the technician waited, from asking to the answer on screen
+ * (the engine's own time leaves out the way there and back and any search still running before it),
+ * with the language model's part beside it when a model wrote the answer.
+ */
+export function waitedLine(res: Pick<AskResponse, 'ms' | 'modelMs'>, waitedMs?: number): string {
+  return waitedText({ ms: Math.max(res.ms, waitedMs ?? 0), modelMs: res.modelMs });
+}
 
 /**
  * A streamed chunk of a generated draft: shown only while the question is being answered. The final
@@ -44,9 +54,12 @@ export interface AnswerPageProps {
   onOpen: OpenSource;
   onRecord: (entry: Omit<HistoryEntry, 'at'>) => void;
   onSearch: (text: string) => void;
+  /** The library's manuals (the folder each came from is named beside its title). */
+  manuals?: ManualInfo[];
 }
 
-export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: AnswerPageProps) {
+export function AnswerPage({ engine, question, onOpen, onRecord, onSearch, manuals }: AnswerPageProps) {
+  const folders = useMemo(() => folderNames(manuals ?? []), [manuals]);
   const [text, setText] = useState('');
   const [state, setState] = useState<State>({ kind: 'idle' });
   const [turns, setTurns] = useState<ConversationTurn[]>([]);
@@ -64,6 +77,7 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
       setFeedback(null);
       setState({ kind: 'asking', question, streamed: '' });
       onRecord({ action: 'ask', query: question });
+      const started = performance.now();
       const res = await engine.ask(
         { question, conversation: conversation.length > 0 ? conversation.slice(-3) : undefined },
         {
@@ -74,7 +88,7 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
       if (controller.current !== ac) return;
       controller.current = null;
       if (res.ok) {
-        setState({ kind: 'done', res: res.value });
+        setState({ kind: 'done', res: res.value, waitedMs: performance.now() - started });
         if (!res.value.refused) setTurns((t) => [...t, { question, answer: res.value.answer }]);
       } else {
         setState({ kind: 'error', question, message: res.error.message, code: res.error.code });
@@ -191,6 +205,8 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
         <AnswerView
           engine={engine}
           res={state.res}
+          waitedMs={state.waitedMs}
+          folders={folders}
           onCite={openCitation}
           onOpen={onOpen}
           feedback={feedback}
@@ -214,6 +230,8 @@ export function AnswerPage({ engine, question, onOpen, onRecord, onSearch }: Ans
 function AnswerView({
   engine,
   res,
+  waitedMs,
+  folders,
   onCite,
   onOpen,
   feedback,
@@ -221,6 +239,8 @@ function AnswerView({
 }: {
   engine: UiEngine;
   res: AskResponse;
+  waitedMs?: number;
+  folders: ReadonlyMap<string, string>;
   onCite: (c: Citation) => void;
   onOpen: OpenSource;
   feedback: string | null;
@@ -257,7 +277,7 @@ function AnswerView({
           </>
         )}
         <span className="status" title="The time from asking to the last word of the answer">
-          {waitedText(res)}
+          {waitedLine(res, waitedMs)}
         </span>
       </p>
       {res.standaloneQuery !== res.question && <p className="status">Searched as: “{res.standaloneQuery}”</p>}
@@ -304,6 +324,7 @@ function AnswerView({
                   <span className="hit-head">
                     <span className="citation-n">[{c.n}]</span>
                     <span className="hit-manual">{c.manual}</span>
+                    {!c.pack && folders.has(c.file) && <span className="hit-folder">{folders.get(c.file)}</span>}
                     {sectionBelowTitle(c.manual, c.section) && <span className="hit-section">{sectionBelowTitle(c.manual, c.section)}</span>}
                     {c.page !== null && <span className="hit-page">p. {c.page}</span>}
                   </span>

@@ -10,6 +10,7 @@ import type { HistoryEntry } from '../../local/history.js';
 import type { OpenSource, SourceTarget } from '../../routes.js';
 import { Busy, ErrorNote, plural } from '../../ui/notices.js';
 import { MAX_QUERY_CHARS } from '../../ui/limits.js';
+import { folderNames } from '../../ui/folder.js';
 import { Structured } from '../../ui/Structured.js';
 import { isSampleManual } from '../../ui/sample.js';
 import { Filters, NO_FILTERS, toSearchFilters, type FilterState } from './Filters.js';
@@ -46,6 +47,7 @@ export interface SearchPageProps {
 }
 
 export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef, request, libraryVersion }: SearchPageProps) {
+  const folders = useMemo(() => folderNames(manuals), [manuals]);
   const [query, setQuery] = useState('');
   const [filters, setFilters] = useState<FilterState>(NO_FILTERS);
   const [codes, setCodes] = useState<{ query: string; res: Result<CodeLookupResponse> } | null>(null);
@@ -231,6 +233,7 @@ export function SearchPage({ engine, manuals, onOpen, onAsk, onRecord, focusRef,
             search={searchNow}
             selected={selected}
             samples={new Set(manuals.filter(isSampleManual).map((m) => m.file))}
+            folders={folders}
             onOpen={(t) => onOpen({ ...t, query: current })} />
         )}
       </div>
@@ -271,9 +274,11 @@ function Results({
   search,
   selected,
   samples,
+  folders,
   onOpen,
 }: {
   samples: ReadonlySet<string>;
+  folders: ReadonlyMap<string, string>;
   query: string;
   codes: Result<CodeLookupResponse> | null;
   search: Result<SearchResponse> | null;
@@ -334,6 +339,7 @@ function Results({
               <span className="hit-head">
                 <span className={`badge badge-${hit.kind}`}>{KIND_LABEL[hit.kind]}</span>
                 <span className="hit-manual">{hit.manual}</span>
+                {!hit.pack && folders.has(hit.file) && <span className="hit-folder">{folders.get(hit.file)}</span>}
                 {!hit.pack && samples.has(hit.file) && <span className="sample-badge">fictional sample</span>}
                 {sectionBelowTitle(hit.manual, hit.section) && <span className="hit-section">{sectionBelowTitle(hit.manual, hit.section)}</span>}
                 {hit.page !== null && <span className="hit-page">p. {hit.page}</span>}
