@@ -4,8 +4,11 @@
  * backend, against two references:
  *
  * 1. The model card's example (google/embeddinggemma-300m, "Usage"): its four similarities. Tolerance
- *    1.5e-3: the installed file stores its layer matrices as Q8_0 and measures 1.17e-3 at most (an F16
- *    conversion of the same weights: 3.8e-4, as close as the numpy reference pass itself, 3.0e-4). Without
+ *    2e-3: the installed file stores its layer matrices as Q8_0 and measures 1.17e-3 at most on an AVX2
+ *    machine and 1.61e-3 on an AVX-512 VNNI one (llama.cpp's int8 dot kernels differ by CPU; same file,
+ *    one thread); an F16 conversion of the same weights: 3.8e-4, as close as the numpy reference pass
+ *    itself, 3.0e-4. A lost prompt moves them by 0.05 to 0.13 (below); the reference pass (2.) is the
+ *    finer check (a wrong sliding window gives cosine 0.99883 there). Without
  *    the prompts the same model gives 0.4264, 0.7131, 0.5465, 0.5789: the test sees a lost prompt.
  * 2. reference-embeddings.json beside the GGUF: vectors of a numpy forward pass of the fp32 weights
  *    (scripts/models_fetch/gemma_reference.py, written at install time) for queries and documents in
@@ -40,7 +43,7 @@ const DOCUMENTS = [
   'Saturn, famous for its rings, is sometimes mistaken for the Red Planet.',
 ];
 const CARD = [0.3011, 0.6359, 0.493, 0.4889];
-const CARD_TOLERANCE = 1.5e-3;
+const CARD_TOLERANCE = 2e-3;
 const MIN_COSINE = 0.999;
 
 interface ReferenceText {
