@@ -11,7 +11,7 @@ import { ok, toErrorData, type Result } from '../contract/errors.js';
 import type { ConversationTurn, ModelStatus } from '../contract/answer.js';
 import { formatAnswer } from './format-answer.js';
 import { addModel, listModelStatus, type AddResult } from '../llm/models.js';
-import { answerCheckLine } from '../contract/messages.js';
+import { answerCheckLine, embedderModelLine } from '../contract/messages.js';
 import { installedEmbedder, modelSearchDirs } from '../model-discovery.js';
 import { defaultLibraryDir } from '../config.js';
 import { EMBEDDER_SPELLINGS, parseEmbedderSpec, type EmbedderSpec } from '../embed/models.js';
@@ -197,6 +197,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
             `Library: ${i.dir}`,
             `Format ${i.formatVersion}, chunker ${i.chunkerVersion}`,
             `Embedder: ${i.embedder ? `${i.embedder.id} (${i.embedder.dims}-d), ${i.modelMissing ? 'not installed here: keyword search + fault codes only' : 'hybrid search'}` : `none (keyword search + fault codes). ${addModelHint()}`}`,
+            ...(i.embedderModel ? [`Model: ${embedderModelLine(i.embedderModel)}`] : []),
             ...(i.modelMissing ? [missingModelNote(i.modelMissing.message, i.modelToAdd)] : []),
             ...(i.filesRebuilt ? [i.filesRebuilt] : []),
             `${i.files} files, ${i.chunks} passages, ${i.codes} fault codes`,
