@@ -441,9 +441,14 @@ async function runBatch<T extends object>(
  * back: install its model, or switch to the one installed here (the same ingest that --embedder names).
  */
 function missingModelNote(message: string, installed: string | null): string {
-  const found = installed ? installedEmbedder(modelSearchDirs()) : null;
-  const switchTo = found?.kind === 'onnx' ? ` Or switch it to the installed model ${installed}: manualdesk ingest <your manual folders> --embedder onnx:${found.dir}` : '';
+  const found = installed ? embedderFlag(installedEmbedder(modelSearchDirs())) : null;
+  const switchTo = found ? ` Or switch it to the installed model ${installed}: manualdesk ingest <your manual folders> --embedder ${found}` : '';
   return `Searching by keyword and fault code only. ${message}${switchTo}`;
+}
+
+/** The --embedder spelling of an installed model (onnx:<folder>, gguf:<file>); null for none. */
+function embedderFlag(spec: EmbedderSpec | null): string | null {
+  return spec?.kind === 'onnx' ? `onnx:${spec.dir}` : spec?.kind === 'gguf' ? `gguf:${spec.file}` : null;
 }
 
 /**
@@ -458,11 +463,12 @@ async function noteLibraryState(engine: EngineApi, io: CliIo): Promise<void> {
 
 /** How a keyword-only library gets semantic search: the installed model (if any) and the re-index command. */
 function addModelHint(): string {
-  const found = installedEmbedder(modelSearchDirs());
-  const reindex = (dir: string) => `manualdesk ingest <your manual folders> --embedder onnx:${dir}`;
-  return found?.kind === 'onnx'
-    ? `The embedding model ${found.modelId ?? found.dir} is installed; to add semantic search run: ${reindex(found.dir)}`
-    : `To add semantic search, install an embedding model (npm run models:fetch in a source checkout, or manualdesk models add <model folder>), then run: ${reindex('<model folder>')}`;
+  const spec = installedEmbedder(modelSearchDirs());
+  const flag = embedderFlag(spec);
+  const reindex = (embedder: string) => `manualdesk ingest <your manual folders> --embedder ${embedder}`;
+  return spec && flag
+    ? `The embedding model ${(spec.kind === 'onnx' || spec.kind === 'gguf') && spec.modelId ? spec.modelId : flag} is installed; to add semantic search run: ${reindex(flag)}`
+    : `To add semantic search, install an embedding model (npm run models:fetch in a source checkout, or manualdesk models add <model folder>), then run: ${reindex('onnx:<model folder>')}`;
 }
 
 function parseEmbedder(spec: string | undefined): EmbedderSpec | undefined {

@@ -114,4 +114,12 @@ describe('manualdesk info', () => {
     expect(text).toContain(join(termsDir, withTerms.terms.file));
     expect(text).toContain(withTerms.terms.url);
   }, 120_000);
+
+  it('tells a keyword-only library how to take the installed model, whichever backend it has', async () => {
+    process.env.MANUALDESK_MODELS = models;
+    const lib = join(tmp, 'lib-kw');
+    expect((await cli(['ingest', manuals, '--library', lib, '--embedder', 'none', '--json'])).code).toBe(0);
+    const text = (await cli(['info', '--library', lib])).out;
+    expect(text).toContain(`The embedding model ${withTerms.id} is installed; to add semantic search run: manualdesk ingest <your manual folders> --embedder gguf:${join(termsDir, weightsName)}`);
+  }, 60_000);
 });
