@@ -30,7 +30,7 @@ import { EngineError, ok, toErrorData, type Result } from './contract/errors.js'
 import { Lifetime } from './base/lifetime.js';
 import { configureNativeThreads, engineThreads, type EngineConfig } from './config.js';
 import { IdleCollector } from './idle-gc.js';
-import { installedEmbedder, modelSearchDirs, specForRecorded } from './model-discovery.js';
+import { embedderModelOf, installedEmbedder, modelSearchDirs, specForRecorded } from './model-discovery.js';
 import { libraryDiskError } from './store/disk-errors.js';
 import { VOCABULARY_COUNT_CAP } from './store/vocabulary.js';
 import type { SwitchProgress } from './store/library-store.js';
@@ -205,6 +205,7 @@ class LocalEngine implements Engine {
       formatVersion: meta.formatVersion,
       chunkerVersion: meta.chunkerVersion,
       embedder: meta.embedder,
+      embedderModel: meta.embedder ? await this.embedderModel(dir, meta.embedder.id) : null,
       files: stats.files,
       chunks: stats.chunks,
       codes: stats.codes,
@@ -215,6 +216,12 @@ class LocalEngine implements Engine {
       filesRebuilt: local.store.recordsRebuilt,
       sample: isSampleLibrary(local.dir, local.store.getFiles()),
     };
+  }
+
+  /** The library's embedding model by name, licence and terms (the terms file found beside its weights). */
+  private async embedderModel(dir: string, id: string): Promise<LibraryInfo['embedderModel']> {
+    const remembered = (await readJson(path.join(dir, MODEL_FOLDER_FILE)).catch(() => undefined)) as RememberedModel | undefined;
+    return embedderModelOf(id, this.modelDirs, remembered ?? null);
   }
 
   search(req: SearchRequest): Promise<Result<SearchResponse>> {

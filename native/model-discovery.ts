@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { sha256FileSync } from './base/file-hash.js';
 import { EngineError } from './contract/errors.js';
 import { modelNameOf, NEW_LIBRARY_HINT, otherWeights } from './contract/messages.js';
-import { findModel, loadManifest, modelFolderName, type EmbedderSpec, type ModelManifest, type RememberedModel } from './embed/models.js';
+import { findModel, loadManifest, modelFolderName, type EmbedderSpec, type ModelEntry, type ModelManifest, type RememberedModel } from './embed/models.js';
+import type { EmbedderModelInfo } from './contract/api.js';
 
 /** The folder holding package.json above this file (the source checkout or the installed app). */
 export function packageRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
@@ -44,18 +45,54 @@ export function modelSearchDirs(env: NodeJS.ProcessEnv = process.env, root: stri
 
 /**
  * The embedder a NEW library gets when none is chosen: the first installed embedding model in the
- * manifest's order (the multilingual e5 first), found in the model folders; null: none installed
- * (keyword search + fault codes). The faces ask for it (CLI ingest, app start), not the engine's default.
+ * manifest's order, which lists them strongest first (models/manifest.json's note says so; the
+ * measurements are in docs/DECISIONS.md), found in the model folders; null: none installed (keyword
+ * search + fault codes). A model under terms counts as installed only with its terms file beside it
+ * (a required file of its entry), so it is chosen only where someone installed it accepting them.
+ * The faces ask for it (CLI ingest, app start), not the engine's default; an existing library keeps
+ * the model it was built with.
  */
 export function installedEmbedder(dirs: string[] = modelSearchDirs(), manifest: ModelManifest = loadManifest()): EmbedderSpec | null {
   for (const m of manifest.models) {
-    if (m.role !== 'embed' || m.backend !== 'onnx' || m.bundled) continue;
+    if (m.role !== 'embed' || m.bundled) continue;
     const dir = findModel(m.id, dirs, manifest);
-    if (dir) return { kind: 'onnx', dir, modelId: m.id };
+    if (!dir) continue;
+    if (m.backend === 'onnx') return { kind: 'onnx', dir, modelId: m.id };
+    const weights = m.backend === 'gguf' ? m.files.find((f) => f.name.endsWith('.gguf')) : undefined;
+    if (weights) return { kind: 'gguf', file: path.join(dir, weights.name), modelId: m.id };
   }
   return null;
 }
 
+/** The manifest entry of a recorded embedder id: "onnx:<manifest id>@…", or "gguf:<folder name>[-<dims>d]@…". */
+export function entryOfRecorded(id: string, manifest: ModelManifest = loadManifest()): ModelEntry | undefined {
+  const gguf = /^gguf:(.+?)(?:-\d+d)?@[0-9a-f]+$/.exec(id);
+  if (gguf) return manifest.models.find((e) => e.role === 'embed' && e.backend === 'gguf' && modelFolderName(e) === gguf[1]);
+  if (id.startsWith('onnx:')) return manifest.models.find((e) => e.role === 'embed' && e.id === modelNameOf(id));
+  return undefined;
+}
+
+/**
+ * A library's embedding model as the model list knows it: its name, licence and, for a model whose
+ * licence asks that its terms travel with the weights, the terms' name, where to read them and the
+ * terms file beside the installed weights (null when the model or that file is not on this computer).
+ * Null for an id the model list does not know.
+ */
+export function embedderModelOf(
+  id: string,
+  dirs: string[] = modelSearchDirs(),
+  remembered: RememberedModel | null = null,
+  manifest: ModelManifest = loadManifest(),
+): EmbedderModelInfo | null {
+  const entry = entryOfRecorded(id, manifest);
+  if (!entry) return null;
+  const terms = entry.terms;
+  if (!terms) return { name: entry.id, license: entry.license, terms: null };
+  const own = remembered?.id === id ? (id.startsWith('gguf:') ? path.dirname(remembered.dir) : remembered.dir) : undefined;
+  const folders = [own, findModel(entry.id, dirs, manifest)].filter((d): d is string => d !== undefined);
+  const file = folders.map((d) => path.join(d, terms.file)).find((f) => existsSync(f)) ?? null;
+  return { name: entry.id, license: entry.license, terms: { name: terms.name, url: terms.url, file } };
+}
 
 /**
  * True when a weights file of `dir` has the weights' sha256 prefix of the recorded id ("…@ddc7b9f6-…").
@@ -94,7 +131,7 @@ function fileMatchesId(file: string, id: string): boolean {
 function recordedGguf(id: string, dirs: string[], manifest: ModelManifest = loadManifest()): { file: string; dims?: number } | null {
   const m = /^gguf:(.+?)(?:-(\d+)d)?@[0-9a-f]+$/.exec(id);
   if (!m) return null;
-  const entry = manifest.models.find((e) => e.role === 'embed' && e.backend === 'gguf' && modelFolderName(e) === m[1]);
+  const entry = entryOfRecorded(id, manifest);
   const weights = entry?.files.find((f) => f.name.endsWith('.gguf'));
   const dir = entry ? findModel(entry.id, dirs, manifest) : undefined;
   if (!entry || !weights || !dir) return null;

@@ -11,7 +11,7 @@ import { ok, toErrorData, type Result } from '../contract/errors.js';
 import type { ConversationTurn, ModelStatus } from '../contract/answer.js';
 import { formatAnswer } from './format-answer.js';
 import { addModel, listModelStatus, type AddResult } from '../llm/models.js';
-import { answerCheckLine } from '../contract/messages.js';
+import { answerCheckLine, embedderModelLine } from '../contract/messages.js';
 import { installedEmbedder, modelSearchDirs } from '../model-discovery.js';
 import { defaultLibraryDir } from '../config.js';
 import { EMBEDDER_SPELLINGS, parseEmbedderSpec, type EmbedderSpec } from '../embed/models.js';
@@ -197,6 +197,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
             `Library: ${i.dir}`,
             `Format ${i.formatVersion}, chunker ${i.chunkerVersion}`,
             `Embedder: ${i.embedder ? `${i.embedder.id} (${i.embedder.dims}-d), ${i.modelMissing ? 'not installed here: keyword search + fault codes only' : 'hybrid search'}` : `none (keyword search + fault codes). ${addModelHint()}`}`,
+            ...(i.embedderModel ? [`Model: ${embedderModelLine(i.embedderModel)}`] : []),
             ...(i.modelMissing ? [missingModelNote(i.modelMissing.message, i.modelToAdd)] : []),
             ...(i.filesRebuilt ? [i.filesRebuilt] : []),
             `${i.files} files, ${i.chunks} passages, ${i.codes} fault codes`,
@@ -440,9 +441,14 @@ async function runBatch<T extends object>(
  * back: install its model, or switch to the one installed here (the same ingest that --embedder names).
  */
 function missingModelNote(message: string, installed: string | null): string {
-  const found = installed ? installedEmbedder(modelSearchDirs()) : null;
-  const switchTo = found?.kind === 'onnx' ? ` Or switch it to the installed model ${installed}: manualdesk ingest <your manual folders> --embedder onnx:${found.dir}` : '';
+  const found = installed ? embedderFlag(installedEmbedder(modelSearchDirs())) : null;
+  const switchTo = found ? ` Or switch it to the installed model ${installed}: manualdesk ingest <your manual folders> --embedder ${found}` : '';
   return `Searching by keyword and fault code only. ${message}${switchTo}`;
+}
+
+/** The --embedder spelling of an installed model (onnx:<folder>, gguf:<file>); null for none. */
+function embedderFlag(spec: EmbedderSpec | null): string | null {
+  return spec?.kind === 'onnx' ? `onnx:${spec.dir}` : spec?.kind === 'gguf' ? `gguf:${spec.file}` : null;
 }
 
 /**
@@ -457,11 +463,12 @@ async function noteLibraryState(engine: EngineApi, io: CliIo): Promise<void> {
 
 /** How a keyword-only library gets semantic search: the installed model (if any) and the re-index command. */
 function addModelHint(): string {
-  const found = installedEmbedder(modelSearchDirs());
-  const reindex = (dir: string) => `manualdesk ingest <your manual folders> --embedder onnx:${dir}`;
-  return found?.kind === 'onnx'
-    ? `The embedding model ${found.modelId ?? found.dir} is installed; to add semantic search run: ${reindex(found.dir)}`
-    : `To add semantic search, install an embedding model (npm run models:fetch in a source checkout, or manualdesk models add <model folder>), then run: ${reindex('<model folder>')}`;
+  const spec = installedEmbedder(modelSearchDirs());
+  const flag = embedderFlag(spec);
+  const reindex = (embedder: string) => `manualdesk ingest <your manual folders> --embedder ${embedder}`;
+  return spec && flag
+    ? `The embedding model ${(spec.kind === 'onnx' || spec.kind === 'gguf') && spec.modelId ? spec.modelId : flag} is installed; to add semantic search run: ${reindex(flag)}`
+    : `To add semantic search, install an embedding model (npm run models:fetch in a source checkout, or manualdesk models add <model folder>), then run: ${reindex('onnx:<model folder>')}`;
 }
 
 function parseEmbedder(spec: string | undefined): EmbedderSpec | undefined {

@@ -143,11 +143,24 @@ export interface ManualInfo {
   pagesNeedingOcr?: number[];
 }
 
+/**
+ * A library's embedding model as the model list knows it. `terms`: for a model whose licence is not an
+ * open-source one and must be passed on with the weights: the terms' name, where to read them, and the
+ * terms file beside the installed weights (null: the model or that file is not on this computer).
+ */
+export interface EmbedderModelInfo {
+  name: string;
+  license: string;
+  terms: { name: string; url: string; file: string | null } | null;
+}
+
 export interface LibraryInfo {
   dir: string;
   formatVersion: number;
   chunkerVersion: number;
   embedder: { id: string; dims: number } | null;
+  /** The embedder's model by name, with its licence and terms; null: none, or a model the model list does not know. */
+  embedderModel?: EmbedderModelInfo | null;
   files: number;
   chunks: number;
   codes: number;

@@ -5,5 +5,5 @@ export type * from './answer.js';
 export type * from './packs.js';
 export type * from './events.js';
 export * from './methods.js';
-export { answerCheckLine, modelNameOf, waitedText } from './messages.js';
+export { answerCheckLine, embedderModelLine, modelNameOf, waitedText } from './messages.js';
 export { codeDetail, spokenCode } from './codes.js';

@@ -71,3 +71,13 @@ export function waitedText(a: { ms: number; modelMs?: number }): string {
   const time = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
   return a.modelMs === undefined ? time(a.ms) : `${time(a.ms)}, of which the language model ${time(a.modelMs)}`;
 }
+
+/**
+ * A library's embedding model as `info` and Settings name it: its name and licence, and for a model
+ * under terms that must travel with the weights, the terms' name and where to read them.
+ */
+export function embedderModelLine(m: { name: string; license: string; terms: { name: string; url: string; file: string | null } | null }): string {
+  if (!m.terms) return `${m.name}, licence ${m.license}`;
+  const where = m.terms.file ? `${m.terms.file} (beside the model) and ${m.terms.url}` : `${m.terms.url} (the terms file is not beside the model on this computer)`;
+  return `${m.name}, under the ${m.terms.name} (not an open-source licence): read them in ${where}. Whoever receives the model must receive its terms with it.`;
+}

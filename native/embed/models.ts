@@ -41,6 +41,11 @@ const ModelEntrySchema = z.object({
   queryPrefix: z.string().nullable(),
   passagePrefix: z.string().nullable(),
   license: z.string().min(1),
+  /**
+   * Licence terms that must be passed on with the weights (not an open-source licence): their name,
+   * the file in the model's folder that holds them (laid out by the fetch), and where to read them.
+   */
+  terms: z.object({ name: z.string().min(1), file: z.string().min(1), url: z.string().min(1) }).optional(),
   languages: z.array(z.string()).min(1),
   recommendedFor: z.string(),
   source: z.string(),

@@ -17,7 +17,7 @@ import type { PackProgress } from '../contract/packs.js';
 import type { FileRecord } from '../contract/document.js';
 import { EngineError } from '../contract/errors.js';
 import type { EmbedderSpec, ModelManifest } from '../embed/models.js';
-import { loadManifest } from '../embed/models.js';
+import { loadManifest, modelFolderName } from '../embed/models.js';
 import type { LibraryMeta } from '../store/types.js';
 import { Library } from '../library/library.js';
 import { INDEX_DIRS, INDEX_FILES, LIBRARY_FILE } from '../library/layout.js';
@@ -40,7 +40,7 @@ import {
   type PackFile,
   type PackManifest,
 } from './format.js';
-import { catalogEntry, catalogRecord, checkAgainstCatalog, isSingleFileModel } from './catalog.js';
+import { catalogEntry, catalogRecord, checkAgainstCatalog, isSingleFileModel, looseWeightsUnderTerms } from './catalog.js';
 import { loadPrivateKey, signBytes } from './keys.js';
 import { SplitWriter } from './parts.js';
 
@@ -280,6 +280,14 @@ async function stageModels(source: string, work: string, payload: PackFile[], si
     for (let d = dir; d !== '.'; d = path.posix.dirname(d)) if (dirs.has(d)) id = d;
     const single = id === '.';
     if (single) {
+      const underTerms = looseWeightsUnderTerms(rel, manifest);
+      if (underTerms?.terms) {
+        throw new EngineError(
+          'INVALID_INPUT',
+          `${rel} lies loose in ${source}: it is the weights of ${underTerms.id}, under the ${underTerms.terms.name} (${underTerms.terms.url}), which must travel with them. ` +
+            `Put it in its folder ${modelFolderName(underTerms)}/ beside ${underTerms.terms.file} (the layout npm run models:fetch writes), then build again. Nothing was written.`,
+        );
+      }
       if (!isSingleFileModel(rel, manifest)) {
         throw new EngineError(
           'INVALID_INPUT',

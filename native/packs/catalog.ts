@@ -54,6 +54,8 @@ export function catalogEntry(id: string, single: boolean, manifest: ModelManifes
 export function checkAgainstCatalog(entry: ModelEntry, files: CatalogFile[], where: string, next: string, code: 'INVALID_INPUT' | 'PACK_CHECKSUM'): void {
   const byName = new Map(files.map((f) => [f.name, f]));
   const single = files.length === 1 && entry.files.length === 1;
+  // Said first: a model under terms never travels without them, whatever else is wrong with the copy.
+  if (entry.terms && !byName.has(entry.terms.file)) throw new EngineError(code, termsMissing(entry, entry.terms, where, next));
   for (const want of entry.files) {
     const have = single ? files[0] : byName.get(want.name);
     if (!have) {
@@ -71,6 +73,22 @@ export function checkAgainstCatalog(entry: ModelEntry, files: CatalogFile[], whe
   if (!single && weights.length > 0 && !weights.some((f) => byName.has(f.name))) {
     throw new EngineError(code, `${where} is incomplete: it has none of the weights files of ${entry.id} (${weights.map((f) => f.name).join(' or ')}). ${next}`);
   }
+}
+
+/** A model under terms without its terms file: it never travels so (a pack refuses to carry or install it). */
+function termsMissing(entry: ModelEntry, terms: NonNullable<ModelEntry['terms']>, where: string, next: string): string {
+  return (
+    `${where} has no ${terms.file}: ${entry.id} is under the ${terms.name} (${terms.url}), which must travel with its weights, so it is never packed or installed without that file. ` +
+    `Put ${terms.file} back beside the weights (npm run models:fetch lays it out with the model), or leave the model out. ${next}`
+  );
+}
+
+/**
+ * The manifest entry under terms whose weights a loose file at the top of a models folder is (the
+ * model's folder holds its terms file beside the weights): such a file is refused alone.
+ */
+export function looseWeightsUnderTerms(name: string, manifest: ModelManifest): ModelEntry | undefined {
+  return manifest.models.find((m) => m.terms && m.files.length > 1 && m.files.some((f) => f.name === name));
 }
 
 /** Provenance recorded in the pack for a known model. */

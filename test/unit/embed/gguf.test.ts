@@ -93,6 +93,29 @@ describe('gguf embedder', () => {
     }
   });
 
+  it('embeds documents with one thread fewer than queries (llama.cpp threads spin-wait beside the ingest)', async () => {
+    const two = await GgufEmbedder.load({ file, threads: 2, maxTokens: 32 });
+    try {
+      expect(two.threadsInUse).toBe(2);
+      const during: number[] = [];
+      await two.embedDocuments(['oil pressure low', 'replace the filter'], undefined, () => during.push(two.threadsInUse));
+      expect(during).toEqual([1, 1]);
+      expect(two.threadsInUse).toBe(2);
+      await expect(two.embedDocuments(['x'], AbortSignal.abort())).rejects.toThrow();
+      expect(two.threadsInUse).toBe(2);
+    } finally {
+      await two.dispose();
+    }
+    const one = await GgufEmbedder.load({ file, threads: 1, documentThreads: 4, maxTokens: 32 });
+    try {
+      const during: number[] = [];
+      await one.embedDocuments(['oil pressure low'], undefined, () => during.push(one.threadsInUse));
+      expect(during).toEqual([1]);
+    } finally {
+      await one.dispose();
+    }
+  }, 60_000);
+
   it('stops at an aborted signal and names a missing file as MODEL_MISSING', async () => {
     const ac = new AbortController();
     ac.abort();

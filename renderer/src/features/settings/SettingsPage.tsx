@@ -1,6 +1,6 @@
 /** Settings: installed models and their status, theme and text size; how to limit the engine's threads. */
 import { useEffect, useState } from 'react';
-import { answerCheckLine, type LibraryInfo, type ModelRole, type ModelStatus, type Result } from '../../../../native/contract/index.js';
+import { answerCheckLine, embedderModelLine, type LibraryInfo, type ModelRole, type ModelStatus, type Result } from '../../../../native/contract/index.js';
 import type { UiEngine } from '../../engine/types.js';
 import type { Settings, TextSize, Theme } from '../../local/settings.js';
 import { Busy, ErrorNote } from '../../ui/notices.js';
@@ -63,6 +63,7 @@ export function SettingsPage({
         This library searches with{' '}
         <strong>{library ? searchModelText(library) : '…'}</strong>.
       </p>
+      {library?.embedderModel && <p className="manual-meta">Search model: {embedderModelLine(library.embedderModel)}</p>}
       {!models && <Busy message="Checking the installed models…" />}
       {models && !models.ok && <ErrorNote message={models.error.message} />}
       {models?.ok && models.value.length === 0 && <p className="status">No models are installed. Keyword search and fault codes work without them; install a model pack to add more.</p>}
