@@ -2,7 +2,7 @@
  * What each ranking step earns: the dev set searched once with every step on, then once per step with
  * that step off (native/search/settings.ts, RANKING_STEPS), on a library that is already built:
  *
- *   npx tsx scripts/ablate-ranking.ts --corpus <dir> --questions <jsonl> --library <built library> [--embedder none|onnx:<dir>] [--steps a,b|none] [--json <out>]
+ *   npx tsx scripts/ablate-ranking.ts --corpus <dir> --questions <jsonl> --library <built library> [--embedder none|onnx:<dir>|gguf:<file>] [--steps a,b|none] [--json <out>]
  *
  * Prints, per step and per half of the set (ids below 101 / from 101: different sources), the change
  * in questions found at 1 and at 5 per type when the step is off (−1 means the step finds one question
@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import type { EmbedderSpec } from '../native/embed/models.js';
+import { parseEmbedderSpec, type EmbedderSpec } from '../native/embed/models.js';
 import { createEngine } from '../native/engine.js';
 import { DEFAULT_RETRIEVAL_SETTINGS, RANKING_STEPS, type RankingStep } from '../native/search/settings.js';
 import { commandLine, idNumber, loadQuestions, NEW_IDS_FROM, runEval, type QuestionResult } from './eval-lib.js';
@@ -27,11 +27,10 @@ const { values } = parseArgs({
   },
 });
 if (!values.corpus || !values.questions || !values.library) {
-  console.error('usage: npx tsx scripts/ablate-ranking.ts --corpus <dir> --questions <jsonl> --library <dir> [--embedder none|onnx:<dir>] [--steps a,b] [--json <out>]');
+  console.error('usage: npx tsx scripts/ablate-ranking.ts --corpus <dir> --questions <jsonl> --library <dir> [--embedder none|onnx:<dir>|gguf:<file>] [--steps a,b] [--json <out>]');
   process.exit(2);
 }
-const spec: EmbedderSpec | undefined =
-  values.embedder === undefined ? undefined : values.embedder.startsWith('onnx:') ? { kind: 'onnx', dir: values.embedder.slice(5) } : ({ kind: values.embedder } as EmbedderSpec);
+const spec: EmbedderSpec | undefined = parseEmbedderSpec(values.embedder);
 const names = RANKING_STEPS.map((s) => s.name);
 const steps = (values.steps === 'none' ? [] : values.steps ? values.steps.split(',') : names) as RankingStep[];
 for (const s of steps) if (!names.includes(s)) throw new Error(`unknown step ${s}; steps: ${names.join(', ')}`);
