@@ -51,7 +51,63 @@ const variants: [string, (d: Dump) => Entry[]][] = [
   ['RRF kw 1 / vec 1.5 + top-2', (d) => fused(d, { ...DEFAULT_FUSION, weights: { keyword: 1, vector: 1.5 } })],
   ['shipped default (RRF k=60 + top-2 of each channel in top 5)', (d) => fused(d, DEFAULT_FUSION)],
   ["top-2 in top 5 + each channel's #1 within the first 2", (d) => firstTwo(d)],
+  ['DBSF (mean ± 3σ of each channel, summed)', (d) => scoreFused(d, dbsf, 0)],
+  ['DBSF + top-2', (d) => scoreFused(d, dbsf, 2)],
+  ['z-score sum', (d) => scoreFused(d, zscore, 0)],
+  ['z-score sum + top-2', (d) => scoreFused(d, zscore, 2)],
+  ['min-max sum', (d) => scoreFused(d, minmax, 0)],
+  ['min-max sum + top-2', (d) => scoreFused(d, minmax, 2)],
+  ['RRF weighted by top-1 z + top-2', (d) => confidenceRrf(d)],
 ];
+
+type Norm = (scores: number[]) => (s: number) => number;
+const stats = (xs: number[]) => {
+  const m = xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / Math.max(1, xs.length)) || 1e-9;
+  return { m, sd };
+};
+const dbsf: Norm = (xs) => {
+  const { m, sd } = stats(xs);
+  return (s) => Math.min(1, Math.max(0, (s - (m - 3 * sd)) / (6 * sd)));
+};
+const zscore: Norm = (xs) => {
+  const { m, sd } = stats(xs);
+  return (s) => (s - m) / sd;
+};
+const minmax: Norm = (xs) => {
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  return (s) => (hi > lo ? (s - lo) / (hi - lo) : 1);
+};
+
+/** Each channel's scores normalised over its own list, summed (a passage a channel lacks gets that channel's floor). */
+function scoreFused(d: Dump, norm: Norm, channelTop: number): Entry[] {
+  const lists = [d.keyword.filter((e) => e.score > 0), d.vector];
+  const total = new Map<string, number>();
+  const byId = new Map<string, Entry>();
+  for (const l of lists) {
+    if (l.length === 0) continue;
+    const f = norm(l.map((e) => e.score));
+    const floor = Math.min(...l.map((e) => f(e.score)));
+    const seen = new Map<string, number>();
+    for (const e of l) if (!seen.has(e.id)) seen.set(e.id, f(e.score));
+    for (const e of [...d.keyword, ...d.vector]) if (!byId.has(e.id)) byId.set(e.id, e);
+    for (const id of byId.keys()) total.set(id, (total.get(id) ?? 0) + (seen.get(id) ?? floor));
+  }
+  const ranked = [...total.entries()].sort((a, b) => b[1] - a[1]).map(([id, score]) => ({ id, score }));
+  const tops = channelTop > 0 ? [...new Set(lists.flatMap((l) => l.slice(0, channelTop).map((e) => e.id)))] : [];
+  return [...d.codes, ...placeWithin(ranked, tops, 5).map((r) => byId.get(r.id) as Entry)];
+}
+
+/** RRF with each channel weighted by how far its top entry stands above the rest of its list (z of its #1). */
+function confidenceRrf(d: Dump): Entry[] {
+  const kw = d.keyword.filter((e) => e.score > 0);
+  const z = (l: Entry[]) => (l.length > 1 ? zscore(l.map((e) => e.score))((l[0] as Entry).score) : 1);
+  const zk = Math.max(0.1, z(kw));
+  const zv = Math.max(0.1, z(d.vector));
+  const w = { keyword: (2 * zk) / (zk + zv), vector: (2 * zv) / (zk + zv) };
+  return fused(d, { ...DEFAULT_FUSION, weights: w });
+}
 
 function firstTwo(d: Dump): Entry[] {
   const list = fused(d, DEFAULT_FUSION);

@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GgufEmbedder } from '../native/embed/gguf.js';
+import { DEFAULT_FUSION, fuseChannels, placeWithin, type FusionConfig } from '../native/search/rank/rrf.js';
 import { loadManifest } from '../native/embed/models.js';
 import { embeddingKey, embeddingText } from '../native/embed/passage-text.js';
 import { commandLine, idNumber, NEW_IDS_FROM, rankWithin10, type ChannelDump, type ChannelEntry } from './eval-lib.js';
@@ -170,6 +171,44 @@ function rrf(lists: [Entry[], number][]): Entry[] {
   return [...byId.values()].sort((a, b) => (score.get(b.id) as number) - (score.get(a.id) as number));
 }
 
+/** The pool by gemma cosine, with the cosine as each entry's score (the product's vector channel over the pool). */
+function gemmaScored(d: Dump): Entry[] {
+  const q = known.get(keyOf(QUERY_PREFIX + d.query)) as Float32Array;
+  return poolOf(d)
+    .map((e) => ({ ...e, score: dot(q, known.get(keyOf(docText(e))) as Float32Array) }))
+    .sort((a, b) => b.score - a.score);
+}
+/** The shipped fusion (rrf.ts) of the keyword list and gemma's order of the pool. */
+function shippedWith(d: Dump, cfg: FusionConfig): Entry[] {
+  const g = gemmaScored(d);
+  const kw = d.keyword.slice(0, POOL);
+  const byId = new Map<string, Entry>();
+  for (const e of [...kw, ...g]) if (!byId.has(e.id)) byId.set(e.id, e);
+  const out = fuseChannels([{ name: 'keyword', hits: kw }, { name: 'vector', hits: g }], 50, cfg);
+  return [...d.codes, ...out.map((r) => byId.get(r.id) as Entry)];
+}
+/** Each channel's scores mapped by its own mean ± 3σ to 0..1 and summed (a passage a channel lacks: its floor). */
+function dbsfWith(d: Dump, channelTop: number): Entry[] {
+  const lists = [d.keyword.slice(0, POOL).filter((e) => e.score > 0), gemmaScored(d)];
+  const byId = new Map<string, Entry>();
+  for (const l of lists) for (const e of l) if (!byId.has(e.id)) byId.set(e.id, e);
+  const total = new Map<string, number>();
+  for (const l of lists) {
+    if (l.length === 0) continue;
+    const xs = l.map((e) => e.score);
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const sd = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / xs.length) || 1e-9;
+    const f = (x: number) => Math.min(1, Math.max(0, (x - (m - 3 * sd)) / (6 * sd)));
+    const own = new Map<string, number>();
+    for (const e of l) if (!own.has(e.id)) own.set(e.id, f(e.score));
+    const floor = Math.min(...own.values());
+    for (const id of byId.keys()) total.set(id, (total.get(id) ?? 0) + (own.get(id) ?? floor));
+  }
+  const ranked = [...total.entries()].sort((a, b) => b[1] - a[1]).map(([id, score]) => ({ id, score }));
+  const tops = channelTop > 0 ? [...new Set(lists.flatMap((l) => l.slice(0, channelTop).map((e) => e.id)))] : [];
+  return [...d.codes, ...placeWithin(ranked, tops, 5).map((r) => byId.get(r.id) as Entry)];
+}
+
 const variants: [string, (d: Dump) => Entry[]][] = [
   ['keyword alone', (d) => [...d.codes, ...d.keyword]],
   ['e5 alone', (d) => [...d.codes, ...d.vector]],
@@ -178,6 +217,10 @@ const variants: [string, (d: Dump) => Entry[]][] = [
   ...[2, 3].map((w): [string, (d: Dump) => Entry[]] => [`RRF gemma ×${w} + keyword ×1 (pool)`, (d) => [...d.codes, ...rrf([[gemmaOrder(d, poolOf(d)), w], [d.keyword.slice(0, POOL), 1]])]]),
   ['RRF gemma ×2 + keyword ×1 + e5 ×1 (pool)', (d) => [...d.codes, ...rrf([[gemmaOrder(d, poolOf(d)), 2], [d.keyword.slice(0, POOL), 1], [d.vector.slice(0, POOL), 1]])]],
   ['ceiling: the pool with its right passages first', (d) => [...d.codes, ...[...poolOf(d)].sort((a, b) => Number(b.ok.some(Boolean)) - Number(a.ok.some(Boolean)))]],
+  ['shipped fusion, gemma as the vector channel (pool)', (d) => shippedWith(d, DEFAULT_FUSION)],
+  ['plain RRF k=60, gemma as the vector channel (pool)', (d) => shippedWith(d, { ...DEFAULT_FUSION, channelTop: 0 })],
+  ['DBSF keyword + gemma (pool)', (d) => dbsfWith(d, 0)],
+  ['DBSF keyword + gemma + top-2 (pool)', (d) => dbsfWith(d, 2)],
   ...[10, 20].map((n): [string, (d: Dump) => Entry[]] => [
     `gemma re-ranks the product's top ${n}`,
     (d) => {
