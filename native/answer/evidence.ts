@@ -11,7 +11,8 @@
  *   weighs less in coverage ("floppy", "sags": colloquial; or a subject the library lacks);
  * - names the question gives (Capitalised or model-number words: "Haas", "VF-2", "840D"): a name
  *   the library's vocabulary lacks means the question is about something else (without a vocabulary:
- *   a name no retrieved passage mentions);
+ *   a name no retrieved passage mentions); typed in lower case, a brand or model is told by where it
+ *   stands: words no manual uses right before a model number, a number or a code ("yaskawa gp8");
  * - coverage by one documentation set: the top passages of one source (the top folder of their
  *   files: a machine's or vendor's manuals) must hold the question's words together, not words
  *   scattered over unrelated manuals;
@@ -248,6 +249,36 @@ export function questionNames(question: string, words?: Map<string, string>): st
 }
 
 /**
+ * Names typed in lower case ("yaskawa motoman gp8", "elegoo saturn 3", "jk bms error 3"): the words
+ * no manual uses (`unused`) that stand right before a model designation, a number or a code name the
+ * machine they belong to, as a brand or a model does, whatever their case. A word the library never
+ * uses elsewhere in a question ("floppy", "sags"), or after its code ("p0301 cyl 1": the code's own
+ * detail), is the technician's own and stays a plain word; a stop word between ("alarm 412 on our px7")
+ * ends the name.
+ */
+export function typedNames(question: string, unused: (term: string) => boolean): string[] {
+  const codeStarts = detectCodes(question, { includeWeak: true }).map((c) => c.start);
+  // What follows a code is the code's own detail ("p0301 cyl 1"), not a machine: names come before it.
+  const firstCode = Math.min(Infinity, ...codeStarts);
+  const tokens = [...question.matchAll(/[^\s,.;:!?，。；：！？、（）()'"“”]+/gu)].map((m) => ({
+    terms: analyze(m[0]),
+    anchor:
+      (m.index ?? 0) <= firstCode &&
+      (codeStarts.includes(m.index ?? -1) || /^\d+$/.test(m[0]) || (/\p{Script=Latin}/u.test(m[0]) && /\d/.test(m[0]) && !isQuantity(m[0]))),
+  }));
+  const out: string[] = [];
+  tokens.forEach((tok, i) => {
+    if (!tok.anchor) return;
+    for (let j = i - 1; j >= 0; j--) {
+      const w = tokens[j];
+      if (!w || w.anchor || w.terms.length === 0 || !w.terms.every((t) => unused(t) && !isGeneric(t))) break;
+      out.push(...w.terms);
+    }
+  });
+  return [...new Set(out)];
+}
+
+/**
  * Each content term with the thesaurus alternatives of the word it came from ("hot" → "overheat",
  * "temperatur"…): a passage that uses the manual's word for it covers the term too.
  */
@@ -300,7 +331,8 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const words = new Map<string, string>();
   const alternatives = termAlternatives(input.question, words);
   const terms = [...alternatives.keys()];
-  const names = questionNames(input.question, words).filter((n) => !isCodeToken(n, codeRaw));
+  const count = (t: string): number | null => (input.vocabulary ? input.vocabulary(t) : null);
+  const names = [...new Set([...questionNames(input.question, words), ...typedNames(input.question, (t) => count(t) === 0)])].filter((n) => !isCodeToken(n, codeRaw));
   const topic = terms.filter((t) => !names.includes(t));
   const tokenSets = input.hits.slice(0, PRESENCE_DEPTH).map(passageTokens);
   const share = (list: string[], set: Set<string>) =>
@@ -320,7 +352,6 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   for (const s of tokenSets) for (const t of s) union.add(t);
   const missing = terms.filter((t) => !covered(t, alternatives.get(t), union));
   const unionCoverage = terms.length === 0 ? 0 : (terms.length - missing.length) / terms.length;
-  const count = (t: string): number | null => (input.vocabulary ? input.vocabulary(t) : null);
   // A name is unknown when the library's vocabulary lacks it; the top passages lacking it are not enough.
   const missingNames = names.filter((n) => !union.has(n) && (count(n) ?? 0) === 0);
   // With a code the library defines, a bare model designation ("alarm 412 on our PX7") that the

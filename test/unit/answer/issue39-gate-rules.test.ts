@@ -201,4 +201,26 @@ describe('a brand or model the library has no manual for', () => {
     expect(d.reason).toMatch(/^Alarm 412 is defined only in manuals that do not mention "Norvex"/);
     expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
   });
+
+  it('reads a brand or model typed in lower case before its model number, number or code as a name', () => {
+    // "norvex", "velka": words no manual uses, standing where a machine's name stands.
+    const coded = collectEvidence({ question: 'norvex px7 alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: (t) => (t === 'alarm' ? 5 : 0) });
+    expect(coded.names).toEqual(expect.arrayContaining(['norvex', 'px7']));
+    expect(coded.ownModels).toEqual([]);
+    expect(gate(coded, 1)).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    expect(gate(coded, 1).reason).toContain('"norvex"');
+    const task = decide('the velka 3 pressure switch needs adjusting');
+    expect(task.d).toMatchObject({ answer: false, rule: 'unknown-name' });
+    expect(task.d.reason).toContain('"velka"');
+  });
+
+  it('keeps an unknown word a plain word away from a number, after the code, or with a stop word between', () => {
+    expect(decide('floppy pressure switch when I adjust it').d.answer).toBe(true);
+    const after = collectEvidence({ question: 'alarm 412 cyl 2 keeps coming back', hits: PRESS_PASSAGES, codes: codes412, vocabulary: (t) => (t === 'cyl' ? 0 : 5) });
+    expect(after.names).not.toContain('cyl');
+    expect(gate(after, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+    const own = collectEvidence({ question: 'alarm 412 on our px7', hits: PRESS_PASSAGES, codes: codes412, vocabulary: (t) => (t === 'px7' ? 0 : 5) });
+    expect(own.ownModels).toEqual(['px7']);
+    expect(gate(own, 1).answer).toBe(true);
+  });
 });
