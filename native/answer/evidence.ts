@@ -142,8 +142,9 @@ export interface Evidence {
   scopeNames: string[];
   /**
    * Model designations the library never uses, named with a code it defines and without an unknown
-   * brand ("alarm 412 on our PX7"): taken as the technician's own name for the machine, so they do
-   * not veto the code; the answer says the manuals do not mention them.
+   * brand ("alarm 412 on our PX7"), or any names it never uses beside a code the named product's
+   * manuals define ("sainsmart 3018 grbl alarm 2"): taken as the technician's own name for the machine,
+   * so they do not veto the code; the answer says the manuals do not mention them.
    */
   ownModels: string[];
   /**
@@ -359,8 +360,13 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   // machine, not another vendor's product: it does not veto the code's record. An unknown brand
   // ("Norvex PX7 alarm 412", "KLM press") or a model the library knows from other manuals still does,
   // and without a code an unknown model still does (its passages are about some other machine).
+  // A code that the manuals of the product the question names define is that product's, on whatever
+  // machine runs it ("sainsmart 3018 grbl alarm 2"): every name the library never uses is then the machine's.
   const unknownBrand = missingNames.some((n) => !isModelDesignation(n));
-  const ownModels = unknownBrand || (input.codes?.matches.length ?? 0) === 0 ? [] : missingNames.filter(isModelDesignation);
+  const codeMatches = input.codes?.matches ?? [];
+  const scopeFolders = input.scope?.folders ?? [];
+  const namedProductDefines = codeMatches.some((m) => scopeFolders.some((f) => m.file.startsWith(`${f}/`)));
+  const ownModels = codeMatches.length === 0 ? [] : namedProductDefines ? missingNames : unknownBrand ? [] : missingNames.filter(isModelDesignation);
   const termCover = Object.fromEntries(terms.map((t) => [t, tokenSets.flatMap((set, i) => (covered(t, alternatives.get(t), set) ? [i] : []))]));
   const passageSources = input.hits.slice(0, PRESENCE_DEPTH).map((h) => sourceOf(h.file));
   const matches = input.codes?.matches ?? [];

@@ -223,4 +223,14 @@ describe('a brand or model the library has no manual for', () => {
     expect(own.ownModels).toEqual(['px7']);
     expect(gate(own, 1).answer).toBe(true);
   });
+
+  it('answers a code the named product defines on a machine the library does not know (the product runs on it)', () => {
+    const torvald = { names: ['Torvald'], vocabulary: () => 0, folders: ['lathe'] };
+    const vocab = (t: string) => (t === 'norvex' || t === 'px7' ? 0 : 5);
+    const ev = collectEvidence({ question: 'norvex px7 torvald alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: vocab, scope: torvald, products: ['Torvald'] });
+    expect(ev.ownModels).toEqual(expect.arrayContaining(['norvex', 'px7']));
+    expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+    const orvan = collectEvidence({ question: 'norvex px7 orvan alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: vocab, scope: { ...torvald, names: ['Orvan'], folders: ['press'] }, products: ['Orvan'] });
+    expect(gate(orvan, 1).answer).toBe(false);
+  });
 });
