@@ -617,6 +617,13 @@ export const GATE = {
    * five or more that the passages hold is a detail of what they are about (a verb form, a symptom).
    */
   minSubjectShare: 0.2,
+  /**
+   * …and when the words the passages lack (two or more) are this share of the question's, they are its
+   * subject whatever else the passages share with it ("switch on the dust collector trips the breaker":
+   * passages about a plasma torch's switch that trips share "trip", not a dust collector). Dev answerable
+   * questions that name no product reach 0.33.
+   */
+  subjectShareAlone: 0.5,
 };
 
 /** Decides whether the retrieved evidence answers the question. Pure. */
@@ -678,11 +685,13 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
   }
   // Passages that share only words most documentation sets use ("adjust", "pressure", "switch") with a
   // question about something they do not mention, and that few manuals or none mention, are about other
-  // equipment, however well those words cover it. A question that names one of the library's products is
-  // about equipment it covers (a word no manual uses there is the technician's own: "floppy").
+  // equipment, however well those words cover it; so are passages that lack half the question's words or
+  // more, few-set words that name its subject, whatever else they share with it. A question that names
+  // one of the library's products is about equipment it covers (a word no manual uses there is the
+  // technician's own: "floppy").
   const subjectWords = wordCount(ev.unknownSubject, ev.words);
   const askedWords = wordCount([...ev.terms, ...ev.names], ev.words);
-  if (ev.products.length === 0 && ev.overlap.length > 0 && subjectWords > 0 && subjectWords >= askedWords * t.minSubjectShare && ev.overlap.every((x) => ev.generic.includes(x))) {
+  if (ev.products.length === 0 && ev.overlap.length > 0 && subjectWords > 0 && subjectWords >= askedWords * t.minSubjectShare && (ev.overlap.every((x) => ev.generic.includes(x)) || (subjectWords >= 2 && subjectWords >= askedWords * t.subjectShareAlone))) {
     return {
       answer: false,
       reason: `The closest passages share only words most of the manuals use (${quoteList(ev.overlap, ev.words)}), and ${ev.unknownSubject.every((x) => ev.libraryCounts?.[x] === 0) ? 'no manual' : 'none of them'} mentions ${quoteList(ev.unknownSubject, ev.words)}.${covers(ev)}`,

@@ -96,6 +96,18 @@ describe('generic words, measured from the library', () => {
     expect(gate({ ...ev, products: [] }, GENERIC_PASSAGES.length).rule).toBe('generic-overlap');
   });
 
+  it('refuses when half the question or more is a subject the passages lack, whatever one-set word they share', () => {
+    // "clamp": the lathe set's own word, held by a passage; "dust", "collector": words a set or two use
+    // elsewhere, "hose" one no manual uses; none of them in the passages.
+    const fewSets = { ...TASK_WORDS, dust: 1, collector: 2 };
+    const known = (t: string) => (analyze('dust collector').includes(t) ? 2 : vocabulary(t));
+    const ev = collectEvidence({ question: 'clamp on the dust collector hose', hits: GENERIC_PASSAGES, codes: noCodes, spread: spreadOf(fewSets), vocabulary: known });
+    expect(ev.overlap).toEqual(analyze('clamp'));
+    expect(gate(ev, GENERIC_PASSAGES.length)).toMatchObject({ answer: false, rule: 'generic-overlap' });
+    // Two words of five lacking: the passages' clamp pressure switch is still what it asks about.
+    expect(decide('clamp pressure switch sticks on my compressor', spreadOf(TASK_WORDS)).d.answer).toBe(true);
+  });
+
   it('without the spread (not known) no word is generic', () => {
     expect(decide('how do I adjust the pressure switch on my compressor').d.answer).toBe(true);
   });
