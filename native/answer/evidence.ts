@@ -613,8 +613,9 @@ export const GATE = {
   /** …and at least this many. */
   minGenericSets: 3,
   /**
-   * The words the passages lack must be this share of the question's to be its subject: one word beside
-   * five or more that the passages hold is a detail of what they are about (a verb form, a symptom).
+   * The words the passages lack must be this share of them and the words the first passages hold to be
+   * the question's subject: one word beside five or more that the passages hold is a detail of what they
+   * are about (a verb form, a symptom).
    */
   minSubjectShare: 0.2,
   /**
@@ -691,7 +692,9 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
   // technician's own: "floppy").
   const subjectWords = wordCount(ev.unknownSubject, ev.words);
   const askedWords = wordCount([...ev.terms, ...ev.names], ev.words);
-  if (ev.products.length === 0 && ev.overlap.length > 0 && subjectWords > 0 && subjectWords >= askedWords * t.minSubjectShare && (ev.overlap.every((x) => ev.generic.includes(x)) || (subjectWords >= 2 && subjectWords >= askedWords * t.subjectShareAlone))) {
+  // Beside what the first passages hold: words that deeper passages hold are neither ("fuse" in the tenth passage).
+  const judgedWords = wordCount([...ev.overlap, ...ev.unknownSubject], ev.words);
+  if (ev.products.length === 0 && ev.overlap.length > 0 && subjectWords > 0 && subjectWords >= judgedWords * t.minSubjectShare && (ev.overlap.every((x) => ev.generic.includes(x)) || (subjectWords >= 2 && subjectWords >= askedWords * t.subjectShareAlone))) {
     return {
       answer: false,
       reason: `The closest passages share only words most of the manuals use (${quoteList(ev.overlap, ev.words)}), and ${ev.unknownSubject.every((x) => ev.libraryCounts?.[x] === 0) ? 'no manual' : 'none of them'} mentions ${quoteList(ev.unknownSubject, ev.words)}.${covers(ev)}`,

@@ -108,6 +108,17 @@ describe('generic words, measured from the library', () => {
     expect(decide('clamp pressure switch sticks on my compressor', spreadOf(TASK_WORDS)).d.answer).toBe(true);
   });
 
+  it('weighs the lacking word against what the first passages hold, not against words only deeper passages hold', () => {
+    // "fuse" and "board" stand only in the eighth and ninth passages: neither shared with the first ones nor lacking.
+    const filler = [1, 2, 3, 4].map((i) => hit(`Torque table ${i}.`, { file: 'lathe/torque.md', manual: 'Torvald lathe' }));
+    const deep = [hit('Spare fuse F2.', { file: 'press/spares.md', manual: 'Orvan press' }), hit('Relay board layout.', { file: 'printer/board.md', manual: 'Lumo printer' })];
+    const hits = [...GENERIC_PASSAGES, ...filler, ...deep];
+    const known = (t: string) => (analyze('fuse board').includes(t) ? 5 : vocabulary(t));
+    const ev = collectEvidence({ question: 'adjust the pressure switch fuse board on my compressor', hits, codes: noCodes, spread: spreadOf(TASK_WORDS), vocabulary: known });
+    expect(ev.unknownSubject).toEqual(analyze('compressor'));
+    expect(gate(ev, hits.length)).toMatchObject({ answer: false, rule: 'generic-overlap' });
+  });
+
   it('without the spread (not known) no word is generic', () => {
     expect(decide('how do I adjust the pressure switch on my compressor').d.answer).toBe(true);
   });
