@@ -11,7 +11,8 @@
  *   weighs less in coverage ("floppy", "sags": colloquial; or a subject the library lacks);
  * - names the question gives (Capitalised or model-number words: "Haas", "VF-2", "840D"): a name
  *   the library's vocabulary lacks means the question is about something else (without a vocabulary:
- *   a name no retrieved passage mentions);
+ *   a name no retrieved passage mentions); typed in lower case, a brand or model is told by where it
+ *   stands: words no manual uses right before a model number, a number or a code ("yaskawa gp8");
  * - coverage by one documentation set: the top passages of one source (the top folder of their
  *   files: a machine's or vendor's manuals) must hold the question's words together, not words
  *   scattered over unrelated manuals;
@@ -141,8 +142,9 @@ export interface Evidence {
   scopeNames: string[];
   /**
    * Model designations the library never uses, named with a code it defines and without an unknown
-   * brand ("alarm 412 on our PX7"): taken as the technician's own name for the machine, so they do
-   * not veto the code; the answer says the manuals do not mention them.
+   * brand ("alarm 412 on our PX7"), or any names it never uses beside a code the named product's
+   * manuals define ("sainsmart 3018 grbl alarm 2"): taken as the technician's own name for the machine,
+   * so they do not veto the code; the answer says the manuals do not mention them.
    */
   ownModels: string[];
   /**
@@ -248,6 +250,36 @@ export function questionNames(question: string, words?: Map<string, string>): st
 }
 
 /**
+ * Names typed in lower case ("yaskawa motoman gp8", "elegoo saturn 3", "jk bms error 3"): the words
+ * no manual uses (`unused`) that stand right before a model designation, a number or a code name the
+ * machine they belong to, as a brand or a model does, whatever their case. A word the library never
+ * uses elsewhere in a question ("floppy", "sags"), or after its code ("p0301 cyl 1": the code's own
+ * detail), is the technician's own and stays a plain word; a stop word between ("alarm 412 on our px7")
+ * ends the name.
+ */
+export function typedNames(question: string, unused: (term: string) => boolean): string[] {
+  const codeStarts = detectCodes(question, { includeWeak: true }).map((c) => c.start);
+  // What follows a code is the code's own detail ("p0301 cyl 1"), not a machine: names come before it.
+  const firstCode = Math.min(Infinity, ...codeStarts);
+  const tokens = [...question.matchAll(/[^\s,.;:!?，。；：！？、（）()'"“”]+/gu)].map((m) => ({
+    terms: analyze(m[0]),
+    anchor:
+      (m.index ?? 0) <= firstCode &&
+      (codeStarts.includes(m.index ?? -1) || /^\d+$/.test(m[0]) || (/\p{Script=Latin}/u.test(m[0]) && /\d/.test(m[0]) && !isQuantity(m[0]))),
+  }));
+  const out: string[] = [];
+  tokens.forEach((tok, i) => {
+    if (!tok.anchor) return;
+    for (let j = i - 1; j >= 0; j--) {
+      const w = tokens[j];
+      if (!w || w.anchor || w.terms.length === 0 || !w.terms.every((t) => unused(t) && !isGeneric(t))) break;
+      out.push(...w.terms);
+    }
+  });
+  return [...new Set(out)];
+}
+
+/**
  * Each content term with the thesaurus alternatives of the word it came from ("hot" → "overheat",
  * "temperatur"…): a passage that uses the manual's word for it covers the term too.
  */
@@ -300,7 +332,8 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const words = new Map<string, string>();
   const alternatives = termAlternatives(input.question, words);
   const terms = [...alternatives.keys()];
-  const names = questionNames(input.question, words).filter((n) => !isCodeToken(n, codeRaw));
+  const count = (t: string): number | null => (input.vocabulary ? input.vocabulary(t) : null);
+  const names = [...new Set([...questionNames(input.question, words), ...typedNames(input.question, (t) => count(t) === 0)])].filter((n) => !isCodeToken(n, codeRaw));
   const topic = terms.filter((t) => !names.includes(t));
   const tokenSets = input.hits.slice(0, PRESENCE_DEPTH).map(passageTokens);
   const share = (list: string[], set: Set<string>) =>
@@ -320,7 +353,6 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   for (const s of tokenSets) for (const t of s) union.add(t);
   const missing = terms.filter((t) => !covered(t, alternatives.get(t), union));
   const unionCoverage = terms.length === 0 ? 0 : (terms.length - missing.length) / terms.length;
-  const count = (t: string): number | null => (input.vocabulary ? input.vocabulary(t) : null);
   // A name is unknown when the library's vocabulary lacks it; the top passages lacking it are not enough.
   const missingNames = names.filter((n) => !union.has(n) && (count(n) ?? 0) === 0);
   // With a code the library defines, a bare model designation ("alarm 412 on our PX7") that the
@@ -328,8 +360,13 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   // machine, not another vendor's product: it does not veto the code's record. An unknown brand
   // ("Norvex PX7 alarm 412", "KLM press") or a model the library knows from other manuals still does,
   // and without a code an unknown model still does (its passages are about some other machine).
+  // A code that the manuals of the product the question names define is that product's, on whatever
+  // machine runs it ("sainsmart 3018 grbl alarm 2"): every name the library never uses is then the machine's.
   const unknownBrand = missingNames.some((n) => !isModelDesignation(n));
-  const ownModels = unknownBrand || (input.codes?.matches.length ?? 0) === 0 ? [] : missingNames.filter(isModelDesignation);
+  const codeMatches = input.codes?.matches ?? [];
+  const scopeFolders = input.scope?.folders ?? [];
+  const namedProductDefines = codeMatches.some((m) => scopeFolders.some((f) => m.file.startsWith(`${f}/`)));
+  const ownModels = codeMatches.length === 0 ? [] : namedProductDefines ? missingNames : unknownBrand ? [] : missingNames.filter(isModelDesignation);
   const termCover = Object.fromEntries(terms.map((t) => [t, tokenSets.flatMap((set, i) => (covered(t, alternatives.get(t), set) ? [i] : []))]));
   const passageSources = input.hits.slice(0, PRESENCE_DEPTH).map((h) => sourceOf(h.file));
   const matches = input.codes?.matches ?? [];
@@ -576,10 +613,18 @@ export const GATE = {
   /** …and at least this many. */
   minGenericSets: 3,
   /**
-   * The words the passages lack must be this share of the question's to be its subject: one word beside
-   * five or more that the passages hold is a detail of what they are about (a verb form, a symptom).
+   * The words the passages lack must be this share of them and the words the first passages hold to be
+   * the question's subject: one word beside five or more that the passages hold is a detail of what they
+   * are about (a verb form, a symptom).
    */
   minSubjectShare: 0.2,
+  /**
+   * …and when the words the passages lack (two or more) are this share of the question's, they are its
+   * subject whatever else the passages share with it ("switch on the dust collector trips the breaker":
+   * passages about a plasma torch's switch that trips share "trip", not a dust collector). Dev answerable
+   * questions that name no product reach 0.33.
+   */
+  subjectShareAlone: 0.5,
 };
 
 /** Decides whether the retrieved evidence answers the question. Pure. */
@@ -641,11 +686,15 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
   }
   // Passages that share only words most documentation sets use ("adjust", "pressure", "switch") with a
   // question about something they do not mention, and that few manuals or none mention, are about other
-  // equipment, however well those words cover it. A question that names one of the library's products is
-  // about equipment it covers (a word no manual uses there is the technician's own: "floppy").
+  // equipment, however well those words cover it; so are passages that lack half the question's words or
+  // more, few-set words that name its subject, whatever else they share with it. A question that names
+  // one of the library's products is about equipment it covers (a word no manual uses there is the
+  // technician's own: "floppy").
   const subjectWords = wordCount(ev.unknownSubject, ev.words);
   const askedWords = wordCount([...ev.terms, ...ev.names], ev.words);
-  if (ev.products.length === 0 && ev.overlap.length > 0 && subjectWords > 0 && subjectWords >= askedWords * t.minSubjectShare && ev.overlap.every((x) => ev.generic.includes(x))) {
+  // Beside what the first passages hold: words that deeper passages hold are neither ("fuse" in the tenth passage).
+  const judgedWords = wordCount([...ev.overlap, ...ev.unknownSubject], ev.words);
+  if (ev.products.length === 0 && ev.overlap.length > 0 && subjectWords > 0 && subjectWords >= judgedWords * t.minSubjectShare && (ev.overlap.every((x) => ev.generic.includes(x)) || (subjectWords >= 2 && subjectWords >= askedWords * t.subjectShareAlone))) {
     return {
       answer: false,
       reason: `The closest passages share only words most of the manuals use (${quoteList(ev.overlap, ev.words)}), and ${ev.unknownSubject.every((x) => ev.libraryCounts?.[x] === 0) ? 'no manual' : 'none of them'} mentions ${quoteList(ev.unknownSubject, ev.words)}.${covers(ev)}`,

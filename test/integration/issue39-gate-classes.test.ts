@@ -110,6 +110,28 @@ describe('an unknown brand or machine', () => {
   });
 });
 
+describe('a brand or model typed in lower case', () => {
+  it('with a model and a code a manual defines: refuses, naming the brand', async () => {
+    const a = value(await engine().ask({ question: 'norvex px7 alarm 412', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toContain('"norvex"');
+    expect(a.answer).toContain(COVERS);
+  });
+
+  it('with a model number and a task: refuses, naming it', async () => {
+    const a = value(await engine().ask({ question: 'velka 3 pressure switch needs adjusting', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toContain('"velka"');
+  });
+
+  it('answers a code the named product defines on a machine the library does not know, saying so', async () => {
+    const a = value(await engine().ask({ question: 'norvex px7 torvald alarm 412', prefer: 'extractive' }));
+    expect(a.refused).toBe(false);
+    expect(a.answer).toContain('do not mention');
+    expect(a.answer.toLowerCase()).toContain('spindle overload');
+  });
+});
+
 describe('a task in generic words on equipment no manual covers', () => {
   it('refuses when the passages share only the generic words', async () => {
     const a = value(await engine().ask({ question: 'how do I adjust the pressure switch on my air compressor', prefer: 'extractive' }));

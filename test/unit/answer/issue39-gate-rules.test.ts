@@ -96,6 +96,29 @@ describe('generic words, measured from the library', () => {
     expect(gate({ ...ev, products: [] }, GENERIC_PASSAGES.length).rule).toBe('generic-overlap');
   });
 
+  it('refuses when half the question or more is a subject the passages lack, whatever one-set word they share', () => {
+    // "clamp": the lathe set's own word, held by a passage; "dust", "collector": words a set or two use
+    // elsewhere, "hose" one no manual uses; none of them in the passages.
+    const fewSets = { ...TASK_WORDS, dust: 1, collector: 2 };
+    const known = (t: string) => (analyze('dust collector').includes(t) ? 2 : vocabulary(t));
+    const ev = collectEvidence({ question: 'clamp on the dust collector hose', hits: GENERIC_PASSAGES, codes: noCodes, spread: spreadOf(fewSets), vocabulary: known });
+    expect(ev.overlap).toEqual(analyze('clamp'));
+    expect(gate(ev, GENERIC_PASSAGES.length)).toMatchObject({ answer: false, rule: 'generic-overlap' });
+    // Two words of five lacking: the passages' clamp pressure switch is still what it asks about.
+    expect(decide('clamp pressure switch sticks on my compressor', spreadOf(TASK_WORDS)).d.answer).toBe(true);
+  });
+
+  it('weighs the lacking word against what the first passages hold, not against words only deeper passages hold', () => {
+    // "fuse" and "board" stand only in the eighth and ninth passages: neither shared with the first ones nor lacking.
+    const filler = [1, 2, 3, 4].map((i) => hit(`Torque table ${i}.`, { file: 'lathe/torque.md', manual: 'Torvald lathe' }));
+    const deep = [hit('Spare fuse F2.', { file: 'press/spares.md', manual: 'Orvan press' }), hit('Relay board layout.', { file: 'printer/board.md', manual: 'Lumo printer' })];
+    const hits = [...GENERIC_PASSAGES, ...filler, ...deep];
+    const known = (t: string) => (analyze('fuse board').includes(t) ? 5 : vocabulary(t));
+    const ev = collectEvidence({ question: 'adjust the pressure switch fuse board on my compressor', hits, codes: noCodes, spread: spreadOf(TASK_WORDS), vocabulary: known });
+    expect(ev.unknownSubject).toEqual(analyze('compressor'));
+    expect(gate(ev, hits.length)).toMatchObject({ answer: false, rule: 'generic-overlap' });
+  });
+
   it('without the spread (not known) no word is generic', () => {
     expect(decide('how do I adjust the pressure switch on my compressor').d.answer).toBe(true);
   });
@@ -200,5 +223,37 @@ describe('a brand or model the library has no manual for', () => {
     expect(d).toMatchObject({ answer: false, rule: 'code-other-scope' });
     expect(d.reason).toMatch(/^Alarm 412 is defined only in manuals that do not mention "Norvex"/);
     expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
+  });
+
+  it('reads a brand or model typed in lower case before its model number, number or code as a name', () => {
+    // "norvex", "velka": words no manual uses, standing where a machine's name stands.
+    const coded = collectEvidence({ question: 'norvex px7 alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: (t) => (t === 'alarm' ? 5 : 0) });
+    expect(coded.names).toEqual(expect.arrayContaining(['norvex', 'px7']));
+    expect(coded.ownModels).toEqual([]);
+    expect(gate(coded, 1)).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    expect(gate(coded, 1).reason).toContain('"norvex"');
+    const task = decide('the velka 3 pressure switch needs adjusting');
+    expect(task.d).toMatchObject({ answer: false, rule: 'unknown-name' });
+    expect(task.d.reason).toContain('"velka"');
+  });
+
+  it('keeps an unknown word a plain word away from a number, after the code, or with a stop word between', () => {
+    expect(decide('floppy pressure switch when I adjust it').d.answer).toBe(true);
+    const after = collectEvidence({ question: 'alarm 412 cyl 2 keeps coming back', hits: PRESS_PASSAGES, codes: codes412, vocabulary: (t) => (t === 'cyl' ? 0 : 5) });
+    expect(after.names).not.toContain('cyl');
+    expect(gate(after, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+    const own = collectEvidence({ question: 'alarm 412 on our px7', hits: PRESS_PASSAGES, codes: codes412, vocabulary: (t) => (t === 'px7' ? 0 : 5) });
+    expect(own.ownModels).toEqual(['px7']);
+    expect(gate(own, 1).answer).toBe(true);
+  });
+
+  it('answers a code the named product defines on a machine the library does not know (the product runs on it)', () => {
+    const torvald = { names: ['Torvald'], vocabulary: () => 0, folders: ['lathe'] };
+    const vocab = (t: string) => (t === 'norvex' || t === 'px7' ? 0 : 5);
+    const ev = collectEvidence({ question: 'norvex px7 torvald alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: vocab, scope: torvald, products: ['Torvald'] });
+    expect(ev.ownModels).toEqual(expect.arrayContaining(['norvex', 'px7']));
+    expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+    const orvan = collectEvidence({ question: 'norvex px7 orvan alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: vocab, scope: { ...torvald, names: ['Orvan'], folders: ['press'] }, products: ['Orvan'] });
+    expect(gate(orvan, 1).answer).toBe(false);
   });
 });
