@@ -694,10 +694,12 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
   const askedWords = wordCount([...ev.terms, ...ev.names], ev.words);
   // Beside what the first passages hold: words that deeper passages hold are neither ("fuse" in the tenth passage).
   const judgedWords = wordCount([...ev.overlap, ...ev.unknownSubject], ev.words);
-  if (ev.products.length === 0 && ev.overlap.length > 0 && subjectWords > 0 && subjectWords >= judgedWords * t.minSubjectShare && (ev.overlap.every((x) => ev.generic.includes(x)) || (subjectWords >= 2 && subjectWords >= askedWords * t.subjectShareAlone))) {
+  const onlyGeneric = ev.overlap.every((x) => ev.generic.includes(x));
+  if (ev.products.length === 0 && ev.overlap.length > 0 && subjectWords > 0 && subjectWords >= judgedWords * t.minSubjectShare && (onlyGeneric || (subjectWords >= 2 && subjectWords >= askedWords * t.subjectShareAlone))) {
+    const shared = onlyGeneric ? `share only words most of the manuals use (${quoteList(ev.overlap, ev.words)})` : `share ${quoteList(ev.overlap, ev.words)} with the question`;
     return {
       answer: false,
-      reason: `The closest passages share only words most of the manuals use (${quoteList(ev.overlap, ev.words)}), and ${ev.unknownSubject.every((x) => ev.libraryCounts?.[x] === 0) ? 'no manual' : 'none of them'} mentions ${quoteList(ev.unknownSubject, ev.words)}.${covers(ev)}`,
+      reason: `The closest passages ${shared}, and ${ev.unknownSubject.every((x) => ev.libraryCounts?.[x] === 0) ? 'no manual' : 'none of them'} mentions ${quoteList(ev.unknownSubject, ev.words)}.${covers(ev)}`,
       rule: 'generic-overlap',
     };
   }
