@@ -236,13 +236,17 @@ function runWithLeadIn(units: Unit[], at: number, kinds: Set<Unit['kind']>): Uni
   return units.slice(from, to + 1);
 }
 
-/** A sentence that goes on with the steps before it ("Then save the configuration:", "Finally, …", "然后…"). */
-const THEN = /^(?:then|finally|next|afterwards|after that|now)\b|^(?:然后|最后|之后|接着)/i;
+/**
+ * A sentence that goes on with the steps before it: a step written as prose ("Then save the
+ * configuration:", "Finally, …", "然后…"), or a caution about doing them ("Do not switch the supply off
+ * while the LED blinks.", "Never …", "切勿…"): it belongs to the procedure as much as its last step.
+ */
+const THEN = /^(?:then|finally|next|afterwards|after that|now|do not|don['’]t|never)\b|^(?:然后|最后|之后|接着|切勿|不要|禁止)/i;
 
 /**
  * What a procedure goes on with after its numbered steps: the sentence right after the last one that
- * starts with "then", "finally" and the like (a second step written as prose: "Then save the
- * configuration"), with what it introduces (its command).
+ * starts with "then", "finally", "do not" and the like (a second step written as prose: "Then save the
+ * configuration"; the caution that goes with the steps), with what it introduces (its command).
  */
 function thenStep(units: Unit[], run: Unit[]): Unit[] {
   const at = units.indexOf(run[run.length - 1] as Unit) + 1;

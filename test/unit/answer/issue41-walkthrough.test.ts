@@ -35,6 +35,8 @@ describe('issue 41 walkthrough: a how-to question gets the steps', () => {
     const second = got.findIndex((t) => t.startsWith('2. Run `zx store`'));
     expect(first, got.join('\n')).toBeGreaterThanOrEqual(0);
     expect(second).toBeGreaterThan(first);
+    // The caution written right after the steps is about doing them: it comes with them.
+    expect(got[second + 1]).toBe('Do not switch the arm off while the READY lamp blinks.');
   });
 
   it('leaves a how-to answer alone when its steps are already quoted', () => {
