@@ -16,7 +16,7 @@ import type { SearchHit } from '../native/contract/api.js';
 import { createEngine } from '../native/engine.js';
 import { createEmbedder, parseEmbedderSpec } from '../native/embed/models.js';
 import { fuseChannels, placeWithin, type Channel, type FusionConfig, DEFAULT_FUSION } from '../native/search/rank/rrf.js';
-import { commandLine, isCorrect, loadQuestions, NEW_IDS_FROM, idNumber, PageTexts, rankWithin10, targetsOf, type ChannelDump, type ChannelEntry, type Question } from './eval-lib.js';
+import { commandLine, dbsf, isCorrect, minmax, scoreFusion, zscore, type Norm, loadQuestions, NEW_IDS_FROM, idNumber, PageTexts, rankWithin10, targetsOf, type ChannelDump, type ChannelEntry, type Question } from './eval-lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -60,43 +60,9 @@ const variants: [string, (d: Dump) => Entry[]][] = [
   ['RRF weighted by top-1 z + top-2', (d) => confidenceRrf(d)],
 ];
 
-type Norm = (scores: number[]) => (s: number) => number;
-const stats = (xs: number[]) => {
-  const m = xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / Math.max(1, xs.length)) || 1e-9;
-  return { m, sd };
-};
-const dbsf: Norm = (xs) => {
-  const { m, sd } = stats(xs);
-  return (s) => Math.min(1, Math.max(0, (s - (m - 3 * sd)) / (6 * sd)));
-};
-const zscore: Norm = (xs) => {
-  const { m, sd } = stats(xs);
-  return (s) => (s - m) / sd;
-};
-const minmax: Norm = (xs) => {
-  const lo = Math.min(...xs);
-  const hi = Math.max(...xs);
-  return (s) => (hi > lo ? (s - lo) / (hi - lo) : 1);
-};
-
-/** Each channel's scores normalised over its own list, summed (a passage a channel lacks gets that channel's floor). */
+/** Each channel's scores normalised over its own list, summed (eval-lib's scoreFusion), code hits first. */
 function scoreFused(d: Dump, norm: Norm, channelTop: number): Entry[] {
-  const lists = [d.keyword.filter((e) => e.score > 0), d.vector];
-  const total = new Map<string, number>();
-  const byId = new Map<string, Entry>();
-  for (const l of lists) {
-    if (l.length === 0) continue;
-    const f = norm(l.map((e) => e.score));
-    const floor = Math.min(...l.map((e) => f(e.score)));
-    const seen = new Map<string, number>();
-    for (const e of l) if (!seen.has(e.id)) seen.set(e.id, f(e.score));
-    for (const e of [...d.keyword, ...d.vector]) if (!byId.has(e.id)) byId.set(e.id, e);
-    for (const id of byId.keys()) total.set(id, (total.get(id) ?? 0) + (seen.get(id) ?? floor));
-  }
-  const ranked = [...total.entries()].sort((a, b) => b[1] - a[1]).map(([id, score]) => ({ id, score }));
-  const tops = channelTop > 0 ? [...new Set(lists.flatMap((l) => l.slice(0, channelTop).map((e) => e.id)))] : [];
-  return [...d.codes, ...placeWithin(ranked, tops, 5).map((r) => byId.get(r.id) as Entry)];
+  return [...d.codes, ...scoreFusion([d.keyword.filter((e) => e.score > 0), d.vector], norm, channelTop)];
 }
 
 /** RRF with each channel weighted by how far its top entry stands above the rest of its list (z of its #1). */

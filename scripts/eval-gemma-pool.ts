@@ -17,10 +17,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { GgufEmbedder } from '../native/embed/gguf.js';
-import { DEFAULT_FUSION, fuseChannels, placeWithin, type FusionConfig } from '../native/search/rank/rrf.js';
+import { DEFAULT_FUSION, fuseChannels, type FusionConfig } from '../native/search/rank/rrf.js';
 import { loadManifest } from '../native/embed/models.js';
 import { embeddingKey, embeddingText } from '../native/embed/passage-text.js';
-import { commandLine, idNumber, NEW_IDS_FROM, rankWithin10, type ChannelDump, type ChannelEntry } from './eval-lib.js';
+import { commandLine, dbsf, idNumber, scoreFusion, NEW_IDS_FROM, rankWithin10, type ChannelDump, type ChannelEntry } from './eval-lib.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -187,26 +187,9 @@ function shippedWith(d: Dump, cfg: FusionConfig): Entry[] {
   const out = fuseChannels([{ name: 'keyword', hits: kw }, { name: 'vector', hits: g }], 50, cfg);
   return [...d.codes, ...out.map((r) => byId.get(r.id) as Entry)];
 }
-/** Each channel's scores mapped by its own mean ± 3σ to 0..1 and summed (a passage a channel lacks: its floor). */
+/** Each channel's scores mapped by its own mean ± 3σ to 0..1 and summed (eval-lib's scoreFusion), code hits first. */
 function dbsfWith(d: Dump, channelTop: number): Entry[] {
-  const lists = [d.keyword.slice(0, POOL).filter((e) => e.score > 0), gemmaScored(d)];
-  const byId = new Map<string, Entry>();
-  for (const l of lists) for (const e of l) if (!byId.has(e.id)) byId.set(e.id, e);
-  const total = new Map<string, number>();
-  for (const l of lists) {
-    if (l.length === 0) continue;
-    const xs = l.map((e) => e.score);
-    const m = xs.reduce((a, b) => a + b, 0) / xs.length;
-    const sd = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / xs.length) || 1e-9;
-    const f = (x: number) => Math.min(1, Math.max(0, (x - (m - 3 * sd)) / (6 * sd)));
-    const own = new Map<string, number>();
-    for (const e of l) if (!own.has(e.id)) own.set(e.id, f(e.score));
-    const floor = Math.min(...own.values());
-    for (const id of byId.keys()) total.set(id, (total.get(id) ?? 0) + (own.get(id) ?? floor));
-  }
-  const ranked = [...total.entries()].sort((a, b) => b[1] - a[1]).map(([id, score]) => ({ id, score }));
-  const tops = channelTop > 0 ? [...new Set(lists.flatMap((l) => l.slice(0, channelTop).map((e) => e.id)))] : [];
-  return [...d.codes, ...placeWithin(ranked, tops, 5).map((r) => byId.get(r.id) as Entry)];
+  return [...d.codes, ...scoreFusion([d.keyword.slice(0, POOL).filter((e) => e.score > 0), gemmaScored(d)], dbsf, channelTop)];
 }
 
 const variants: [string, (d: Dump) => Entry[]][] = [

@@ -12,6 +12,7 @@ import type { EngineApi, SearchHit } from '../native/contract/api.js';
 import { parseFile } from '../native/parse/index.js';
 import { analyze } from '../native/text/analyze.js';
 import { detectLang } from '../native/text/lang.js';
+import { placeWithin } from '../native/search/rank/rrf.js';
 import { factPresent } from '../native/pipelines/answer-check.js';
 
 export interface Question {
@@ -463,4 +464,48 @@ export function rankWithin10(list: ChannelEntry[], targets = list[0]?.ok.length 
     worst = Math.max(worst, i + 1);
   }
   return worst;
+}
+
+/** A score normaliser fitted to one channel's list of scores. */
+export type Norm = (scores: number[]) => (s: number) => number;
+const stats = (xs: number[]) => {
+  const m = xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / Math.max(1, xs.length)) || 1e-9;
+  return { m, sd };
+};
+/** Distribution-based score fusion's normaliser: mean ± 3σ of the list mapped to 0..1. */
+export const dbsf: Norm = (xs) => {
+  const { m, sd } = stats(xs);
+  return (s) => Math.min(1, Math.max(0, (s - (m - 3 * sd)) / (6 * sd)));
+};
+export const zscore: Norm = (xs) => {
+  const { m, sd } = stats(xs);
+  return (s) => (s - m) / sd;
+};
+export const minmax: Norm = (xs) => {
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  return (s) => (hi > lo ? (s - lo) / (hi - lo) : 1);
+};
+
+/**
+ * Channel lists fused by score: each list's scores normalised over that list by `norm` and summed (a
+ * passage a channel lacks gets that channel's lowest), then each list's first `channelTop` placed
+ * within the first 5 (rrf.ts's placeWithin). Empty lists are skipped.
+ */
+export function scoreFusion(lists: ChannelEntry[][], norm: Norm, channelTop: number): ChannelEntry[] {
+  const byId = new Map<string, ChannelEntry>();
+  for (const l of lists) for (const e of l) if (!byId.has(e.id)) byId.set(e.id, e);
+  const total = new Map<string, number>();
+  for (const l of lists) {
+    if (l.length === 0) continue;
+    const f = norm(l.map((e) => e.score));
+    const own = new Map<string, number>();
+    for (const e of l) if (!own.has(e.id)) own.set(e.id, f(e.score));
+    const floor = Math.min(...own.values());
+    for (const id of byId.keys()) total.set(id, (total.get(id) ?? 0) + (own.get(id) ?? floor));
+  }
+  const ranked = [...total.entries()].sort((a, b) => b[1] - a[1]).map(([id, score]) => ({ id, score }));
+  const tops = channelTop > 0 ? [...new Set(lists.flatMap((l) => l.slice(0, channelTop).map((e) => e.id)))] : [];
+  return placeWithin(ranked, tops, 5).map((r) => byId.get(r.id) as ChannelEntry);
 }
