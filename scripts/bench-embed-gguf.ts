@@ -4,7 +4,7 @@
  * candidate pool at ask time?
  *
  *   npx tsx scripts/bench-embed-gguf.ts [--file models/local/embeddinggemma-300m/embeddinggemma-300m-q8_0.gguf]
- *       [--corpus <folder of .md/.txt/.rst>] [--passages 40] [--threads 2] [--dims 768] [--json]
+ *       [--corpus <folder of .md/.txt/.rst>] [--passages 40] [--threads 2] [--document-threads 1] [--dims 768] [--json]
  *
  * Passages: paragraphs of 400–900 characters (~150 tokens) from the corpus's text files, spread evenly
  * (no corpus: synthetic manual-like sentences). Reports load time, RSS after load, ms per passage,
@@ -24,6 +24,7 @@ const { values: args } = parseArgs({
     corpus: { type: 'string' },
     passages: { type: 'string', default: '40' },
     threads: { type: 'string' },
+    'document-threads': { type: 'string' },
     dims: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
@@ -66,6 +67,7 @@ const e = await GgufEmbedder.load({
   queryPrefix: 'task: search result | query: ',
   passagePrefix: 'title: none | text: ',
   threads: args.threads ? Number(args.threads) : undefined,
+  documentThreads: args['document-threads'] ? Number(args['document-threads']) : undefined,
   dims: args.dims ? Number(args.dims) : undefined,
 });
 const loadMs = performance.now() - t0;
@@ -88,11 +90,13 @@ times.sort((a, b) => a - b);
 const result = {
   id: e.id,
   threads: args.threads ?? 'cores',
+  documentThreads: args['document-threads'] ?? 'threads − 1',
   loadMs: Math.round(loadMs),
   rssAfterLoadMB: Math.round(rssAfterLoad / 2 ** 20),
   passages: n,
   avgChars: Math.round(passages.reduce((a, p) => a + p.length, 0) / n),
   msPerPassage: Math.round(wall / n),
+  passagesPerSecond: +(n / (wall / 1000)).toFixed(2),
   passagesPerCpuSecond: +(n / ((cpu.user + cpu.system) / 1e6)).toFixed(2),
   queryP50Ms: Math.round(times[Math.floor(times.length / 2)] as number),
   queryP95Ms: Math.round(times[Math.floor(times.length * 0.95)] as number),
