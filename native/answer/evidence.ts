@@ -255,7 +255,8 @@ export function questionNames(question: string, words?: Map<string, string>): st
  * machine they belong to, as a brand or a model does, whatever their case. A word the library never
  * uses elsewhere in a question ("floppy", "sags"), or after its code ("p0301 cyl 1": the code's own
  * detail), is the technician's own and stays a plain word; a stop word between ("alarm 412 on our px7")
- * ends the name.
+ * ends the name. A Chinese compound there names the machine by its last word ("等离子切割机 报警 E5":
+ * 切割机), which is a name when no manual uses it, whatever its first words are.
  */
 export function typedNames(question: string, unused: (term: string) => boolean): string[] {
   const codeStarts = detectCodes(question, { includeWeak: true }).map((c) => c.start);
@@ -263,6 +264,7 @@ export function typedNames(question: string, unused: (term: string) => boolean):
   const firstCode = Math.min(Infinity, ...codeStarts);
   const tokens = [...question.matchAll(/[^\s,.;:!?，。；：！？、（）()'"“”]+/gu)].map((m) => ({
     terms: analyze(m[0]),
+    head: headWords(m[0], analyze(m[0])),
     anchor:
       (m.index ?? 0) <= firstCode &&
       (codeStarts.includes(m.index ?? -1) || /^\d+$/.test(m[0]) || (/\p{Script=Latin}/u.test(m[0]) && /\d/.test(m[0]) && !isQuantity(m[0]))),
@@ -272,11 +274,27 @@ export function typedNames(question: string, unused: (term: string) => boolean):
     if (!tok.anchor) return;
     for (let j = i - 1; j >= 0; j--) {
       const w = tokens[j];
-      if (!w || w.anchor || w.terms.length === 0 || !w.terms.every((t) => unused(t) && !isGeneric(t))) break;
+      if (!w || w.anchor || w.terms.length === 0) break;
+      if (!w.terms.every((t) => unused(t) && !isGeneric(t))) {
+        // A Chinese compound names its kind of machine last ("等离子切割机": 切割机, a cutting machine): when
+        // no manual uses that word (nor the shorter words that end it: 割机), it is the machine's name even
+        // where the words before it are known ("等离子"). A head the library uses ("数控车床": 车床) is a kind it covers.
+        if (w.head.length > 0 && w.head.every((t) => unused(t) && !isGeneric(t))) out.push(w.head[0] as string);
+        break;
+      }
       out.push(...w.terms);
     }
   });
   return [...new Set(out)];
+}
+
+/**
+ * The words that end a token written in Chinese (a Han-script run last), longest first: its head word
+ * ("切割机" of "等离子切割机") and the shorter words the analyzer also cuts from its end ("割机"). Empty otherwise.
+ */
+function headWords(token: string, terms: string[]): string[] {
+  if (!/\p{Script=Han}$/u.test(token)) return [];
+  return [...new Set(terms.filter((t) => t.length >= 2 && token.endsWith(t)))].sort((a, b) => b.length - a.length);
 }
 
 /**

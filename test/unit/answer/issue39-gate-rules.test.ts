@@ -251,6 +251,27 @@ describe('a brand or model the library has no manual for', () => {
     expect(gate(own, 1).answer).toBe(true);
   });
 
+  it('reads the head word of a Chinese compound no manual uses, before a code, as the machine (a kind of equipment the library lacks)', () => {
+    // "等离子" (plasma) is a word the library uses; "切割机" (cutting machine) and the "割机" cut from its end are not.
+    const cutter = (t: string) => (analyze('切割机').includes(t) && t !== '切割' ? 0 : 5);
+    const ev = collectEvidence({ question: '等离子切割机 报警 412 怎么处理', hits: PRESS_PASSAGES, codes: codes412, vocabulary: cutter, spread: spreadOf(TASK_WORDS) });
+    expect(ev.names).toContain('切割机');
+    const d = gate(ev, 1);
+    expect(d).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    expect(d.reason).toContain('"切割机"');
+    expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
+    // Without a code, a number stands where a model does: the same head word is a machine the library lacks.
+    expect(decide('切割机 3 压力开关 怎么调').d).toMatchObject({ answer: false, rule: 'unknown-name' });
+  });
+
+  it('keeps a Chinese compound whose head word the library uses a plain word (a kind of machine it covers)', () => {
+    // "车床" (lathe): the library's word; "数控车床" (CNC lathe) is a compound of it the manuals happen not to write.
+    const lathe = (t: string) => (t === '数控' || t === '数控车床' ? 0 : 5);
+    const ev = collectEvidence({ question: '数控车床 报警 412 怎么处理', hits: PRESS_PASSAGES, codes: codes412, vocabulary: lathe });
+    expect(ev.names).toEqual([]);
+    expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+  });
+
   it('answers a code the named product defines on a machine the library does not know (the product runs on it)', () => {
     const torvald = { names: ['Torvald'], vocabulary: () => 0, folders: ['lathe'] };
     const vocab = (t: string) => (t === 'norvex' || t === 'px7' ? 0 : 5);
