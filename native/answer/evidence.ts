@@ -140,6 +140,8 @@ export interface Evidence {
   namesOutsideScope: string[];
   /** The product names the question scoped to (as the name index writes them). */
   scopeNames: string[];
+  /** The titles of those products' manuals (empty when none or not known): what a refusal for another model of theirs lists. */
+  scopeTitles: string[];
   /**
    * Model designations the library never uses, named with a code it defines and without an unknown
    * brand ("alarm 412 on our PX7"), or any names it never uses beside a code the named product's
@@ -436,6 +438,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     namesOutsideCodes,
     namesOutsideScope,
     scopeNames: scope?.names ?? [],
+    scopeTitles: [...new Set(scope?.titles ?? [])],
     ownModels,
     unmatchedMessage: unmatchedMessage(input.question, tokenSets),
     definedCodes,
@@ -673,7 +676,7 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
     return { answer: false, reason: `No installed manual shows the message "${ev.unmatchedMessage}".`, rule: 'unknown-message' };
   }
   if (ev.missingNames.length > 0) {
-    return { answer: false, reason: `The installed manuals do not mention ${quoteList(ev.missingNames, ev.words)}.${covers(ev)}`, rule: 'unknown-name' };
+    return { answer: false, reason: `The installed manuals do not mention ${quoteList(ev.missingNames, ev.words)}.${modelsCovered(ev) || covers(ev)}`, rule: 'unknown-name' };
   }
   if (ev.namesOutsideScope.length > 0) {
     return {
@@ -738,6 +741,22 @@ function covers(ev: Evidence): string {
   const named = ev.docSets.slice(0, MAX_SETS_NAMED).join(', ');
   const more = ev.docSets.length > MAX_SETS_NAMED ? ` and ${ev.docSets.length - MAX_SETS_NAMED} more` : '';
   return ` The installed manuals cover: ${named}${more}.`;
+}
+
+/** Most manual titles a refusal lists. */
+const MAX_TITLES_NAMED = 8;
+
+/**
+ * Which manuals of the product the question names the library holds (their titles and equipment: the
+ * models it covers), said after a refusal for a model of that product they never mention ("Orvan OV9"
+ * when they are the OV7's); "" when the question names none of the library's products, names no
+ * unknown model, or the titles are not known.
+ */
+function modelsCovered(ev: Evidence): string {
+  if (ev.scopeNames.length === 0 || ev.scopeTitles.length === 0 || !ev.missingNames.some(isModelDesignation)) return '';
+  const named = ev.scopeTitles.slice(0, MAX_TITLES_NAMED).join('; ');
+  const more = ev.scopeTitles.length > MAX_TITLES_NAMED ? ` and ${ev.scopeTitles.length - MAX_TITLES_NAMED} more` : '';
+  return ` The installed manuals for ${quoteList(ev.scopeNames, ev.words)} are: ${named}${more}.`;
 }
 
 /** Another product's definitions of the codes, said as theirs. */

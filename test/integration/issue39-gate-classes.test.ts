@@ -72,7 +72,18 @@ const engine = engineOverDocs('issue39-gate', (docs) => {
   write(
     'kesta',
     'arm-commissioning.md',
-    ['# Kesta arm commissioning', '', '## Homing', '', 'Each joint homes against its index mark. Jog joint 3 to its mark before homing.', ''].join('\n'),
+    [
+      '# Kesta arm commissioning',
+      '',
+      '## Homing',
+      '',
+      'Each joint homes against its index mark. Jog joint 3 to its mark before homing.',
+      '',
+      '## 工具',
+      '',
+      '等离子切割头安装在第 6 轴法兰上，接地线接到底座。',
+      '',
+    ].join('\n'),
   );
 });
 
@@ -106,6 +117,23 @@ describe('an unknown brand or machine', () => {
   it('with a code a manual defines: refuses and says which folders the library covers', async () => {
     const a = value(await engine().ask({ question: 'Norvex alarm 412', prefer: 'extractive' }));
     expect(a.refused).toBe(true);
+    expect(a.answer).toContain(COVERS);
+  });
+});
+
+describe('a model of a product the library covers that its manuals never mention', () => {
+  it('refuses, listing the manuals the library holds for that product', async () => {
+    const a = value(await engine().ask({ question: 'Orvan OV9 ram will not return', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toContain('The installed manuals do not mention "OV9". The installed manuals for "Orvan" are: Orvan press maintenance.');
+  });
+});
+
+describe('a Chinese question naming a kind of machine no manual covers', () => {
+  it('with a code a manual defines: refuses, though the manuals use the compound\'s first word (等离子)', async () => {
+    const a = value(await engine().ask({ question: '等离子切割机 报警 412 怎么处理', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toContain('"切割机"');
     expect(a.answer).toContain(COVERS);
   });
 });

@@ -221,6 +221,18 @@ describe('a brand or model the library has no manual for', () => {
     expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
   });
 
+  it('refuses a model of a product the library covers that its manuals never mention, listing that product\'s manuals', () => {
+    const orvan = { names: ['Orvan'], vocabulary: () => 0, folders: ['press'], titles: ['Orvan OV7 press operator manual', 'OV7 alarm list', 'OV7 alarm list'] };
+    const known = (t: string) => (t === 'ov9' ? 0 : 5);
+    const ev = collectEvidence({ question: 'Orvan OV9 ram will not return', hits: PRESS_PASSAGES, codes: noCodes, vocabulary: known, scope: orvan, products: ['Orvan'], spread: spreadOf(TASK_WORDS) });
+    const d = gate(ev, 1);
+    expect(d).toMatchObject({ answer: false, rule: 'unknown-name' });
+    expect(d.reason).toBe('The installed manuals do not mention "OV9". The installed manuals for "Orvan" are: Orvan OV7 press operator manual; OV7 alarm list.');
+    // An unknown brand beside it is not that product's model: the library's sets are listed instead.
+    const brand = collectEvidence({ question: 'Norvex OV9 ram will not return', hits: PRESS_PASSAGES, codes: noCodes, vocabulary: (t) => (t === 'norvex' ? 0 : known(t)), spread: spreadOf(TASK_WORDS) });
+    expect(gate(brand, 1).reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
+  });
+
   it('with a code a manual defines, an unknown brand is refused with the same list', () => {
     const ev = collectEvidence({ question: 'Norvex alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: () => 0, spread: spreadOf(TASK_WORDS) });
     const d = gate(ev, 1);
