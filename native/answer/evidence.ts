@@ -770,8 +770,14 @@ function wordCount(terms: string[], words: Record<string, string>): number {
   return new Set(terms.map((x) => words[x] ?? x)).size;
 }
 
+/** The names as the question typed them, quoted, each once whatever its case ("voron" and "VORON" from a folder and a title). */
 function quoteList(xs: string[], words: Record<string, string> = {}): string {
-  return [...new Set(xs.map((x) => words[x] ?? x))].map((x) => `"${x}"`).join(', ');
+  const seen = new Set<string>();
+  return xs
+    .map((x) => words[x] ?? x)
+    .filter((x) => !seen.has(x.toLowerCase()) && seen.add(x.toLowerCase()))
+    .map((x) => `"${x}"`)
+    .join(', ');
 }
 
 /** A sentence starts with a capital: "Alarm 412 is defined only in…". */

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { engineOverDocs } from './engine-fixture.js';
 import { value } from './helpers.js';
 
-const COVERS = 'The installed manuals cover: kesta, lumo, orvan, torvald.';
+const COVERS = 'The installed manuals cover: kesta, lumo, orvan, torvald, velar.';
 
 const engine = engineOverDocs('issue39-gate', (docs) => {
   const write = (folder: string, file: string, text: string) => {
@@ -85,6 +85,9 @@ const engine = engineOverDocs('issue39-gate', (docs) => {
       '',
     ].join('\n'),
   );
+  // A product whose folder name its manuals' titles repeat in capitals (a title name as well as a folder name).
+  write('velar', 'spindle-guide.md', ['# VELAR spindle guide', '', '## Belt', '', 'Tension the spindle belt until it deflects 5 mm.', ''].join('\n'));
+  write('velar', 'tool-changer.md', ['# VELAR tool changer', '', '## Carousel', '', 'Index the carousel by hand before the first tool change.', ''].join('\n'));
 });
 
 describe('a code asked for a named product that only another product defines', () => {
@@ -94,6 +97,14 @@ describe('a code asked for a named product that only another product defines', (
     expect(a.answer).toMatch(/The manuals of "Orvan" do not define/i);
     expect(a.answer).toContain('Torvald lathe alarms');
     expect(a.answer.toLowerCase()).toContain('spindle overload');
+    expect(a.answer).toContain('not an answer for this one');
+  });
+
+  it('says so too when the product is named by its folder and by its manuals\' titles (velar, "VELAR spindle guide")', async () => {
+    const a = value(await engine().ask({ question: 'velar alarm 412 what does it mean', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toMatch(/The manuals of "velar" do not define alarm 412/i);
+    expect(a.answer).toContain('Torvald lathe alarms');
     expect(a.answer).toContain('not an answer for this one');
   });
 
