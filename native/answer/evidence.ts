@@ -96,6 +96,11 @@ export interface EvidenceInput {
   spread?: { of: (term: string) => number; docSets: string[] };
   /** The library's products the question names (Retrieval.scope: folder, manual or heading names); absent: none. */
   products?: string[];
+  /**
+   * In how many passages of the documentation sets that define the question's codes (the top folders of
+   * the code records' files) each of {@link machineWords} occurs; absent: not known.
+   */
+  codeSetVocabulary?: (term: string) => number;
 }
 
 /** A code definition from another product's manuals than the one the question names. */
@@ -132,6 +137,11 @@ export interface Evidence {
   missingNames: string[];
   /** Names that neither the matched code records nor the passages mention. */
   namesOutsideCodes: string[];
+  /**
+   * The words right before the code that say which machine it is on ("plasma cutter error 5"), when the
+   * documentation sets that define the code use none of them: that machine is not theirs. Empty otherwise.
+   */
+  machineOutsideCodes: string[];
   /**
    * Names the library knows from other manuals that the manuals of the product the question names
    * never use ("<product> over <fieldbus> from a <vendor> PLC"): the question is about a combination
@@ -300,6 +310,25 @@ function headWords(token: string, terms: string[]): string[] {
 }
 
 /**
+ * The words in Latin script that stand right before the question's first code, back to a stop word, a
+ * generic word, a number or a word in another script ("the plasma cutter alarm 5" → plasma, cutter):
+ * what the technician calls the machine the code is on. Empty when none stand there.
+ */
+export function machineWords(question: string): string[] {
+  const first = Math.min(Infinity, ...detectCodes(question, { includeWeak: true }).map((c) => c.start));
+  if (!Number.isFinite(first)) return [];
+  const before = [...question.slice(0, first).matchAll(/[^\s,.;:!?，。；：！？、（）()'"“”]+/gu)].map((m) => m[0]);
+  const out: string[] = [];
+  for (let i = before.length - 1; i >= 0; i--) {
+    const w = before[i] as string;
+    const terms = analyze(w);
+    if (!/^[\p{Script=Latin}-]+$/u.test(w) || terms.length === 0 || terms.some(isGeneric)) break;
+    out.push(...terms);
+  }
+  return [...new Set(out)];
+}
+
+/**
  * Each content term with the thesaurus alternatives of the word it came from ("hot" → "overheat",
  * "temperatur"…): a passage that uses the manual's word for it covers the term too.
  */
@@ -394,6 +423,10 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
   // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit.)
   const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n) && !ownModels.includes(n));
+  // The machine a code is asked for, in plain words ("plasma cutter alarm 5"): the code's own manuals must use one of them.
+  const setCount = input.codeSetVocabulary;
+  const machine = setCount && !namedProductDefines ? machineWords(input.question).filter((t) => !isCodeToken(t, codeRaw)) : [];
+  const machineOutsideCodes = machine.length > 0 && machine.every((t) => setCount?.(t) === 0) ? machine : [];
   // A name the library knows (from some manual) that the named product's manuals never use.
   const scope = input.scope;
   const namesOutsideScope = scope
@@ -436,6 +469,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     names,
     missingNames,
     namesOutsideCodes,
+    machineOutsideCodes,
     namesOutsideScope,
     scopeNames: scope?.names ?? [],
     scopeTitles: [...new Set(scope?.titles ?? [])],
@@ -663,6 +697,13 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
       return {
         answer: false,
         reason: `${capitalised(ev.definedCodes.map(displayKey).join(', '))} is defined only in manuals that do not mention ${quoteList(ev.namesOutsideCodes, ev.words)}.${covers(ev)}`,
+        rule: 'code-other-scope',
+      };
+    }
+    if (ev.machineOutsideCodes.length > 0) {
+      return {
+        answer: false,
+        reason: `${capitalised(ev.definedCodes.map(displayKey).join(', '))} is defined only in manuals that do not mention ${quoteList(ev.machineOutsideCodes, ev.words)}.${covers(ev)}`,
         rule: 'code-other-scope',
       };
     }

@@ -79,6 +79,10 @@ const engine = engineOverDocs('issue39-gate', (docs) => {
       '',
       'Each joint homes against its index mark. Jog joint 3 to its mark before homing.',
       '',
+      '## Tools',
+      '',
+      'A plasma cutter torch mounts on the joint 6 flange; clamp its ground lead to the base.',
+      '',
       '## 工具',
       '',
       '等离子切割头安装在第 6 轴法兰上，接地线接到底座。',
@@ -129,6 +133,20 @@ describe('an unknown brand or machine', () => {
     const a = value(await engine().ask({ question: 'Norvex alarm 412', prefer: 'extractive' }));
     expect(a.refused).toBe(true);
     expect(a.answer).toContain(COVERS);
+  });
+});
+
+describe('a code asked for a machine, in plain words, that the code\'s manuals never mention', () => {
+  it('refuses though another manual uses the words (the code is not that machine\'s)', async () => {
+    const a = value(await engine().ask({ question: 'plasma cutter alarm 412', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toMatch(/Alarm 412 is defined only in manuals that do not mention "plasma", "cutter"|"cutter", "plasma"/);
+  });
+
+  it('answers when the code\'s manuals use a word of it', async () => {
+    const a = value(await engine().ask({ question: 'spindle alarm 412', prefer: 'extractive' }));
+    expect(a.refused).toBe(false);
+    expect(a.answer.toLowerCase()).toContain('spindle overload');
   });
 });
 

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CodeLookupResponse, CodeMatch } from '../../../native/contract/api.js';
-import { collectEvidence, gate, genericSpread, modelDesignations, type EvidenceInput } from '../../../native/answer/evidence.js';
+import { collectEvidence, gate, genericSpread, machineWords, modelDesignations, type EvidenceInput } from '../../../native/answer/evidence.js';
 import { analyze } from '../../../native/text/analyze.js';
 import { hit } from './helpers.js';
 
@@ -282,6 +282,30 @@ describe('a brand or model the library has no manual for', () => {
     const ev = collectEvidence({ question: '数控车床 报警 412 怎么处理', hits: PRESS_PASSAGES, codes: codes412, vocabulary: lathe });
     expect(ev.names).toEqual([]);
     expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+  });
+
+  it('refuses a code asked for a machine, named in plain words, that the code\'s own manuals never mention', () => {
+    // "plasma", "cutter": words the library uses (another set's), but not the lathe set that defines alarm 412.
+    const inLatheSet = (t: string) => (analyze('spindle chuck feed').includes(t) ? 3 : 0);
+    const ask = (question: string) => gate(collectEvidence({ question, hits: PRESS_PASSAGES, codes: codes412, vocabulary: () => 5, codeSetVocabulary: inLatheSet, spread: spreadOf(TASK_WORDS) }), 1);
+    const d = ask('the plasma cutter alarm 412');
+    expect(d).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    expect(d.reason).toMatch(/^Alarm 412 is defined only in manuals that do not mention "plasma", "cutter"|^Alarm 412 is defined only in manuals that do not mention "cutter", "plasma"/);
+    expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
+    // One of the words is the code's manuals' own: the machine may be theirs.
+    expect(ask('plasma spindle alarm 412').answer).toBe(true);
+    // Words after the code, or behind a stop word, are not the machine's name.
+    expect(ask('alarm 412 on the plasma cutter').answer).toBe(true);
+    expect(ask('spindle alarm 412').answer).toBe(true);
+    // Without the code's sets' counts (not known) nothing changes.
+    expect(gate(collectEvidence({ question: 'the plasma cutter alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: () => 5 }), 1).answer).toBe(true);
+  });
+
+  it('reads the machine words before the first code, back to a stop word, a generic word, a number or another script', () => {
+    expect(machineWords('the plasma cutter alarm 5').sort()).toEqual(analyze('plasma cutter').sort());
+    expect(machineWords('check engine light p0301')).toEqual(analyze('light engine'));
+    expect(machineWords('alarm 412 on our px7')).toEqual([]);
+    expect(machineWords('等离子 cutter 报警 5')).toEqual(analyze('cutter'));
   });
 
   it('answers a code the named product defines on a machine the library does not know (the product runs on it)', () => {
