@@ -67,6 +67,8 @@ const engine = engineOverDocs('issue39-gate', (docs) => {
       '',
       'Adjust the bed heater limit in the menu. Replace a blown heater fuse only with the same rating.',
       '',
+      'The LX200 board drives the heaters.',
+      '',
     ].join('\n'),
   );
   write(
@@ -110,6 +112,12 @@ describe('a code asked for a named product that only another product defines', (
     expect(a.answer).toMatch(/The manuals of "velar" do not define alarm 412/i);
     expect(a.answer).toContain('Torvald lathe alarms');
     expect(a.answer).toContain('not an answer for this one');
+  });
+
+  it('without a code, a product named by its folder and titles keeps answering beside another product\'s name', async () => {
+    const a = value(await engine().ask({ question: 'how do I index the carousel on the velar with the LX200 board', prefer: 'extractive' }));
+    expect(a.refused).toBe(false);
+    expect(a.answer).toContain('Index the carousel by hand');
   });
 
   it('answers the code for the product whose manual defines it, and with no product named', async () => {
