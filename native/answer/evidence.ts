@@ -17,7 +17,8 @@
  *   files: a machine's or vendor's manuals) must hold the question's words together, not words
  *   scattered over unrelated manuals;
  * - codes named in the question: defined in a manual, or not; defined in the named product's
- *   manuals, or only in another product's;
+ *   manuals, or only in another product's; and the plain words right before a code that say which
+ *   machine it is on ("plasma cutter alarm 5"), which the code's own documentation sets must use;
  * - how widely the library uses each term (injected: in how many documentation sets): a word most
  *   sets use ("adjust", "pressure", "switch") says nothing about which equipment a passage is for, so
  *   passages that share only such words with a question about something no manual mentions are not
