@@ -17,7 +17,8 @@
  *   files: a machine's or vendor's manuals) must hold the question's words together, not words
  *   scattered over unrelated manuals;
  * - codes named in the question: defined in a manual, or not; defined in the named product's
- *   manuals, or only in another product's;
+ *   manuals, or only in another product's; and the plain words right before a code that say which
+ *   machine it is on ("plasma cutter alarm 5"), which the code's own documentation sets must use;
  * - how widely the library uses each term (injected: in how many documentation sets): a word most
  *   sets use ("adjust", "pressure", "switch") says nothing about which equipment a passage is for, so
  *   passages that share only such words with a question about something no manual mentions are not
@@ -96,6 +97,11 @@ export interface EvidenceInput {
   spread?: { of: (term: string) => number; docSets: string[] };
   /** The library's products the question names (Retrieval.scope: folder, manual or heading names); absent: none. */
   products?: string[];
+  /**
+   * In how many passages of the documentation sets that define the question's codes (the top folders of
+   * the code records' files) each of {@link machineWords} occurs; absent: not known.
+   */
+  codeSetVocabulary?: (term: string) => number;
 }
 
 /** A code definition from another product's manuals than the one the question names. */
@@ -133,6 +139,11 @@ export interface Evidence {
   /** Names that neither the matched code records nor the passages mention. */
   namesOutsideCodes: string[];
   /**
+   * The words right before the code that say which machine it is on ("plasma cutter error 5"), when the
+   * documentation sets that define the code use none of them: that machine is not theirs. Empty otherwise.
+   */
+  machineOutsideCodes: string[];
+  /**
    * Names the library knows from other manuals that the manuals of the product the question names
    * never use ("<product> over <fieldbus> from a <vendor> PLC"): the question is about a combination
    * those manuals do not cover. Empty without a named product.
@@ -140,6 +151,8 @@ export interface Evidence {
   namesOutsideScope: string[];
   /** The product names the question scoped to (as the name index writes them). */
   scopeNames: string[];
+  /** The titles of those products' manuals (empty when none or not known): what a refusal for another model of theirs lists. */
+  scopeTitles: string[];
   /**
    * Model designations the library never uses, named with a code it defines and without an unknown
    * brand ("alarm 412 on our PX7"), or any names it never uses beside a code the named product's
@@ -255,7 +268,8 @@ export function questionNames(question: string, words?: Map<string, string>): st
  * machine they belong to, as a brand or a model does, whatever their case. A word the library never
  * uses elsewhere in a question ("floppy", "sags"), or after its code ("p0301 cyl 1": the code's own
  * detail), is the technician's own and stays a plain word; a stop word between ("alarm 412 on our px7")
- * ends the name.
+ * ends the name. A Chinese compound there names the machine by its last word ("等离子切割机 报警 E5":
+ * 切割机), which is a name when no manual uses it, whatever its first words are.
  */
 export function typedNames(question: string, unused: (term: string) => boolean): string[] {
   const codeStarts = detectCodes(question, { includeWeak: true }).map((c) => c.start);
@@ -263,6 +277,7 @@ export function typedNames(question: string, unused: (term: string) => boolean):
   const firstCode = Math.min(Infinity, ...codeStarts);
   const tokens = [...question.matchAll(/[^\s,.;:!?，。；：！？、（）()'"“”]+/gu)].map((m) => ({
     terms: analyze(m[0]),
+    head: headWords(m[0], analyze(m[0])),
     anchor:
       (m.index ?? 0) <= firstCode &&
       (codeStarts.includes(m.index ?? -1) || /^\d+$/.test(m[0]) || (/\p{Script=Latin}/u.test(m[0]) && /\d/.test(m[0]) && !isQuantity(m[0]))),
@@ -272,10 +287,45 @@ export function typedNames(question: string, unused: (term: string) => boolean):
     if (!tok.anchor) return;
     for (let j = i - 1; j >= 0; j--) {
       const w = tokens[j];
-      if (!w || w.anchor || w.terms.length === 0 || !w.terms.every((t) => unused(t) && !isGeneric(t))) break;
+      if (!w || w.anchor || w.terms.length === 0) break;
+      if (!w.terms.every((t) => unused(t) && !isGeneric(t))) {
+        // A Chinese compound names its kind of machine last ("等离子切割机": 切割机, a cutting machine): when
+        // no manual uses that word (nor the shorter words that end it: 割机), it is the machine's name even
+        // where the words before it are known ("等离子"). A head the library uses ("数控车床": 车床) is a kind it covers.
+        if (w.head.length > 0 && w.head.every((t) => unused(t) && !isGeneric(t))) out.push(w.head[0] as string);
+        break;
+      }
       out.push(...w.terms);
     }
   });
+  return [...new Set(out)];
+}
+
+/**
+ * The words that end a token written in Chinese (a Han-script run last), longest first: its head word
+ * ("切割机" of "等离子切割机") and the shorter words the analyzer also cuts from its end ("割机"). Empty otherwise.
+ */
+function headWords(token: string, terms: string[]): string[] {
+  if (!/\p{Script=Han}$/u.test(token)) return [];
+  return [...new Set(terms.filter((t) => t.length >= 2 && token.endsWith(t)))].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The words in Latin script that stand right before the question's first code, back to a stop word, a
+ * generic word, a number or a word in another script ("the plasma cutter alarm 5" → plasma, cutter):
+ * what the technician calls the machine the code is on. Empty when none stand there.
+ */
+export function machineWords(question: string): string[] {
+  const first = Math.min(Infinity, ...detectCodes(question, { includeWeak: true }).map((c) => c.start));
+  if (!Number.isFinite(first)) return [];
+  const before = [...question.slice(0, first).matchAll(/[^\s,.;:!?，。；：！？、（）()'"“”]+/gu)].map((m) => m[0]);
+  const out: string[] = [];
+  for (let i = before.length - 1; i >= 0; i--) {
+    const w = before[i] as string;
+    const terms = analyze(w);
+    if (!/^[\p{Script=Latin}-]+$/u.test(w) || terms.length === 0 || terms.some(isGeneric)) break;
+    out.push(...terms);
+  }
   return [...new Set(out)];
 }
 
@@ -374,6 +424,10 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
   // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit.)
   const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n) && !ownModels.includes(n));
+  // The machine a code is asked for, in plain words ("plasma cutter alarm 5"): the code's own manuals must use one of them.
+  const setCount = input.codeSetVocabulary;
+  const machine = setCount && !namedProductDefines ? machineWords(input.question).filter((t) => !isCodeToken(t, codeRaw)) : [];
+  const machineOutsideCodes = machine.length > 0 && machine.every((t) => setCount?.(t) === 0) ? machine : [];
   // A name the library knows (from some manual) that the named product's manuals never use.
   const scope = input.scope;
   const namesOutsideScope = scope
@@ -416,8 +470,10 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     names,
     missingNames,
     namesOutsideCodes,
+    machineOutsideCodes,
     namesOutsideScope,
     scopeNames: scope?.names ?? [],
+    scopeTitles: [...new Set(scope?.titles ?? [])],
     ownModels,
     unmatchedMessage: unmatchedMessage(input.question, tokenSets),
     definedCodes,
@@ -645,6 +701,13 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
         rule: 'code-other-scope',
       };
     }
+    if (ev.machineOutsideCodes.length > 0) {
+      return {
+        answer: false,
+        reason: `${capitalised(ev.definedCodes.map(displayKey).join(', '))} is defined only in manuals that do not mention ${quoteList(ev.machineOutsideCodes, ev.words)}.${covers(ev)}`,
+        rule: 'code-other-scope',
+      };
+    }
     return { answer: true, reason: 'A manual defines the code.', rule: 'code-defined' };
   }
   if (ev.undefinedCodes.length > 0) {
@@ -655,7 +718,7 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
     return { answer: false, reason: `No installed manual shows the message "${ev.unmatchedMessage}".`, rule: 'unknown-message' };
   }
   if (ev.missingNames.length > 0) {
-    return { answer: false, reason: `The installed manuals do not mention ${quoteList(ev.missingNames, ev.words)}.${covers(ev)}`, rule: 'unknown-name' };
+    return { answer: false, reason: `The installed manuals do not mention ${quoteList(ev.missingNames, ev.words)}.${modelsCovered(ev) || covers(ev)}`, rule: 'unknown-name' };
   }
   if (ev.namesOutsideScope.length > 0) {
     return {
@@ -722,6 +785,22 @@ function covers(ev: Evidence): string {
   return ` The installed manuals cover: ${named}${more}.`;
 }
 
+/** Most manual titles a refusal lists. */
+const MAX_TITLES_NAMED = 8;
+
+/**
+ * Which manuals of the product the question names the library holds (their titles and equipment: the
+ * models it covers), said after a refusal for a model of that product they never mention ("Orvan OV9"
+ * when they are the OV7's); "" when the question names none of the library's products, names no
+ * unknown model, or the titles are not known.
+ */
+function modelsCovered(ev: Evidence): string {
+  if (ev.scopeNames.length === 0 || ev.scopeTitles.length === 0 || !ev.missingNames.some(isModelDesignation)) return '';
+  const named = ev.scopeTitles.slice(0, MAX_TITLES_NAMED).join('; ');
+  const more = ev.scopeTitles.length > MAX_TITLES_NAMED ? ` and ${ev.scopeTitles.length - MAX_TITLES_NAMED} more` : '';
+  return ` The installed manuals for ${quoteList(ev.scopeNames, ev.words)} are: ${named}${more}.`;
+}
+
 /** Another product's definitions of the codes, said as theirs. */
 function elsewhere(defs: OtherDefinition[]): string {
   const meaning = (d: OtherDefinition) => (d.description && !d.description.startsWith(d.title) ? `${d.title}: ${d.description}` : d.description || d.title);
@@ -733,8 +812,14 @@ function wordCount(terms: string[], words: Record<string, string>): number {
   return new Set(terms.map((x) => words[x] ?? x)).size;
 }
 
+/** The names as the question typed them, quoted, each once whatever its case ("voron" and "VORON" from a folder and a title). */
 function quoteList(xs: string[], words: Record<string, string> = {}): string {
-  return [...new Set(xs.map((x) => words[x] ?? x))].map((x) => `"${x}"`).join(', ');
+  const seen = new Set<string>();
+  return xs
+    .map((x) => words[x] ?? x)
+    .filter((x) => !seen.has(x.toLowerCase()) && seen.add(x.toLowerCase()))
+    .map((x) => `"${x}"`)
+    .join(', ');
 }
 
 /** A sentence starts with a capital: "Alarm 412 is defined only in…". */

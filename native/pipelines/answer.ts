@@ -10,7 +10,7 @@ import type { AskHooks, AskRequest, AskResponse, Citation, GeneratedDraft, Refus
 import { EngineError } from '../contract/errors.js';
 import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
-import { collectEvidence, contentTerms, gate, scopeCandidates, spreadTerms, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
+import { collectEvidence, contentTerms, gate, machineWords, scopeCandidates, spreadTerms, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
 import { spokenCode } from '../contract/codes.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
@@ -148,7 +148,8 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   // Not looked up (the overlap cannot be generic-only): 0, no term is generic.
   const spread = spreadOf ? { of: (t: string) => spreadOf.spread.get(t) ?? 0, docSets: spreadOf.docSets } : undefined;
   const scope = deps.vocabulary && res.scope && res.scopeFolders ? await scopeVocabulary(deps, standaloneQuery, res.scope, res.scopeFolders, codes, req.filters) : undefined;
-  const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope, spread, products: res.scope });
+  const codeSetVocabulary = deps.vocabulary ? await codeSetCounts(deps, standaloneQuery, codes, req.filters) : undefined;
+  const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope, spread, products: res.scope, codeSetVocabulary });
   const decision = gate(evidence, passages.length);
   const base = { question, standaloneQuery, safety: [], citations: [] };
   if (!decision.answer) {
@@ -520,6 +521,27 @@ function refusal(reason: string, searched: string, hits: SearchHit[], codes: Cod
 
 function round2(x: number): number {
   return Math.round(x * 100) / 100;
+}
+
+/**
+ * For the gate: in how many passages of the documentation sets that define the question's codes (the top
+ * folders of the records' files) each word naming the machine before the code occurs. Undefined when the
+ * question names no such words, or a record has no folder (whose manuals they are cannot be told).
+ */
+async function codeSetCounts(
+  deps: Pick<AnswerDeps, 'vocabulary'>,
+  question: string,
+  codes: CodeLookupResponse | null,
+  filters?: SearchFilters,
+): Promise<((term: string) => number) | undefined> {
+  const matches = codes?.matches ?? [];
+  const terms = machineWords(question);
+  if (!deps.vocabulary || matches.length === 0 || terms.length === 0 || matches.some((m) => !m.file.includes('/'))) return undefined;
+  const counts = new Map<string, number>();
+  for (const folder of new Set(matches.map((m) => m.file.split('/')[0] as string))) {
+    for (const [t, n] of await deps.vocabulary(terms, { packs: filters?.packs, pathPrefix: `${folder}/` })) counts.set(t, (counts.get(t) ?? 0) + n);
+  }
+  return (t) => counts.get(t) ?? 0;
 }
 
 /**

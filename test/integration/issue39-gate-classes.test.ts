@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { engineOverDocs } from './engine-fixture.js';
 import { value } from './helpers.js';
 
-const COVERS = 'The installed manuals cover: kesta, lumo, orvan, torvald.';
+const COVERS = 'The installed manuals cover: kesta, lumo, orvan, torvald, velar.';
 
 const engine = engineOverDocs('issue39-gate', (docs) => {
   const write = (folder: string, file: string, text: string) => {
@@ -67,13 +67,33 @@ const engine = engineOverDocs('issue39-gate', (docs) => {
       '',
       'Adjust the bed heater limit in the menu. Replace a blown heater fuse only with the same rating.',
       '',
+      'The LX200 board drives the heaters.',
+      '',
     ].join('\n'),
   );
   write(
     'kesta',
     'arm-commissioning.md',
-    ['# Kesta arm commissioning', '', '## Homing', '', 'Each joint homes against its index mark. Jog joint 3 to its mark before homing.', ''].join('\n'),
+    [
+      '# Kesta arm commissioning',
+      '',
+      '## Homing',
+      '',
+      'Each joint homes against its index mark. Jog joint 3 to its mark before homing.',
+      '',
+      '## Tools',
+      '',
+      'A plasma cutter torch mounts on the joint 6 flange; clamp its ground lead to the base.',
+      '',
+      '## 工具',
+      '',
+      '等离子切割头安装在第 6 轴法兰上，接地线接到底座。',
+      '',
+    ].join('\n'),
   );
+  // A product whose folder name its manuals' titles repeat in capitals (a title name as well as a folder name).
+  write('velar', 'spindle-guide.md', ['# VELAR spindle guide', '', '## Belt', '', 'Tension the spindle belt until it deflects 5 mm.', ''].join('\n'));
+  write('velar', 'tool-changer.md', ['# VELAR tool changer', '', '## Carousel', '', 'Index the carousel by hand before the first tool change.', ''].join('\n'));
 });
 
 describe('a code asked for a named product that only another product defines', () => {
@@ -84,6 +104,20 @@ describe('a code asked for a named product that only another product defines', (
     expect(a.answer).toContain('Torvald lathe alarms');
     expect(a.answer.toLowerCase()).toContain('spindle overload');
     expect(a.answer).toContain('not an answer for this one');
+  });
+
+  it('says so too when the product is named by its folder and by its manuals\' titles (velar, "VELAR spindle guide")', async () => {
+    const a = value(await engine().ask({ question: 'velar alarm 412 what does it mean', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toMatch(/The manuals of "velar" do not define alarm 412/i);
+    expect(a.answer).toContain('Torvald lathe alarms');
+    expect(a.answer).toContain('not an answer for this one');
+  });
+
+  it('without a code, a product named by its folder and titles keeps answering beside another product\'s name', async () => {
+    const a = value(await engine().ask({ question: 'how do I index the carousel on the velar with the LX200 board', prefer: 'extractive' }));
+    expect(a.refused).toBe(false);
+    expect(a.answer).toContain('Index the carousel by hand');
   });
 
   it('answers the code for the product whose manual defines it, and with no product named', async () => {
@@ -106,6 +140,37 @@ describe('an unknown brand or machine', () => {
   it('with a code a manual defines: refuses and says which folders the library covers', async () => {
     const a = value(await engine().ask({ question: 'Norvex alarm 412', prefer: 'extractive' }));
     expect(a.refused).toBe(true);
+    expect(a.answer).toContain(COVERS);
+  });
+});
+
+describe('a code asked for a machine, in plain words, that the code\'s manuals never mention', () => {
+  it('refuses though another manual uses the words (the code is not that machine\'s)', async () => {
+    const a = value(await engine().ask({ question: 'plasma cutter alarm 412', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toMatch(/Alarm 412 is defined only in manuals that do not mention "plasma", "cutter"|"cutter", "plasma"/);
+  });
+
+  it('answers when the code\'s manuals use a word of it', async () => {
+    const a = value(await engine().ask({ question: 'spindle alarm 412', prefer: 'extractive' }));
+    expect(a.refused).toBe(false);
+    expect(a.answer.toLowerCase()).toContain('spindle overload');
+  });
+});
+
+describe('a model of a product the library covers that its manuals never mention', () => {
+  it('refuses, listing the manuals the library holds for that product', async () => {
+    const a = value(await engine().ask({ question: 'Orvan OV9 ram will not return', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toContain('The installed manuals do not mention "OV9". The installed manuals for "Orvan" are: Orvan press maintenance.');
+  });
+});
+
+describe('a Chinese question naming a kind of machine no manual covers', () => {
+  it('with a code a manual defines: refuses, though the manuals use the compound\'s first word (等离子)', async () => {
+    const a = value(await engine().ask({ question: '等离子切割机 报警 412 怎么处理', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toContain('"切割机"');
     expect(a.answer).toContain(COVERS);
   });
 });

@@ -74,8 +74,13 @@ export async function planRetrieval(sources: RetrievalSource[], perSource: Sourc
 }> {
   const scopeNames = [...new Set(perSource.flatMap((p) => p.scope?.names ?? []))];
   // Folders only when the named scope is whole folders (a name from a title or heading scopes files).
+  // Asked for a code, a product's folder named again in its own manuals' titles ("voron" and "VORON
+  // Guide") is still that folder: whose code it is. (Without a code, such a scope stays files: the gate's
+  // names-outside-scope rule would otherwise refuse "TMC2209 error on voron", which another set answers.)
   const named = perSource.flatMap((p) => (p.scope?.names.length ? [p.scope] : []));
-  const scopeFolders = named.every((s) => s.files.length === 0) ? [...new Set(named.flatMap((s) => s.prefixes))] : [];
+  const inPrefixes = (s: NameScope) => s.files.every((f) => s.prefixes.some((p) => f.startsWith(`${p}/`)));
+  const wholeFolders = (s: NameScope) => s.prefixes.length > 0 && (s.files.length === 0 || (codes.detected.length > 0 && inPrefixes(s)));
+  const scopeFolders = named.every(wholeFolders) ? [...new Set(named.flatMap((s) => s.prefixes))] : [];
   const contextNames = await sourceNames(perSource, scopeNames);
   const definitions = codeDefinitions(query, codes);
   // A message a manual shows, typed without quotes ("teach stroke lost when running …"), is searched as a quoted one.

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CodeLookupResponse, CodeMatch } from '../../../native/contract/api.js';
-import { collectEvidence, gate, genericSpread, modelDesignations, type EvidenceInput } from '../../../native/answer/evidence.js';
+import { collectEvidence, gate, genericSpread, machineWords, modelDesignations, type EvidenceInput } from '../../../native/answer/evidence.js';
 import { analyze } from '../../../native/text/analyze.js';
 import { hit } from './helpers.js';
 
@@ -221,6 +221,18 @@ describe('a brand or model the library has no manual for', () => {
     expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
   });
 
+  it('refuses a model of a product the library covers that its manuals never mention, listing that product\'s manuals', () => {
+    const orvan = { names: ['Orvan'], vocabulary: () => 0, folders: ['press'], titles: ['Orvan OV7 press operator manual', 'OV7 alarm list', 'OV7 alarm list'] };
+    const known = (t: string) => (t === 'ov9' ? 0 : 5);
+    const ev = collectEvidence({ question: 'Orvan OV9 ram will not return', hits: PRESS_PASSAGES, codes: noCodes, vocabulary: known, scope: orvan, products: ['Orvan'], spread: spreadOf(TASK_WORDS) });
+    const d = gate(ev, 1);
+    expect(d).toMatchObject({ answer: false, rule: 'unknown-name' });
+    expect(d.reason).toBe('The installed manuals do not mention "OV9". The installed manuals for "Orvan" are: Orvan OV7 press operator manual; OV7 alarm list.');
+    // An unknown brand beside it is not that product's model: the library's sets are listed instead.
+    const brand = collectEvidence({ question: 'Norvex OV9 ram will not return', hits: PRESS_PASSAGES, codes: noCodes, vocabulary: (t) => (t === 'norvex' ? 0 : known(t)), spread: spreadOf(TASK_WORDS) });
+    expect(gate(brand, 1).reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
+  });
+
   it('with a code a manual defines, an unknown brand is refused with the same list', () => {
     const ev = collectEvidence({ question: 'Norvex alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: () => 0, spread: spreadOf(TASK_WORDS) });
     const d = gate(ev, 1);
@@ -249,6 +261,51 @@ describe('a brand or model the library has no manual for', () => {
     const own = collectEvidence({ question: 'alarm 412 on our px7', hits: PRESS_PASSAGES, codes: codes412, vocabulary: (t) => (t === 'px7' ? 0 : 5) });
     expect(own.ownModels).toEqual(['px7']);
     expect(gate(own, 1).answer).toBe(true);
+  });
+
+  it('reads the head word of a Chinese compound no manual uses, before a code, as the machine (a kind of equipment the library lacks)', () => {
+    // "等离子" (plasma) is a word the library uses; "切割机" (cutting machine) and the "割机" cut from its end are not.
+    const cutter = (t: string) => (analyze('切割机').includes(t) && t !== '切割' ? 0 : 5);
+    const ev = collectEvidence({ question: '等离子切割机 报警 412 怎么处理', hits: PRESS_PASSAGES, codes: codes412, vocabulary: cutter, spread: spreadOf(TASK_WORDS) });
+    expect(ev.names).toContain('切割机');
+    const d = gate(ev, 1);
+    expect(d).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    expect(d.reason).toContain('"切割机"');
+    expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
+    // Without a code, a number stands where a model does: the same head word is a machine the library lacks.
+    expect(decide('切割机 3 压力开关 怎么调').d).toMatchObject({ answer: false, rule: 'unknown-name' });
+  });
+
+  it('keeps a Chinese compound whose head word the library uses a plain word (a kind of machine it covers)', () => {
+    // "车床" (lathe): the library's word; "数控车床" (CNC lathe) is a compound of it the manuals happen not to write.
+    const lathe = (t: string) => (t === '数控' || t === '数控车床' ? 0 : 5);
+    const ev = collectEvidence({ question: '数控车床 报警 412 怎么处理', hits: PRESS_PASSAGES, codes: codes412, vocabulary: lathe });
+    expect(ev.names).toEqual([]);
+    expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
+  });
+
+  it('refuses a code asked for a machine, named in plain words, that the code\'s own manuals never mention', () => {
+    // "plasma", "cutter": words the library uses (another set's), but not the lathe set that defines alarm 412.
+    const inLatheSet = (t: string) => (analyze('spindle chuck feed').includes(t) ? 3 : 0);
+    const ask = (question: string) => gate(collectEvidence({ question, hits: PRESS_PASSAGES, codes: codes412, vocabulary: () => 5, codeSetVocabulary: inLatheSet, spread: spreadOf(TASK_WORDS) }), 1);
+    const d = ask('the plasma cutter alarm 412');
+    expect(d).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    expect(d.reason).toMatch(/^Alarm 412 is defined only in manuals that do not mention "plasma", "cutter"|^Alarm 412 is defined only in manuals that do not mention "cutter", "plasma"/);
+    expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
+    // One of the words is the code's manuals' own: the machine may be theirs.
+    expect(ask('plasma spindle alarm 412').answer).toBe(true);
+    // Words after the code, or behind a stop word, are not the machine's name.
+    expect(ask('alarm 412 on the plasma cutter').answer).toBe(true);
+    expect(ask('spindle alarm 412').answer).toBe(true);
+    // Without the code's sets' counts (not known) nothing changes.
+    expect(gate(collectEvidence({ question: 'the plasma cutter alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: () => 5 }), 1).answer).toBe(true);
+  });
+
+  it('reads the machine words before the first code, back to a stop word, a generic word, a number or another script', () => {
+    expect(machineWords('the plasma cutter alarm 5').sort()).toEqual(analyze('plasma cutter').sort());
+    expect(machineWords('check engine light p0301')).toEqual(analyze('light engine'));
+    expect(machineWords('alarm 412 on our px7')).toEqual([]);
+    expect(machineWords('等离子 cutter 报警 5')).toEqual(analyze('cutter'));
   });
 
   it('answers a code the named product defines on a machine the library does not know (the product runs on it)', () => {
