@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
  */
 if (process.platform === 'linux' && process.env.MALLOC_ARENA_MAX === undefined) {
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
+    // The IPC channel tells the CLI when this process is gone (killed with SIGKILL): it stops too.
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, MALLOC_ARENA_MAX: '2' },
   });
   // Ctrl-C reaches both processes (one process group); a signal sent to this one alone is passed on.
@@ -26,6 +27,11 @@ if (process.platform === 'linux' && process.env.MALLOC_ARENA_MAX === undefined) 
     } else process.exitCode = code ?? 1;
   });
 } else {
+  if (process.channel && process.env.MALLOC_ARENA_MAX === '2') {
+    // Started by the branch above: dies as abruptly as the command did, as one process would have.
+    process.channel.unref();
+    process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
+  }
   const { register } = await import('tsx/esm/api');
   register();
   await import('../native/cli/index.ts');
