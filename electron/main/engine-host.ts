@@ -10,7 +10,8 @@ import type { Port, ToHost } from '../../native/worker/protocol.js';
 export function startEngineHost(modulePath: string, libraryDir: string): WorkerClient {
   const child = utilityProcess.fork(modulePath, [], {
     serviceName: 'ManualDesk engine',
-    env: { ...process.env, MANUALDESK_LIBRARY: libraryDir },
+    // MALLOC_ARENA_MAX=2 on Linux, as bin/manualdesk.js sets for the command (why: see there); a value the user set is kept.
+    env: { ...process.env, MANUALDESK_LIBRARY: libraryDir, ...(process.platform === 'linux' ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' } : {}) },
     stdio: 'inherit',
   });
   const port: Port<unknown, ToHost> = {

@@ -30,14 +30,17 @@ function killedIngest(lib: string, corpus: string, kill: Kill): Promise<{ finish
       kill.how === 'cli'
         ? [BIN, 'ingest', corpus, '--library', lib, '--json']
         : ['--import', 'tsx', path.join(REPO_ROOT, 'test', 'integration', 'ingest-child.ts'), lib, corpus];
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The real command is two processes on Linux (bin/manualdesk.js starts the CLI again with
+    // MALLOC_ARENA_MAX set): its process group is killed, as closing its terminal does.
+    const group = kill.how === 'cli';
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
     let finished = false;
     let seen = 0;
     let armed = false;
     const fire = (delay: number) => {
       if (armed) return;
       armed = true;
-      setTimeout(() => child.kill('SIGKILL'), delay);
+      setTimeout(() => (group && child.pid ? process.kill(-child.pid, 'SIGKILL') : child.kill('SIGKILL')), delay);
     };
     let watcher: fs.FSWatcher | null = null;
     if (kill.how === 'cli') {
@@ -63,9 +66,23 @@ function killedIngest(lib: string, corpus: string, kill: Kill): Promise<{ finish
     child.on('exit', (codeNum, signal) => {
       watcher?.close();
       if (signal !== 'SIGKILL' && codeNum !== 0) reject(new Error(`child failed (${codeNum}): ${stderr}`));
+      else if (group && child.pid) void groupGone(child.pid).then(() => resolve({ finished, sawProgress: seen }), reject);
       else resolve({ finished, sawProgress: seen });
     });
   });
+}
+
+/** Resolves once no process of the group is left (its last one may outlive the first by a moment). */
+async function groupGone(pgid: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`processes of group ${pgid} still running 5 s after the kill`);
 }
 
 /** Asserts the library is consistent and every note is in round `old` or `next` (or absent), never both. */
