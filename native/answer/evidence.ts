@@ -1,6 +1,7 @@
 /**
  * Evidence: what retrieval found for a question, reduced to a few signals, and the gate that
- * decides from them whether the library answers it. Pure (the analyzer is the only dependency).
+ * decides from them whether the library answers it. Pure (the analyzer and the English word list of
+ * text/dictionary.ts are its only dependencies).
  *
  * Signals:
  * - the question's content terms, analysed exactly like the index (analyzer stems, jieba words for
@@ -12,7 +13,8 @@
  * - names the question gives (Capitalised or model-number words: "Haas", "VF-2", "840D"): a name
  *   the library's vocabulary lacks means the question is about something else (without a vocabulary:
  *   a name no retrieved passage mentions); typed in lower case, a brand or model is told by where it
- *   stands: words no manual uses right before a model number, a number or a code ("yaskawa gp8");
+ *   stands: words no manual uses right before a model number, a number or a code ("yaskawa gp8"); and
+ *   anywhere, a word no manual uses that is not a word of the language ("moteus", "grbl"): a coined name;
  * - coverage by one documentation set: the top passages of one source (the top folder of their
  *   files: a machine's or vendor's manuals) must hold the question's words together, not words
  *   scattered over unrelated manuals;
@@ -30,6 +32,7 @@ import { checkCodes } from '../fault-codes/check.js';
 import { detectCodes, isQuantity } from '../fault-codes/detect.js';
 import { MIN_MESSAGE_TERMS, quotedMessages } from '../search/plan/query-plan.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
+import { isLanguageWord } from '../text/dictionary.js';
 
 /** Question words that say what kind of answer is wanted, not what it is about (stemmed like the rest). */
 const GENERIC_WORDS = [
@@ -302,6 +305,36 @@ export function typedNames(question: string, unused: (term: string) => boolean):
 }
 
 /**
+ * A word of three or more Latin letters standing alone, or before its model number ("moteus-r4"): not
+ * part of a path, a file name, an identifier, an option or a hyphenated word.
+ */
+const LATIN_WORD = /(?<![\p{L}\p{N}_./-])\p{Script=Latin}{3,}(?![\p{L}\p{N}_/]|-(?![\p{L}\p{N}]*\p{N})|\.\p{L})/gu;
+
+/**
+ * Names coined for a product, typed in any case and anywhere in the question ("the moteus joint",
+ * "unlock grbl"): a word that no manual uses (`unused`), that no English dictionary has and that the
+ * thesaurus does not know. A technician's own words are words of the language ("floppy", "sags",
+ * "doesnt"); a word nobody but its maker uses names that maker's product, and no manual of the
+ * library is about it.
+ */
+export function coinedNames(question: string, unused: (term: string) => boolean, alternatives: Map<string, string[][]>, words?: Map<string, string>): string[] {
+  // A code's own letters ("flt 41", "err 43") are the code as typed, not a name.
+  const codes = detectCodes(question, { includeWeak: true });
+  const inCode = (at: number) => codes.some((c) => at >= c.start && at < c.start + c.raw.length);
+  const out: string[] = [];
+  for (const m of question.matchAll(LATIN_WORD)) {
+    if (inCode(m.index ?? 0)) continue;
+    const terms = analyze(m[0]);
+    const term = terms[0];
+    if (terms.length !== 1 || term === undefined || isGeneric(term) || !unused(term)) continue;
+    if ((alternatives.get(term) ?? []).some((g) => g.length > 0) || isLanguageWord(m[0])) continue;
+    out.push(term);
+    if (words && !words.has(term)) words.set(term, m[0]);
+  }
+  return [...new Set(out)];
+}
+
+/**
  * The words that end a token written in Chinese (a Han-script run last), longest first: its head word
  * ("切割机" of "等离子切割机") and the shorter words the analyzer also cuts from its end ("割机"). Empty otherwise.
  */
@@ -383,7 +416,9 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const alternatives = termAlternatives(input.question, words);
   const terms = [...alternatives.keys()];
   const count = (t: string): number | null => (input.vocabulary ? input.vocabulary(t) : null);
-  const names = [...new Set([...questionNames(input.question, words), ...typedNames(input.question, (t) => count(t) === 0)])].filter((n) => !isCodeToken(n, codeRaw));
+  const unused = (t: string) => count(t) === 0;
+  const typed = [...questionNames(input.question, words), ...typedNames(input.question, unused), ...coinedNames(input.question, unused, alternatives, words)];
+  const names = [...new Set(typed)].filter((n) => !isCodeToken(n, codeRaw));
   const topic = terms.filter((t) => !names.includes(t));
   const tokenSets = input.hits.slice(0, PRESENCE_DEPTH).map(passageTokens);
   const share = (list: string[], set: Set<string>) =>

@@ -211,3 +211,24 @@ describe('a task in generic words on equipment no manual covers', () => {
     expect(a.answer).toContain('2 bar');
   });
 });
+
+describe('a product name no dictionary has, typed in lower case anywhere', () => {
+  it('with a task: refuses, naming it and saying which folders the library covers', async () => {
+    const a = value(await engine().ask({ question: 'the pressure switch on my zentrix doesnt hold the setting', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toContain('"zentrix"');
+    expect(a.answer).toContain(COVERS);
+  });
+
+  it('with a code a manual defines: refuses, the code being another machine\'s', async () => {
+    const a = value(await engine().ask({ question: 'brand new zentrix board reports alarm 412', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toContain('"zentrix"');
+  });
+
+  it('answers the technician\'s own words the manuals never use (words of the language)', async () => {
+    const a = value(await engine().ask({ question: 'the coolant pump pressure switch is wonky, how do I adjust it', prefer: 'extractive' }));
+    expect(a.refused).toBe(false);
+    expect(a.answer).toContain('2 bar');
+  });
+});

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CodeLookupResponse, CodeMatch } from '../../../native/contract/api.js';
-import { collectEvidence, gate, genericSpread, machineWords, modelDesignations, type EvidenceInput } from '../../../native/answer/evidence.js';
+import { coinedNames, collectEvidence, gate, genericSpread, machineWords, modelDesignations, type EvidenceInput } from '../../../native/answer/evidence.js';
 import { analyze } from '../../../native/text/analyze.js';
 import { hit } from './helpers.js';
 
@@ -316,5 +316,36 @@ describe('a brand or model the library has no manual for', () => {
     expect(gate(ev, 1)).toMatchObject({ answer: true, rule: 'code-defined' });
     const orvan = collectEvidence({ question: 'norvex px7 orvan alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: vocab, scope: { ...torvald, names: ['Orvan'], folders: ['press'] }, products: ['Orvan'] });
     expect(gate(orvan, 1).answer).toBe(false);
+  });
+});
+
+describe('a name its maker coined, typed in lower case anywhere (no manual uses it, no dictionary has it)', () => {
+  // "zentrix": a product the library has no manual for; "wonky", "doesnt": the technician's own words.
+  const vocab = (t: string) => (analyze('zentrix wonky doesnt flt').includes(t) ? 0 : 5);
+
+  it('reads it as a name wherever it stands, and refuses naming it', () => {
+    const ev = collectEvidence({ question: 'the pressure switch on my zentrix doesnt adjust', hits: GENERIC_PASSAGES, codes: noCodes, vocabulary: vocab, spread: spreadOf(TASK_WORDS) });
+    expect(ev.names).toEqual(analyze('zentrix'));
+    const d = gate(ev, GENERIC_PASSAGES.length);
+    expect(d).toMatchObject({ answer: false, rule: 'unknown-name' });
+    expect(d.reason).toContain('"zentrix"');
+    expect(d.reason).toContain('The installed manuals cover: lathe, press, printer, robot.');
+  });
+
+  it('with a code a manual defines, refuses: the code is another machine\'s', () => {
+    const ev = collectEvidence({ question: 'brand new zentrix board reports alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: vocab, spread: spreadOf(TASK_WORDS) });
+    expect(gate(ev, 1)).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    expect(gate(ev, 1).reason).toContain('"zentrix"');
+  });
+
+  it('keeps words of the language, a code\'s own letters, identifiers, paths and words the library uses plain', () => {
+    expect(decide('the pressure switch is wonky and doesnt adjust').d.answer).toBe(true);
+    const none = (q: string) => coinedNames(q, (t) => vocab(t) === 0, new Map());
+    expect(none('flt 412 after the pressure switch tripped')).toEqual([]);
+    expect(none('zentrix_tool --zentrix-mode in docs/zentrix.md')).toEqual([]);
+    expect(none('the zentrix-r4 board')).toEqual(analyze('zentrix'));
+    expect(coinedNames('the zentrix board', () => false, new Map())).toEqual([]);
+    // Without the library's vocabulary (not known) no word is judged unused.
+    expect(collectEvidence({ question: 'my zentrix pressure switch', hits: GENERIC_PASSAGES, codes: noCodes }).names).toEqual([]);
   });
 });

@@ -1,0 +1,54 @@
+/**
+ * Whether a word is a word of the English language (a spelling dictionary has it, in any inflection:
+ * "floppy", "sags", "forklift", "monday", "bluetooth"), as against a name someone coined ("moteus",
+ * "grbl", "creality"): the signal beyond the library's own vocabulary that tells a technician's
+ * colloquial word from a product the library has no manual for. The dictionary is Hunspell's en_US
+ * from the npm package dictionary-en (49,000 stems with proper nouns: days, months, common brands),
+ * kept as the set of its words' stems (the analyzer's stemmer), built once on first use.
+ */
+import fs from 'node:fs';
+import dictionary from 'dictionary-en';
+import { stemmer } from 'stemmer';
+import wordListPath from 'word-list';
+import { analyze } from './analyze.js';
+
+let stems: Set<string> | null = null;
+
+function dictionaryStems(): Set<string> {
+  if (stems) return stems;
+  const out = new Set<string>();
+  // One entry a line ("word/FLAGS"); the first line is the count.
+  for (const line of new TextDecoder().decode(dictionary.dic).split('\n').slice(1)) {
+    const word = (line.split('/')[0] ?? '').trim().toLowerCase();
+    if (/^\p{L}+$/u.test(word)) out.add(stemmer(word));
+  }
+  // SCOWL's larger list (lower case, inflected), for the trade words Hunspell leaves out ("thermistor", "printhead").
+  for (const word of fs.readFileSync(wordListPath, 'utf8').split('\n')) if (word) out.add(stemmer(word));
+  stems = out;
+  return out;
+}
+
+/** Endings a technician types without the apostrophe ("doesnt", "thats", "theyre", "ive"). */
+const CONTRACTION = /(?:n?t|s|re|ve|ll|d|m)$/;
+
+/**
+ * True when the dictionary has the word in some inflection (case ignored), or it is a stop word (or
+ * "i") with a contraction's ending typed without the apostrophe ("doesnt" → does, "ive" → i). A word
+ * that is not letters only is not judged (true).
+ */
+export function isLanguageWord(word: string): boolean {
+  const w = word.toLowerCase();
+  if (!/^\p{L}+$/u.test(w)) return true;
+  const known = dictionaryStems();
+  if (known.has(stemmer(w))) return true;
+  const m = CONTRACTION.exec(w);
+  if (m === null || m.index === 0) return false;
+  const base = w.slice(0, m.index);
+  // The ending stands on a pronoun or an auxiliary: a word the analyzer drops as a stop word.
+  return base === 'i' || analyze(base).length === 0;
+}
+
+/** Builds the dictionary now (about half a second), so that the first question does not wait for it. */
+export function prepareDictionary(): void {
+  dictionaryStems();
+}

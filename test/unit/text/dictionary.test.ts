@@ -1,0 +1,31 @@
+/**
+ * The English dictionary the answer gate reads (text/dictionary.ts): a technician's words, in any
+ * inflection and typed without apostrophes, are words of the language; a product's coined name is not.
+ */
+import { describe, expect, it } from 'vitest';
+import { isLanguageWord } from '../../../native/text/dictionary.js';
+
+describe('isLanguageWord', () => {
+  it('knows colloquial and trade words in any inflection and case', () => {
+    for (const w of ['floppy', 'sags', 'sagged', 'sagging', 'wonky', 'cooks', 'Forklift', 'thermistor', 'extruder', 'gripper']) expect(isLanguageWord(w), w).toBe(true);
+  });
+
+  it('knows the proper nouns of the language (days, months, common brands)', () => {
+    for (const w of ['monday', 'Mondays', 'january', 'bluetooth', 'usb', 'linux', 'siemens']) expect(isLanguageWord(w), w).toBe(true);
+  });
+
+  it('knows contractions typed without the apostrophe, only on a pronoun or an auxiliary', () => {
+    for (const w of ['doesnt', 'isnt', 'didnt', 'thats', 'theyre', 'ive']) expect(isLanguageWord(w), w).toBe(true);
+    // "hoten" is an (archaic) word, not a pronoun: "hotend" is not "hoten'd".
+    expect(isLanguageWord('hotend')).toBe(false);
+  });
+
+  it('does not know names their makers coined', () => {
+    for (const w of ['zentrix', 'norvex', 'fooblex', 'velkar', 'grbl']) expect(isLanguageWord(w), w).toBe(false);
+  });
+
+  it('does not judge what is not letters only', () => {
+    expect(isLanguageWord('px7')).toBe(true);
+    expect(isLanguageWord('moteus_tool')).toBe(true);
+  });
+});
