@@ -25,13 +25,12 @@ export const DEFAULT_RANKING_DEPTH = 5;
 /**
  * Every step that re-orders passages after the channels searched, in the order they run, each with
  * why it is there. A step is a pure `(hits, context) → hits` (rank/steps.ts) in its stage's one list:
- * CHANNEL_STEPS and FUSED_STEPS in channels/hybrid.ts, PLANNED_STEPS in rank/planned.ts; two are
+ * FUSED_STEPS in channels/hybrid.ts, PLANNED_STEPS in rank/planned.ts; two are
  * settings of a stage rather than list steps (channel-tops: fusion's; scope: the retrieval plan's). Each can be switched off (RetrievalSettings.off) to measure what it earns:
  * `npx tsx scripts/ablate-ranking.ts` prints, per step, the change in each row with the step off.
  * A step stays only while it pays on both halves of the dev set.
  */
 export const RANKING_STEPS = [
-  { name: 'sink-navigation', where: 'channels/hybrid.ts', stage: 'CHANNEL_STEPS', reason: 'hub pages and contents lists name every topic but answer none: each channel ranks them a few places lower' },
   { name: 'channel-tops', where: 'channels/hybrid.ts', stage: 'fusion setting', reason: "fusion (rrf.ts, channelTop) places each channel's top 2 within the first 5: what one channel alone ranks first is evidence fusion must not drop" },
   { name: 'sibling-rows-by-keyword', where: 'channels/hybrid.ts', stage: 'FUSED_STEPS', reason: "rows of one table have near-identical vectors: among the places they hold, keyword's order decides" },
   { name: 'untranslated-manual', where: 'channels/hybrid.ts', stage: 'FUSED_STEPS', reason: "a manual the library has only in the other language is found through translated words only: its best passage, when it scores close, is placed on the first page" },
@@ -39,6 +38,7 @@ export const RANKING_STEPS = [
   { name: 'interleave-parts', where: 'rank/planned.ts', stage: 'PLANNED_STEPS', reason: "a two-part question's part lists interleaved with the whole question's, so every part reaches the first page" },
   { name: 'shown-message-first', where: 'rank/planned.ts', stage: 'PLANNED_STEPS', reason: 'a passage that shows a message the question writes is what the technician is looking at: it leads' },
   { name: 'plan-keyword-top', where: 'rank/planned.ts', stage: 'PLANNED_STEPS', reason: "a two-part question keeps the whole question's first 2 keyword passages on the first page" },
+  { name: 'sink-navigation', where: 'rank/planned.ts', stage: 'PLANNED_STEPS', reason: 'hub pages and contents lists name every topic but answer none: the final list ranks them a few places lower' },
 ] as const;
 
 export type RankingStep = (typeof RANKING_STEPS)[number]['name'];

@@ -11,7 +11,6 @@ import type { ScoredChunk } from '../../store/types.js';
 import type { RelatedText } from './fts-query.js';
 import { detectLang } from '../../text/lang.js';
 import { keywordSearch } from './keyword.js';
-import { sinkNavigation } from '../rank/navigation.js';
 import { siblingRowsByKeyword, withUntranslated } from '../rank/channel-steps.js';
 import { DEFAULT_FUSION, fuseChannels, type FusionConfig } from '../rank/rrf.js';
 import { untranslatedManuals } from '../plan/translations.js';
@@ -22,9 +21,6 @@ import { DEFAULT_K, DEFAULT_KEYWORD_CONFIG, stepOn, type KeywordConfig, type Ran
 export const MIN_CANDIDATES = 50;
 /** The other language than a question's (a manual the library has only in it: translations.ts). */
 const OTHER_LANGUAGE: Record<Lang, Lang> = { en: 'zh', zh: 'en' };
-
-/** The steps each channel's own list runs before fusion (settings.ts, RANKING_STEPS, has their reasons). */
-const CHANNEL_STEPS: readonly RankStep<ScoredChunk, null>[] = [{ name: 'sink-navigation', run: (hits) => sinkNavigation(hits, (h) => h.chunk.text) }];
 
 /** What the fused list's steps read: the keyword channel's list, and an untranslated manual's best passage. */
 interface FusedContext {
@@ -80,11 +76,9 @@ export async function hybridSearch(
   if (!query) return { query: req.query, hits: [], ms: performance.now() - t0, mode, rankings: { keyword: [], vector: [] } };
   const cfg = opts.keyword ?? DEFAULT_KEYWORD_CONFIG;
   // Fusion's extra candidates (n > k) need not be complete past the first k.
-  // Each retriever ranks hub pages and contents lists (navigation.ts) a few places lower.
   const on = (step: RankingStep) => stepOn(opts, step);
-  const sink = (hs: ScoredChunk[]) => runSteps(CHANNEL_STEPS, hs, null, opts);
-  const kwSearch = (n: number) => keywordSearch(store, query, n, req.filters, opts.related, cfg, k).then(sink);
-  const vecSearch = (n: number, filters?: SearchFilters) => embedQuery(embedder, query, opts.signal).then((v) => store.vectorSearch(v, n, filters)).then(sink);
+  const kwSearch = (n: number) => keywordSearch(store, query, n, req.filters, opts.related, cfg, k);
+  const vecSearch = (n: number, filters?: SearchFilters) => embedQuery(embedder, query, opts.signal).then((v) => store.vectorSearch(v, n, filters));
   const qlang = detectLang(query);
 
   let ranked: ScoredChunk[];

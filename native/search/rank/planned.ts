@@ -1,12 +1,13 @@
 /**
  * The last ranking steps of a retrieval, after the sources' lists are fused: a two-part question's
- * part lists, the passage that shows a quoted message, the whole question's keyword top; code hits
- * first. Pure (lists in, list out).
+ * part lists, the passage that shows a quoted message, the whole question's keyword top, hub pages
+ * a few places lower; code hits first. Pure (lists in, list out).
  */
 import type { SearchHit } from '../../contract/api.js';
 import { FIRST_PAGE, type RetrievalSettings } from '../settings.js';
 import { appendMissing, interleave } from './interleave.js';
 import { placeWithin } from './rrf.js';
+import { sinkNavigation } from './navigation.js';
 import { runSteps, type RankStep } from './steps.js';
 
 /** What the last steps read besides the list they order. */
@@ -29,6 +30,8 @@ export const PLANNED_STEPS: readonly RankStep<SearchHit, PlannedContext>[] = [
     name: 'plan-keyword-top',
     run: (hits, c) => (c.parts.length > 0 ? keepKeywordTop(hits, c.keywordRanking, Math.max(PLAN_KEYWORD_KEEP, FIRST_PAGE - c.codeHits.length)) : hits),
   },
+  // Last, on the list the technician reads: sunk in each channel, a hub page came back when both ranked it.
+  { name: 'sink-navigation', run: (hits) => sinkNavigation(hits, (h) => h.text) },
 ];
 
 /** The whole question's list through the last steps, code hits first, at most k. */

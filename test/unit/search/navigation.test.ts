@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hybridSearch } from '../../../native/search/channels/hybrid.js';
+import { retrieve } from '../../../native/search/retriever.js';
 import { isNavigation, NAVIGATION_SINK, sinkNavigation } from '../../../native/search/rank/navigation.js';
 import { chunk, record, storePerTest } from '../store/fixtures.js';
 
@@ -68,7 +68,7 @@ describe('search ranks a hub page below the page it points to', () => {
     await store.replaceFile(record('drive/index.md', { title: 'Drive' }), [chunk('drive/index.md', 0, hub, { manual: 'Drive' })], null, []);
     await store.replaceFile(record('drive/faults.md', { title: 'Drive faults' }), [chunk('drive/faults.md', 0, fault, { manual: 'Drive faults' })], null, []);
     await store.compact();
-    const res = await hybridSearch(store, null, { query: 'drive motor cable wiring', k: 5 });
+    const res = await retrieve([{ pack: null, store, codes: null, embedder: null }], { query: 'drive motor cable wiring', k: 5 });
     expect(res.hits.map((h) => h.file)).toEqual(['drive/faults.md', 'drive/index.md']);
   });
 });

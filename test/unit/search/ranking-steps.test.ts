@@ -55,6 +55,12 @@ describe('rankPlanned: the last steps of a retrieval, in order', () => {
     expect(off).toEqual(['w1', 'w2', 'w3', 'w4', 'w5']);
   });
 
+  it('a hub page is ranked a few places lower on the final list, where both channels ranking it had put it first; off, it keeps its place', () => {
+    const hub = { ...hit('hub'), text: ['- [Mounting](mounting.md) - Physical installation', '- [Wiring](wiring.md) - Power cables', '- [Faults](faults.md) - Fault list'].join('\n') };
+    expect(ids(rankPlanned({ whole: [hub, ...whole], parts: [], codeHits: [], keywordRanking, k: 7 }))).toEqual(['w1', 'w2', 'w3', 'w4', 'w5', 'hub', 'w6']);
+    expect(ids(rankPlanned({ whole: [hub, ...whole], parts: [], codeHits: [], keywordRanking, k: 3 }, { off: ['sink-navigation'] }))).toEqual(['hub', 'w1', 'w2']);
+  });
+
   it('the passage that shows a message the question writes leads the passages', () => {
     const parts = [{ fused: [hit('shown')], showsMessage: true }];
     expect(ids(rankPlanned({ whole, parts, codeHits: [], keywordRanking, k: 3 }))[0]).toBe('shown');
