@@ -16,6 +16,7 @@ import type { SearchHit } from '../native/contract/api.js';
 import { createEngine } from '../native/engine.js';
 import { createEmbedder, parseEmbedderSpec } from '../native/embed/models.js';
 import { fuseChannels, placeWithin, type Channel, type FusionConfig, DEFAULT_FUSION } from '../native/search/rank/rrf.js';
+import { sinkNavigation } from '../native/search/rank/navigation.js';
 import { commandLine, dbsf, isCorrect, minmax, scoreFusion, zscore, type Norm, loadQuestions, NEW_IDS_FROM, idNumber, PageTexts, rankWithin10, targetsOf, type ChannelDump, type ChannelEntry, type Question } from './eval-lib.js';
 
 const { values } = parseArgs({
@@ -85,11 +86,20 @@ function firstTwo(d: Dump): Entry[] {
   return [...codes, ...placed.map((r) => byId.get(r.id) as Entry)];
 }
 
+/**
+ * What every list goes through last in the product, whatever fused it (rank/planned.ts): hub pages a few
+ * places lower among the passages, code hits first. Without it the replay's "shipped" row is not the product's.
+ */
+function lastSteps(d: Dump, list: Entry[]): Entry[] {
+  const passages = list.filter((e) => !d.codes.includes(e));
+  return [...list.filter((e) => d.codes.includes(e)), ...sinkNavigation(passages, (e) => e.text ?? '')];
+}
+
 const SHIPPED = 'shipped default (RRF k=60 + top-2 of each channel in top 5)';
 const byVariant = new Map<string, Map<string, number | null>>();
 for (const [name, run] of variants) {
   const m = new Map<string, number | null>();
-  for (const d of dumps) m.set(d.id, rankOf(d, run(d)));
+  for (const d of dumps) m.set(d.id, rankOf(d, lastSteps(d, run(d))));
   byVariant.set(name, m);
 }
 if (values.rerank) for (const [name, m] of await rerankRanks(dumps)) byVariant.set(`shipped default + ${name}`, m);
