@@ -18,10 +18,12 @@
  *  - every question asked (extractive answers, as scripts/eval.ts). The gate's rule is not part of
  *    the answer (the contract gives the refusal's reason, which says it in words): rows carry the reason.
  *
- * Reported per left-out set and per half (ids < 101 / ≥ 101): the left-out questions refused (all, then
- * the bare codes apart: a code and no product name, fairly answered by another set's code of that
- * number, and the named ones), the other sets' answerable questions refused, the question set's own
- * out-of-scope questions refused; a totals row. Markdown to stdout, per-question rows to --json.
+ * The whole corpus (without its top-level files) is asked first, as the reference. Reported per
+ * left-out set and per half (ids < 101 / ≥ 101): the left-out questions refused (all, then the bare
+ * codes apart: a code and no product name, fairly answered by another set's code of that number, and
+ * the named ones), the other sets' answerable questions refused (and of those the reference answers,
+ * how many: what leaving the set out cost), the question set's own out-of-scope questions refused;
+ * a totals row. Markdown to stdout, per-question rows to --json.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -39,6 +41,9 @@ import { commandLine, idNumber, loadQuestions, NEW_IDS_FROM, ratio, targetsOf, t
 /** How a question stands when one set is left out. */
 export type LosoKind = 'left-out' | 'answerable' | 'partial' | 'out_of_scope';
 
+/** The name of the reference run: the whole corpus (without its top-level files), no set left out. */
+export const NONE_LEFT_OUT = '(none)';
+
 export interface LosoRow {
   /** The documentation set left out of the library the question was asked of. */
   set: string;
@@ -50,6 +55,8 @@ export interface LosoRow {
   /** A code and no product name: another set's code of that number answers it fairly. */
   bareCode: boolean;
   refused: boolean;
+  /** Whether the library with every set in (the reference run) refused it too. */
+  refusedWithAll: boolean;
   /** Why it was refused (the evidence gate's reason, as the technician reads it); null when answered. */
   reason: string | null;
   /** First line of the answer (or of the refusal). */
@@ -125,11 +132,11 @@ export function isBareCode(question: string): boolean {
  * their times, where a link cannot be made). Rebuilt on each call; links keep the files' times, so an
  * incremental ingest sees them unchanged.
  */
-export async function corpusWithout(corpus: string, set: string, dest: string): Promise<void> {
+export async function corpusWithout(corpus: string, set: string | null, dest: string): Promise<void> {
   await fs.rm(dest, { recursive: true, force: true });
   await fs.mkdir(dest, { recursive: true });
   const top = await fs.readdir(corpus, { withFileTypes: true });
-  if (!top.some((e) => e.isDirectory() && e.name === set)) {
+  if (set !== null && !top.some((e) => e.isDirectory() && e.name === set)) {
     throw new Error(`${set} is not a folder of ${corpus}; name one of: ${top.filter((e) => e.isDirectory()).map((e) => e.name).join(', ')}`);
   }
   const linkTree = async (from: string, to: string): Promise<void> => {
@@ -172,33 +179,41 @@ async function buildLibrary(set: string, corpus: string, dir: string, embedder: 
   }
 }
 
-/** Leaves each set out in turn, asks every question of the rest, and returns one row per (set, question). */
+/**
+ * Asks every question of the whole corpus first (the reference: what a left-out library refuses that
+ * it answers is the removal's doing), then leaves each set out in turn and asks every question of the
+ * rest. One row per (set, question); the reference's rows are set {@link NONE_LEFT_OUT}.
+ */
 export async function runLoso(opts: LosoOptions): Promise<{ rows: LosoRow[]; libraries: LosoLibrary[] }> {
   const log = opts.log ?? (() => {});
   const sets = opts.sets ?? questionSetsOf(opts.questions);
   const rows: LosoRow[] = [];
   const libraries: LosoLibrary[] = [];
   const bare = new Map(opts.questions.map((q) => [q.id, isBareCode(q.query)]));
-  for (const set of sets) {
+  const withAll = new Map<string, boolean>();
+  for (const set of [NONE_LEFT_OUT, ...sets]) {
+    const out = set === NONE_LEFT_OUT ? null : set;
     const corpus = path.join(opts.work, set, 'corpus');
-    await corpusWithout(opts.corpus, set, corpus);
+    await corpusWithout(opts.corpus, out, corpus);
     const lib = await buildLibrary(set, corpus, path.join(opts.work, set, 'library'), opts.embedder, opts.cacheFrom);
     libraries.push(lib);
-    log(`${set} left out: library ${lib.dir}, ${lib.files} files (${lib.chunks} chunks), ${lib.unchanged} unchanged, ingest ${lib.seconds} s`);
+    log(`${out ?? 'no set'} left out: library ${lib.dir}, ${lib.files} files (${lib.chunks} chunks), ${lib.unchanged} unchanged, ingest ${lib.seconds} s`);
     const engine = await createEngine({ libraryDir: lib.dir, readOnly: true });
     try {
       for (const q of opts.questions) {
         const res = await engine.ask({ question: q.query, prefer: 'extractive' });
         if (!res.ok) throw new Error(`${set} / ${q.id}: ${res.error.code} ${res.error.message}`);
         const a = res.value;
+        if (out === null) withAll.set(q.id, a.refused);
         rows.push({
           set,
           id: q.id,
           type: q.type,
-          kind: kindOf(q, set),
+          kind: out === null ? kindOf(q, '') : kindOf(q, out),
           half: (idNumber(q.id) ?? 0) < NEW_IDS_FROM ? 'first' : 'newer',
           bareCode: bare.get(q.id) ?? false,
           refused: a.refused,
+          refusedWithAll: withAll.get(q.id) ?? a.refused,
           reason: a.refused ? (a.refusal?.reason ?? a.answer) : null,
           answer: (a.answer.split('\n').find((l) => l.trim() !== '') ?? '').trim().slice(0, 200),
         });
@@ -215,6 +230,8 @@ export interface LosoCounts {
   bare: [number, number];
   named: [number, number];
   answerable: [number, number];
+  /** Answerable questions refused here that the library with every set in answers. */
+  answerableNew: [number, number];
   outOfScope: [number, number];
 }
 
@@ -227,13 +244,17 @@ export function countLoso(rows: LosoRow[]): LosoCounts {
     bare: c(left.filter((r) => r.bareCode)),
     named: c(left.filter((r) => !r.bareCode)),
     answerable: c(rows.filter((r) => r.kind === 'answerable')),
+    answerableNew: c(rows.filter((r) => r.kind === 'answerable' && !r.refusedWithAll)),
     outOfScope: c(rows.filter((r) => r.kind === 'out_of_scope')),
   };
 }
 
-/** One table per half (all, ids < NEW_IDS_FROM, ids ≥ NEW_IDS_FROM): a row per left-out set and a totals row. */
+/**
+ * One table per half (all, ids < NEW_IDS_FROM, ids ≥ NEW_IDS_FROM): the reference row (no set left
+ * out), a row per left-out set and their totals.
+ */
 export function formatLoso(rows: LosoRow[]): string {
-  const sets = [...new Set(rows.map((r) => r.set))];
+  const sets = [...new Set(rows.map((r) => r.set))].filter((s) => s !== NONE_LEFT_OUT);
   const halves: { name: string; keep: (r: LosoRow) => boolean }[] = [
     { name: 'all questions', keep: () => true },
     { name: `ids < ${NEW_IDS_FROM}`, keep: (r) => r.half === 'first' },
@@ -241,16 +262,17 @@ export function formatLoso(rows: LosoRow[]): string {
   ];
   const cell = ([k, n]: [number, number]) => (n === 0 ? '—' : `${k}/${n}`);
   const line = (label: string, c: LosoCounts) =>
-    `| ${label} | ${cell(c.leftOut)} | ${cell(c.bare)} | ${cell(c.named)} | ${cell(c.answerable)} | ${cell(c.outOfScope)} |`;
+    `| ${label} | ${cell(c.leftOut)} | ${cell(c.bare)} | ${cell(c.named)} | ${cell(c.answerable)} | ${cell(c.answerableNew)} | ${cell(c.outOfScope)} |`;
   return halves
     .map((h) => {
       const mine = rows.filter(h.keep);
       return [
         `leave one set out, ${h.name}: refused / asked`,
-        '| left out | its questions refused | of them bare codes | of them named | other sets\' answerable refused | own out_of_scope refused |',
-        '|---|---|---|---|---|---|',
+        '| left out | its questions refused | of them bare codes | of them named | other sets\' answerable refused | refused of those the whole corpus answers | own out_of_scope refused |',
+        '|---|---|---|---|---|---|---|',
+        ...(rows.some((r) => r.set === NONE_LEFT_OUT) ? [line('none (reference)', countLoso(mine.filter((r) => r.set === NONE_LEFT_OUT)))] : []),
         ...sets.map((s) => line(s, countLoso(mine.filter((r) => r.set === s)))),
-        line('**total**', countLoso(mine)),
+        line('**total** (sets left out)', countLoso(mine.filter((r) => r.set !== NONE_LEFT_OUT))),
       ].join('\n');
     })
     .join('\n\n');
@@ -283,9 +305,9 @@ async function main(): Promise<void> {
   const sets = values.sets?.split(',').map((s) => s.trim()).filter(Boolean);
   const started = performance.now();
   const { rows, libraries } = await runLoso({ corpus, questions, sets, embedder, cacheFrom: values['cache-from'] && path.resolve(values['cache-from']), work, log: (l) => console.log(l) });
-  console.log(`\n${libraries.length} libraries, ${questions.length} questions each, ${Math.round((performance.now() - started) / 1000)} s\n`);
+  console.log(`\n${libraries.length} libraries (the whole corpus, then each set left out), ${questions.length} questions each, ${Math.round((performance.now() - started) / 1000)} s\n`);
   console.log(formatLoso(rows));
-  const leftOut = countLoso(rows).leftOut;
+  const leftOut = countLoso(rows.filter((r) => r.set !== NONE_LEFT_OUT)).leftOut;
   console.log(`\nleft-out questions refused: ${ratio(leftOut[0], leftOut[1])}`);
   if (values.json) {
     await fs.mkdir(path.dirname(path.resolve(values.json)), { recursive: true });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../native/engine.js';
 import type { Question } from '../../scripts/eval-lib.js';
-import { corpusWithout, countLoso, formatLoso, isBareCode, kindOf, questionSetsOf, runLoso, type LosoRow } from '../../scripts/eval-loso.js';
+import { corpusWithout, countLoso, formatLoso, isBareCode, kindOf, NONE_LEFT_OUT, questionSetsOf, runLoso, type LosoRow } from '../../scripts/eval-loso.js';
 import { writeTinyBertModel } from '../../scripts/make-tiny-onnx.js';
 import { cleanupTemp, tempDir, value } from './helpers.js';
 
@@ -101,12 +101,21 @@ describe('leave one set out', () => {
     await expect(corpusWithout(corpus, 'no-such-set', dest)).rejects.toThrow(/not a folder of .*name one of: /);
   });
 
+  it('asks the whole corpus first, as the reference', () => {
+    const reference = countLoso(rows.filter((r) => r.set === NONE_LEFT_OUT));
+    expect(reference.leftOut).toEqual([0, 0]);
+    expect(reference.answerable).toEqual([0, 4]);
+    expect(reference.outOfScope).toEqual([1, 1]);
+    expect(rows.filter((r) => r.set !== NONE_LEFT_OUT).every((r) => r.refusedWithAll === (r.kind === 'out_of_scope'))).toBe(true);
+  });
+
   it('refuses the left-out questions and answers the others', () => {
-    const total = countLoso(rows);
+    const total = countLoso(rows.filter((r) => r.set !== NONE_LEFT_OUT));
     expect(total.leftOut).toEqual([4, 4]);
     expect(total.bare).toEqual([1, 1]);
     expect(total.named).toEqual([3, 3]);
     expect(total.answerable).toEqual([0, 8]);
+    expect(total.answerableNew).toEqual([0, 8]);
     expect(total.outOfScope).toEqual([3, 3]);
     const zentrix = countLoso(rows.filter((r) => r.set === 'zentrix-pump'));
     expect(zentrix.leftOut).toEqual([2, 2]);
@@ -117,13 +126,14 @@ describe('leave one set out', () => {
     const text = formatLoso(rows);
     expect(text).toContain('leave one set out, ids < 101');
     expect(text).toContain('leave one set out, ids ≥ 101');
-    expect(text).toMatch(/\| \*\*total\*\* \| 4\/4 \| 1\/1 \| 3\/3 \| 0\/8 \| 3\/3 \|/);
+    expect(text).toContain('| none (reference) | — | — | — | 0/4 | 0/4 | 1/1 |');
+    expect(text).toContain('| **total** (sets left out) | 4/4 | 1/1 | 3/3 | 0/8 | 0/8 | 3/3 |');
   });
 
   it('reuses a built library: a second run ingests nothing new', async () => {
     const again = await runLoso({ corpus, questions: QUESTIONS, work, sets: ['kestrel-saw'] });
-    expect(again.libraries[0]?.unchanged).toBe(2);
-    expect(again.rows.map((r) => r.refused)).toEqual(rows.filter((r) => r.set === 'kestrel-saw').map((r) => r.refused));
+    expect(again.libraries.map((l) => [l.set, l.unchanged])).toEqual([[NONE_LEFT_OUT, 3], ['kestrel-saw', 2]]);
+    expect(again.rows.filter((r) => r.set === 'kestrel-saw').map((r) => r.refused)).toEqual(rows.filter((r) => r.set === 'kestrel-saw').map((r) => r.refused));
   });
 });
 
@@ -143,10 +153,12 @@ describe('leave one set out with an embedder', () => {
     expect(cache).toHaveLength(1);
     const seeded = path.join(tempDir('loso-e'), 'work');
     const run = await runLoso({ corpus, questions: QUESTIONS, work: seeded, sets: ['orvalo-lift'], embedder, cacheFrom: full });
-    const copied = path.join(seeded, 'orvalo-lift', 'library', cache[0] as string);
-    // Every passage of the smaller library was in the cache: the file did not grow.
-    expect(fs.statSync(copied).size).toBe(fs.statSync(path.join(full, cache[0] as string)).size);
-    expect(countLoso(run.rows).leftOut).toEqual([1, 1]);
+    // Every passage of each new library was in the cache: the file did not grow.
+    for (const set of [NONE_LEFT_OUT, 'orvalo-lift']) {
+      const copied = path.join(seeded, set, 'library', cache[0] as string);
+      expect(fs.statSync(copied).size).toBe(fs.statSync(path.join(full, cache[0] as string)).size);
+    }
+    expect(countLoso(run.rows.filter((r) => r.set === 'orvalo-lift')).leftOut).toEqual([1, 1]);
   });
 
   it('says what to do when --cache-from holds no embedding cache', async () => {
