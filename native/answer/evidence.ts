@@ -14,7 +14,8 @@
  *   the library's vocabulary lacks means the question is about something else (without a vocabulary:
  *   a name no retrieved passage mentions); typed in lower case, a brand or model is told by where it
  *   stands: words no manual uses right before a model number, a number or a code ("yaskawa gp8"); and
- *   anywhere, a word no manual uses that is not a word of the language ("moteus", "grbl"): a coined name;
+ *   anywhere, a word no manual uses (or only in passing) that is not a word of the language ("moteus",
+ *   "grbl"): a coined name;
  * - coverage by one documentation set: the top passages of one source (the top folder of their
  *   files: a machine's or vendor's manuals) must hold the question's words together, not words
  *   scattered over unrelated manuals;
@@ -139,6 +140,8 @@ export interface Evidence {
   names: string[];
   /** Names from the question that no top passage mentions. */
   missingNames: string[];
+  /** Of the question's names, the coined ones the library mentions only in passing (a link, an aside). */
+  passingNames: string[];
   /** Names that neither the matched code records nor the passages mention. */
   namesOutsideCodes: string[];
   /**
@@ -312,12 +315,13 @@ const LATIN_WORD = /(?<![\p{L}\p{N}_./-])\p{Script=Latin}{3,}(?![\p{L}\p{N}_/]|-
 
 /**
  * Names coined for a product, typed in any case and anywhere in the question ("the moteus joint",
- * "unlock grbl"): a word that no manual uses (`unused`), that no English dictionary has and that the
- * thesaurus does not know. A technician's own words are words of the language ("floppy", "sags",
- * "doesnt"); a word nobody but its maker uses names that maker's product, and no manual of the
- * library is about it.
+ * "unlock grbl"): a word that no manual uses, or only in passing (`unknown`), that no English
+ * dictionary has, nor as two of its words written as one ("toolboard"), that the thesaurus does not
+ * know and that is not an identifier in camel case ("getAlarm"). A technician's own words are words of
+ * the language ("floppy", "sags", "doesnt"); a word nobody but its maker uses names that maker's
+ * product, and no manual of the library is about it.
  */
-export function coinedNames(question: string, unused: (term: string) => boolean, alternatives: Map<string, string[][]>, words?: Map<string, string>): string[] {
+export function coinedNames(question: string, unknown: (term: string) => boolean, alternatives: Map<string, string[][]>, words?: Map<string, string>): string[] {
   // A code's own letters ("flt 41", "err 43") are the code as typed, not a name.
   const codes = detectCodes(question, { includeWeak: true });
   const inCode = (at: number) => codes.some((c) => at >= c.start && at < c.start + c.raw.length);
@@ -326,12 +330,19 @@ export function coinedNames(question: string, unused: (term: string) => boolean,
     if (inCode(m.index ?? 0)) continue;
     const terms = analyze(m[0]);
     const term = terms[0];
-    if (terms.length !== 1 || term === undefined || isGeneric(term) || !unused(term)) continue;
-    if ((alternatives.get(term) ?? []).some((g) => g.length > 0) || isLanguageWord(m[0])) continue;
+    if (terms.length !== 1 || term === undefined || isGeneric(term) || !unknown(term)) continue;
+    if ((alternatives.get(term) ?? []).some((g) => g.length > 0) || isLanguageWord(m[0]) || isCompound(m[0]) || /^\p{Ll}+\p{Lu}/u.test(m[0])) continue;
     out.push(term);
     if (words && !words.has(term)) words.set(term, m[0]);
   }
   return [...new Set(out)];
+}
+
+/** Two words of the language of four letters or more, written as one ("toolboard", "heatbreak"): a thing's plain name. */
+function isCompound(word: string): boolean {
+  const w = word.toLowerCase();
+  for (let i = 4; i <= w.length - 4; i++) if (isLanguageWord(w.slice(0, i)) && isLanguageWord(w.slice(i))) return true;
+  return false;
 }
 
 /**
@@ -410,6 +421,12 @@ function covered(term: string, alts: string[][] | undefined, set: Set<string>): 
   return set.has(term) || (alts ?? []).some((g) => g.length > 0 && g.every((x) => set.has(x)));
 }
 
+/**
+ * Passages of the whole library at most that mention a coined name in passing (grbl's name inside one link
+ * of another firmware's page and its translation: 2); a product's own manuals use its name far more.
+ */
+const PASSING_MENTIONS = 3;
+
 export function collectEvidence(input: EvidenceInput): Evidence {
   const codeRaw = input.codes?.detected ?? [];
   const words = new Map<string, string>();
@@ -417,10 +434,20 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const terms = [...alternatives.keys()];
   const count = (t: string): number | null => (input.vocabulary ? input.vocabulary(t) : null);
   const unused = (t: string) => count(t) === 0;
-  const typed = [...questionNames(input.question, words), ...typedNames(input.question, unused), ...coinedNames(input.question, unused, alternatives, words)];
+  const tokenSets = input.hits.slice(0, PRESENCE_DEPTH).map(passageTokens);
+  const union = new Set<string>();
+  for (const s of tokenSets) for (const t of s) union.add(t);
+  // A coined name no manual uses, or one the library mentions only in passing (a link, an aside: at most
+  // PASSING_MENTIONS passages, none of the top ones, not one of its products), is a product it has no manual for.
+  const productKeys = new Set((input.products ?? []).flatMap((p) => analyze(p)));
+  const inPassing = (t: string) => {
+    const n = count(t);
+    return n !== null && n <= PASSING_MENTIONS && !union.has(t) && !productKeys.has(t);
+  };
+  const coined = coinedNames(input.question, inPassing, alternatives, words);
+  const typed = [...questionNames(input.question, words), ...typedNames(input.question, unused), ...coined];
   const names = [...new Set(typed)].filter((n) => !isCodeToken(n, codeRaw));
   const topic = terms.filter((t) => !names.includes(t));
-  const tokenSets = input.hits.slice(0, PRESENCE_DEPTH).map(passageTokens);
   const share = (list: string[], set: Set<string>) =>
     list.length === 0 ? 0 : list.filter((t) => covered(t, alternatives.get(t), set)).length / list.length;
   let bestIndex = -1;
@@ -434,12 +461,12 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     }
     topicCoverage = Math.max(topicCoverage, share(topic, set));
   });
-  const union = new Set<string>();
-  for (const s of tokenSets) for (const t of s) union.add(t);
   const missing = terms.filter((t) => !covered(t, alternatives.get(t), union));
   const unionCoverage = terms.length === 0 ? 0 : (terms.length - missing.length) / terms.length;
   // A name is unknown when the library's vocabulary lacks it; the top passages lacking it are not enough.
-  const missingNames = names.filter((n) => !union.has(n) && (count(n) ?? 0) === 0);
+  // (A coined name the library mentions in passing is as unknown, and said to be mentioned only in passing.)
+  const passingNames = coined.filter((n) => (count(n) ?? 0) > 0);
+  const missingNames = names.filter((n) => !union.has(n) && ((count(n) ?? 0) === 0 || passingNames.includes(n)));
   // With a code the library defines, a bare model designation ("alarm 412 on our PX7") that the
   // library never uses, with no unknown brand beside it, is the technician's own name for the
   // machine, not another vendor's product: it does not veto the code's record. An unknown brand
@@ -504,6 +531,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
     passageSources,
     names,
     missingNames,
+    passingNames,
     namesOutsideCodes,
     machineOutsideCodes,
     namesOutsideScope,
@@ -752,8 +780,15 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
   if (ev.unmatchedMessage !== null) {
     return { answer: false, reason: `No installed manual shows the message "${ev.unmatchedMessage}".`, rule: 'unknown-message' };
   }
-  if (ev.missingNames.length > 0) {
-    return { answer: false, reason: `The installed manuals do not mention ${quoteList(ev.missingNames, ev.words)}.${modelsCovered(ev) || covers(ev)}`, rule: 'unknown-name' };
+  // Asked with a product whose manuals never use names that other manuals do, name-other-scope below says so.
+  const absent = ev.missingNames.filter((n) => !ev.passingNames.includes(n));
+  const inPassing = ev.namesOutsideScope.length > 0 ? [] : ev.missingNames.filter((n) => ev.passingNames.includes(n));
+  if (absent.length > 0 || inPassing.length > 0) {
+    const said = [
+      ...(absent.length > 0 ? [`The installed manuals do not mention ${quoteList(absent, ev.words)}.`] : []),
+      ...(inPassing.length > 0 ? [`The installed manuals mention ${quoteList(inPassing, ev.words)} only in passing.`] : []),
+    ];
+    return { answer: false, reason: `${said.join(' ')}${modelsCovered(ev) || covers(ev)}`, rule: 'unknown-name' };
   }
   if (ev.namesOutsideScope.length > 0) {
     return {

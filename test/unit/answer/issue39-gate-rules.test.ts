@@ -348,4 +348,26 @@ describe('a name its maker coined, typed in lower case anywhere (no manual uses 
     // Without the library's vocabulary (not known) no word is judged unused.
     expect(collectEvidence({ question: 'my zentrix pressure switch', hits: GENERIC_PASSAGES, codes: noCodes }).names).toEqual([]);
   });
+
+  it('keeps two words of the language written as one and camel-case identifiers plain', () => {
+    const none = (q: string) => coinedNames(q, () => true, new Map());
+    expect(none('the toolboard fan stopped')).toEqual([]);
+    expect(none('getAlarm returns nothing')).toEqual([]);
+    // A coined name in capitals inside stays a name ("ZenTrix"): only a lower-case start reads as code.
+    expect(none('the ZenTrix board')).toEqual(analyze('zentrix'));
+  });
+
+  it('reads a coined name the library mentions only in passing, in none of the top passages, as a product it has no manual for', () => {
+    // "zentrix" appears in two passages of the library (a link in another product's page), none of them retrieved.
+    const passing = (t: string) => (analyze('zentrix').includes(t) ? 2 : 5);
+    const ev = collectEvidence({ question: 'the pressure switch on my zentrix will not hold', hits: GENERIC_PASSAGES, codes: noCodes, vocabulary: passing, spread: spreadOf(TASK_WORDS) });
+    expect(gate(ev, GENERIC_PASSAGES.length)).toMatchObject({ answer: false, rule: 'unknown-name' });
+    expect(gate(ev, GENERIC_PASSAGES.length).reason).toMatch(/^The installed manuals mention "zentrix" only in passing\. The installed manuals cover: /);
+    // A top passage that mentions it, many passages that use it, or the question naming it as a library product keep it answerable.
+    const about = [hit('The zentrix pressure switch is set to 3 bar; adjust it with the knob.', { file: 'press/zentrix.md', manual: 'Orvan press' }), ...GENERIC_PASSAGES];
+    expect(gate(collectEvidence({ question: 'the pressure switch on my zentrix will not hold', hits: about, codes: noCodes, vocabulary: passing, spread: spreadOf(TASK_WORDS) }), about.length).answer).toBe(true);
+    const widely = (t: string) => (analyze('zentrix').includes(t) ? 40 : 5);
+    expect(collectEvidence({ question: 'the pressure switch on my zentrix will not hold', hits: GENERIC_PASSAGES, codes: noCodes, vocabulary: widely }).names).toEqual([]);
+    expect(collectEvidence({ question: 'the pressure switch on my zentrix will not hold', hits: GENERIC_PASSAGES, codes: noCodes, vocabulary: passing, products: ['Zentrix'] }).names).toEqual([]);
+  });
 });
