@@ -17,6 +17,7 @@ import type {
   OpenLibraryRequest,
   PackHooks,
   PackMethods,
+  SearchFilters,
   SearchRequest,
   SearchResponse,
   SourceDocument,
@@ -42,7 +43,8 @@ import { listManuals, openSource } from './library/documents.js';
 import { assertLibraryFolder, isSampleLibrary, prepareNewLibraryFolder, sampleSourcesOf } from './library/folders.js';
 import { clampK, lookupCodes, retrieve, validateQuery, type Retrieval, type RetrieveRequest } from './search/retriever.js';
 import { DEFAULT_RETRIEVAL_SETTINGS, keywordConfigFrom, type RetrievalSettings } from './search/settings.js';
-import { ask } from './pipelines/answer.js';
+import { answerRetrieval, ask, gateEvidence, type AnswerDeps } from './pipelines/answer.js';
+import type { Evidence } from './answer/evidence.js';
 import { ingestIntoLibrary, removeFromLibrary } from './pipelines/ingest.js';
 import { AnswerModels } from './llm/holder.js';
 import { cleanupPacks } from './packs/install.js';
@@ -57,6 +59,8 @@ export interface Engine extends EngineApi, PackMethods {
   retrieve(req: RetrieveRequest, signal?: AbortSignal): Promise<Result<Retrieval>>;
   /** The library's vocabulary for the evidence gate (not part of the contract; see termCounts below). */
   termCounts(terms: string[], packs?: string[], pathPrefix?: string): Promise<Result<Record<string, number>>>;
+  /** The evidence the gate judges for a question, as ask gathers it (not part of the contract; see below). */
+  gateEvidence(question: string, filters?: SearchFilters): Promise<Result<{ retrieval: Retrieval; evidence: Evidence; passages: number }>>;
 }
 
 /** Opens (or, with config.create, creates on first ingest) the library and returns the engine. */
@@ -264,9 +268,7 @@ class LocalEngine implements Engine {
       ask(
         {
           retrieve: (r, signal) => this.retrieveWith(local, sources, r, signal),
-          vocabulary: async (terms, filters) => new Map(Object.entries(await this.termCountsWith(local, sources, terms, filters?.packs, filters?.pathPrefix))),
-          spread: (terms, filters) => this.termSpreadWith(local, sources, terms, filters?.packs),
-          titles: async (folders, filters) => this.titlesIn(local, sources, folders, filters?.packs),
+          ...this.gateDeps(local, sources),
           generator: () => this.answerModels.llm(),
           generatorChecked: () => this.answerModels.llmChecked(),
           reranker: () => this.answerModels.reranker(),
@@ -275,6 +277,29 @@ class LocalEngine implements Engine {
         hooks,
       ),
     );
+  }
+
+  /** What the gate reads of the library besides a retrieval: vocabulary, spread over documentation sets, manual titles. */
+  private gateDeps(local: Library, sources: Sources): Pick<AnswerDeps, 'vocabulary' | 'spread' | 'titles'> {
+    return {
+      vocabulary: async (terms, filters) => new Map(Object.entries(await this.termCountsWith(local, sources, terms, filters?.packs, filters?.pathPrefix))),
+      spread: (terms, filters) => this.termSpreadWith(local, sources, terms, filters?.packs),
+      titles: async (folders, filters) => this.titlesIn(local, sources, folders, filters?.packs),
+    };
+  }
+
+  /**
+   * The evidence the gate judges for a question, gathered as ask gathers it (the same retrieval and
+   * pipelines/answer.ts gateEvidence; no follow-up rewrite, no reranker): what scripts/calibrate-gate.ts
+   * replays. Not part of the contract.
+   */
+  gateEvidence(question: string, filters?: SearchFilters): Promise<Result<{ retrieval: Retrieval; evidence: Evidence; passages: number }>> {
+    return this.read(async (local, sources) => {
+      const retrieval = await this.retrieveWith(local, sources, answerRetrieval(question, undefined, filters));
+      const passages = retrieval.hits.filter((h) => h.kind !== 'code');
+      const { evidence } = await gateEvidence(this.gateDeps(local, sources), question, retrieval, passages, filters);
+      return { retrieval, evidence, passages: passages.length };
+    });
   }
 
   /**

@@ -15,10 +15,9 @@
  */
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import type { SearchFilters, SearchHit } from '../native/contract/api.js';
+import type { SearchHit } from '../native/contract/api.js';
 import { createEngine } from '../native/engine.js';
-import { scopeVocabulary } from '../native/pipelines/answer.js';
-import { collectEvidence, gate, GATE, passageTokens, termAlternatives, vocabularyTerms, weightedCoverage, type Evidence, type GateThresholds } from '../native/answer/evidence.js';
+import { gate, GATE, passageTokens, termAlternatives, weightedCoverage, type Evidence, type GateThresholds } from '../native/answer/evidence.js';
 import { commandLine, loadQuestions, questionSets, ratio, type Question } from './eval-lib.js';
 
 const { values } = parseArgs({
@@ -46,8 +45,6 @@ if (!values.library || !values.questions) {
   process.exit(2);
 }
 
-/** Answer passages retrieved by ask (its DEFAULT_ANSWER_K is 8, and it searches max(k, 10)). */
-const ASK_K = 10;
 
 interface Case {
   q: Question;
@@ -103,31 +100,15 @@ try {
   await engine.close();
 }
 
-/** The evidence ask gathers for a question (ask.ts steps 2–3, without a reranker or follow-up rewrite). */
+/** The evidence ask gathers for a question (engine.gateEvidence: the same retrieval and gathering; no reranker or follow-up rewrite). */
 async function evidenceOf(question: string): Promise<{ evidence: Evidence; hits: number; cover: Record<string, number[]>; files: string[] }> {
-  const unwrap = <T>(r: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }): T => {
-    if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
-    return r.value;
-  };
-  // One retrieval, as ask makes it; in hybrid mode the gate judges the keyword channel's own top
-  // passages (with the two channels' agreement), as ask does.
-  const res = unwrap(await engine.retrieve({ query: question, k: ASK_K, rankingDepth: 10 }));
-  const codes = res.codes;
+  const r = await engine.gateEvidence(question);
+  if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
+  const { retrieval: res, evidence } = r.value;
+  // The passages the gate judged: in hybrid mode the keyword channel's own (pipelines/answer.ts gateEvidence).
   const fused: SearchHit[] = res.hits.filter((h) => h.kind !== 'code');
-  let keywordTop: string[] | undefined;
-  let vectorTop: string[] | undefined;
-  if (res.mode === 'hybrid') {
-    keywordTop = res.rankings.keyword.filter((h) => h.kind !== 'code').slice(0, 5).map((h) => h.chunkId);
-    vectorTop = res.rankings.vector.filter((h) => h.kind !== 'code').slice(0, 5).map((h) => h.chunkId);
-  }
   const keywordPassages = res.mode === 'hybrid' ? res.rankings.keyword.filter((h) => h.kind !== 'code') : [];
   const passages = keywordPassages.length > 0 ? keywordPassages : fused;
-  const counts = unwrap(await engine.termCounts(vocabularyTerms(question, passages)));
-  const folderVocabulary = async (terms: string[], filters?: SearchFilters) => new Map(Object.entries(unwrap(await engine.termCounts(terms, filters?.packs, filters?.pathPrefix))));
-  const titles = async (folders: string[]) =>
-    unwrap(await engine.listManuals()).flatMap((m) => (folders.some((d) => m.file.startsWith(`${d}/`)) ? [m.title, ...m.equipment] : []));
-  const scope = res.scope && res.scopeFolders ? await scopeVocabulary({ vocabulary: folderVocabulary, titles }, question, res.scope, res.scopeFolders, codes) : undefined;
-  const evidence = collectEvidence({ question, hits: passages, codes, keywordTop, vectorTop, vocabulary: (t) => counts[t] ?? 1, scope });
   const sets = passages.slice(0, 10).map(passageTokens);
   const cover: Record<string, number[]> = {};
   for (const [t, alts] of termAlternatives(question)) {

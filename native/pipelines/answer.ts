@@ -120,36 +120,15 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
   throwIfAborted(hooks.signal);
 
   // 2. Codes and passages: one retrieval, which also gives each retriever's own top five.
-  const res = await deps.retrieve({ query: standaloneQuery, k: Math.max(k, 10), filters: req.filters, rankingDepth: 10, rowRecords: true }, hooks.signal);
+  const res = await deps.retrieve(answerRetrieval(standaloneQuery, k, req.filters), hooks.signal);
   const codes = res.codes;
   let passages = res.hits.filter((h) => h.kind !== 'code');
-  let keywordTop: string[] | undefined;
-  let vectorTop: string[] | undefined;
-  if (res.mode === 'hybrid') {
-    keywordTop = res.rankings.keyword.filter((h) => h.kind !== 'code').slice(0, 5).map((h) => h.chunkId);
-    vectorTop = res.rankings.vector.filter((h) => h.kind !== 'code').slice(0, 5).map((h) => h.chunkId);
-  }
   const reranker = deps.reranker ? await deps.reranker() : null;
   if (reranker) passages = await rerank(reranker, standaloneQuery, passages, (h) => h.text);
   throwIfAborted(hooks.signal);
 
   // 3. Evidence gate.
-  // The gate's thresholds are calibrated on keyword evidence. In hybrid mode it judges the keyword
-  // channel's own top passages (plus the agreement of both channels): the passages vector search adds
-  // are what an answer may cite, not proof that the manuals cover the question, since a nearest
-  // neighbour always exists.
-  const keywordPassages = res.mode === 'hybrid' ? res.rankings.keyword.filter((h) => h.kind !== 'code') : [];
-  const gateHits = keywordPassages.length > 0 ? keywordPassages : passages;
-  const [vocab, spreadOf] = await Promise.all([
-    deps.vocabulary ? deps.vocabulary(vocabularyTerms(standaloneQuery, gateHits), { packs: req.filters?.packs }) : null,
-    deps.spread ? deps.spread(spreadTerms(standaloneQuery, gateHits), { packs: req.filters?.packs }) : null,
-  ]);
-  const vocabulary = vocab ? (t: string) => vocab.get(t) ?? 1 : undefined; // not looked up: a top passage holds it
-  // Not looked up (the overlap cannot be generic-only): 0, no term is generic.
-  const spread = spreadOf ? { of: (t: string) => spreadOf.spread.get(t) ?? 0, docSets: spreadOf.docSets } : undefined;
-  const scope = deps.vocabulary && res.scope && res.scopeFolders ? await scopeVocabulary(deps, standaloneQuery, res.scope, res.scopeFolders, codes, req.filters) : undefined;
-  const codeSetVocabulary = deps.vocabulary ? await codeSetCounts(deps, standaloneQuery, codes, req.filters) : undefined;
-  const evidence = collectEvidence({ question: standaloneQuery, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope, spread, products: res.scope, codeSetVocabulary });
+  const { evidence } = await gateEvidence(deps, standaloneQuery, res, passages, req.filters);
   const decision = gate(evidence, passages.length);
   const base = { question, standaloneQuery, safety: [], citations: [] };
   if (!decision.answer) {
@@ -528,6 +507,46 @@ function round2(x: number): number {
  * folders of the records' files) each word naming the machine before the code occurs. Undefined when the
  * question names no such words, or a record has no folder (whose manuals they are cannot be told).
  */
+/** The retrieval an answer makes: at least 10 passages, each retriever's top 10, table rows as their records. */
+export function answerRetrieval(query: string, k: number = DEFAULT_ANSWER_K, filters?: SearchFilters): RetrieveRequest {
+  return { query, k: Math.max(k, 10), filters, rankingDepth: 10, rowRecords: true };
+}
+
+/**
+ * The evidence the gate judges for a retrieval, gathered as `ask` gathers it (one place: scripts that replay the
+ * gate, scripts/calibrate-gate.ts, call it too). `passages`: the retrieval's passages as the answer will cite them
+ * (reranked when a reranker ran).
+ *
+ * The gate's thresholds are calibrated on keyword evidence. In hybrid mode it judges the keyword channel's own top
+ * passages (plus the agreement of both channels): the passages vector search adds are what an answer may cite, not
+ * proof that the manuals cover the question, since a nearest neighbour always exists.
+ */
+export async function gateEvidence(
+  deps: Pick<AnswerDeps, 'vocabulary' | 'spread' | 'titles'>,
+  question: string,
+  res: Retrieval,
+  passages: SearchHit[],
+  filters?: SearchFilters,
+): Promise<{ evidence: Evidence; gateHits: SearchHit[] }> {
+  const codes = res.codes;
+  const ownTop = (hs: SearchHit[]) => hs.filter((h) => h.kind !== 'code').slice(0, 5).map((h) => h.chunkId);
+  const keywordTop = res.mode === 'hybrid' ? ownTop(res.rankings.keyword) : undefined;
+  const vectorTop = res.mode === 'hybrid' ? ownTop(res.rankings.vector) : undefined;
+  const keywordPassages = res.mode === 'hybrid' ? res.rankings.keyword.filter((h) => h.kind !== 'code') : [];
+  const gateHits = keywordPassages.length > 0 ? keywordPassages : passages;
+  const [vocab, spreadOf] = await Promise.all([
+    deps.vocabulary ? deps.vocabulary(vocabularyTerms(question, gateHits), { packs: filters?.packs }) : null,
+    deps.spread ? deps.spread(spreadTerms(question, gateHits), { packs: filters?.packs }) : null,
+  ]);
+  const vocabulary = vocab ? (t: string) => vocab.get(t) ?? 1 : undefined; // not looked up: a top passage holds it
+  // Not looked up (the overlap cannot be generic-only): 0, no term is generic.
+  const spread = spreadOf ? { of: (t: string) => spreadOf.spread.get(t) ?? 0, docSets: spreadOf.docSets } : undefined;
+  const scope = deps.vocabulary && res.scope && res.scopeFolders ? await scopeVocabulary(deps, question, res.scope, res.scopeFolders, codes, filters) : undefined;
+  const codeSetVocabulary = deps.vocabulary ? await codeSetCounts(deps, question, codes, filters) : undefined;
+  const evidence = collectEvidence({ question, hits: gateHits, codes, keywordTop, vectorTop, vocabulary, scope, spread, products: res.scope, codeSetVocabulary });
+  return { evidence, gateHits };
+}
+
 async function codeSetCounts(
   deps: Pick<AnswerDeps, 'vocabulary'>,
   question: string,

@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { gate } from '../../native/answer/evidence.js';
 import { engineOverDocs } from './engine-fixture.js';
 import { value } from './helpers.js';
 
@@ -230,5 +231,25 @@ describe('a product name no dictionary has, typed in lower case anywhere', () =>
     const a = value(await engine().ask({ question: 'the coolant pump pressure switch is wonky, how do I adjust it', prefer: 'extractive' }));
     expect(a.refused).toBe(false);
     expect(a.answer).toContain('2 bar');
+  });
+});
+
+describe('the gate replayed (scripts/calibrate-gate.ts): engine.gateEvidence is the evidence ask judges', () => {
+  it('decides every class above as ask does, with the spread of words and the named products gathered', async () => {
+    const questions = [
+      'Orvan alarm 412 what does it mean',
+      'how do I adjust the pressure switch on my air compressor',
+      'how do I adjust the pressure switch of the coolant pump',
+      'the pressure switch on my zentrix doesnt hold the setting',
+      'velar alarm 412 what does it mean',
+    ];
+    for (const question of questions) {
+      const r = value(await engine().gateEvidence(question));
+      const a = value(await engine().ask({ question, prefer: 'extractive' }));
+      expect(!gate(r.evidence, r.passages).answer, question).toBe(a.refused);
+    }
+    const generic = value(await engine().gateEvidence('how do I adjust the pressure switch on my air compressor'));
+    expect(generic.evidence.docSets.length).toBeGreaterThan(0);
+    expect(value(await engine().gateEvidence('velar alarm 412 what does it mean')).evidence.products.length).toBeGreaterThan(0);
   });
 });
