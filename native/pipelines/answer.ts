@@ -502,11 +502,6 @@ function round2(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
-/**
- * For the gate: in how many passages of the documentation sets that define the question's codes (the top
- * folders of the records' files) each word naming the machine before the code occurs. Undefined when the
- * question names no such words, or a record has no folder (whose manuals they are cannot be told).
- */
 /** The retrieval an answer makes: at least 10 passages, each retriever's top 10, table rows as their records. */
 export function answerRetrieval(query: string, k: number = DEFAULT_ANSWER_K, filters?: SearchFilters): RetrieveRequest {
   return { query, k: Math.max(k, 10), filters, rankingDepth: 10, rowRecords: true };
@@ -547,6 +542,11 @@ export async function gateEvidence(
   return { evidence, gateHits };
 }
 
+/**
+ * For the gate: in how many passages of the documentation sets that define the question's codes (the top
+ * folders of the records' files) each word naming the machine before the code occurs. Undefined when the
+ * question names no such words, or a record has no folder (whose manuals they are cannot be told).
+ */
 async function codeSetCounts(
   deps: Pick<AnswerDeps, 'vocabulary'>,
   question: string,
