@@ -30,12 +30,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { questionNames } from '../native/answer/evidence.js';
+import { coinedNames, questionNames, termAlternatives } from '../native/answer/evidence.js';
 import { createEngine } from '../native/engine.js';
 import { EMBEDDER_SPELLINGS, parseEmbedderSpec, type EmbedderSpec } from '../native/embed/models.js';
 import { detectCodes } from '../native/fault-codes/detect.js';
-import { analyze } from '../native/text/analyze.js';
-import { isLanguageWord } from '../native/text/dictionary.js';
 import { commandLine, idNumber, loadQuestions, NEW_IDS_FROM, ratio, targetsOf, type Question } from './eval-lib.js';
 
 /** How a question stands when one set is left out. */
@@ -114,17 +112,14 @@ export function kindOf(q: Question, set: string): LosoKind {
 
 /**
  * A bare code: the question has a code and names no product — no Capitalised name, acronym or model
- * number (evidence.ts questionNames), and no word outside its codes that an English dictionary lacks
- * (a coined name such as a lower-case brand). Such a question is fairly answered by another set's code.
+ * number (evidence.ts questionNames), and no coined name such as a lower-case brand (evidence.ts
+ * coinedNames, every word taken as one the library lacks). Such a question is fairly answered by another
+ * set's code.
  */
 export function isBareCode(question: string): boolean {
-  const codes = detectCodes(question, { includeWeak: true });
   if (detectCodes(question).length === 0) return false;
   if (questionNames(question).length > 0) return false;
-  let rest = question;
-  for (const c of codes) rest = rest.split(c.raw).join(' ');
-  const words = [...rest.matchAll(/\p{Script=Latin}{3,}/gu)].map((m) => m[0]).filter((w) => analyze(w).length > 0);
-  return words.every((w) => isLanguageWord(w));
+  return coinedNames(question, () => true, termAlternatives(question)).length === 0;
 }
 
 /**
