@@ -164,8 +164,8 @@ async function staged(engine: Engine): Promise<void> {
       stage = 'rank';
       await timed('rank (fuse, planned steps)', () => {
         const whole = fuseSourceHits(wholes.map((w) => w.hits), k);
-        const keywordRanking = fuseSourceHits(wholes.map((w) => w.keyword), depth);
-        rankPlanned({ whole, parts: searched, codeHits, keywordRanking, k }, settings);
+        fuseSourceHits(wholes.map((w) => w.keyword), depth);
+        rankPlanned({ whole, parts: searched, codeHits, k }, settings);
         fuseSourceHits(wholes.map((w) => w.vector), depth);
       });
       note('retrieve, stages one after another', performance.now() - t0);

@@ -112,10 +112,9 @@ export async function retrieve(
   const mode: SearchMode | null = wholes.reduce<SearchMode | null>((m, w) => (m === null || m === 'keyword' ? w.mode : m), null);
   const whole = fuseSourceHits(wholes.map((w) => w.hits), k);
   const parts: RetrievedPart[] = searched.map(({ part, fused }) => ({ clause: part.clause, query: part.query, reason: part.reason, hits: fused.slice(0, depth) }));
-  const keywordRanking = fuseSourceHits(wholes.map((w) => w.keyword), depth);
-  const hits = rankPlanned({ whole, parts: searched, codeHits, keywordRanking, k }, settings);
+  const hits = rankPlanned({ whole, parts: searched, codeHits, k }, settings);
   const rankings = {
-    keyword: [...codeHits, ...keywordRanking].slice(0, depth),
+    keyword: [...codeHits, ...fuseSourceHits(wholes.map((w) => w.keyword), depth)].slice(0, depth),
     vector: [...codeHits, ...fuseSourceHits(wholes.map((w) => w.vector), depth)].slice(0, depth),
   };
   const rowCodes = req.rowRecords ? recordsOfRows(sources, [...hits, ...parts.flatMap((p) => p.hits)]) : {};

@@ -37,7 +37,6 @@ export const RANKING_STEPS = [
   { name: 'scope', where: 'plan/retrieval-plan.ts', stage: 'plan setting', reason: "a question that names a product (or a code) prefers that product's manuals (the code's folder)" },
   { name: 'interleave-parts', where: 'rank/planned.ts', stage: 'PLANNED_STEPS', reason: "a two-part question's part lists interleaved with the whole question's, so every part reaches the first page" },
   { name: 'shown-message-first', where: 'rank/planned.ts', stage: 'PLANNED_STEPS', reason: 'a passage that shows a message the question writes is what the technician is looking at: it leads' },
-  { name: 'plan-keyword-top', where: 'rank/planned.ts', stage: 'PLANNED_STEPS', reason: "a two-part question keeps the whole question's first 2 keyword passages on the first page" },
   { name: 'sink-navigation', where: 'rank/planned.ts', stage: 'PLANNED_STEPS', reason: 'hub pages and contents lists name every topic but answer none: the final list ranks them a few places lower' },
 ] as const;
 

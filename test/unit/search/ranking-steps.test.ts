@@ -40,30 +40,29 @@ describe('rankPlanned: the last steps of a retrieval, in order', () => {
   const hit = (id: string, kind: SearchHit['kind'] = 'passage'): SearchHit => ({ file: `${id}.md`, page: null, section: '', text: id, score: 1, kind, manual: 'M', lang: 'en', chunkId: id });
   const ids = (hs: SearchHit[]) => hs.map((h) => h.chunkId);
   const whole = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'].map((id) => hit(id));
-  const keywordRanking = [hit('w1'), hit('w2')];
 
   it('code hits lead; a one-part question keeps the whole list', () => {
-    expect(ids(rankPlanned({ whole, parts: [], codeHits: [hit('c', 'code')], keywordRanking, k: 4 }))).toEqual(['c', 'w1', 'w2', 'w3']);
+    expect(ids(rankPlanned({ whole, parts: [], codeHits: [hit('c', 'code')], k: 4 }))).toEqual(['c', 'w1', 'w2', 'w3']);
   });
 
   it("a two-part question's part lists reach the first page; off, the whole list is kept", () => {
     const parts = [{ fused: [hit('p1'), hit('w1')], showsMessage: false }, { fused: [hit('q1')], showsMessage: false }];
-    const on = ids(rankPlanned({ whole, parts, codeHits: [], keywordRanking, k: 5 }));
+    const on = ids(rankPlanned({ whole, parts, codeHits: [], k: 5 }));
     expect(on).toContain('p1');
     expect(on).toContain('q1');
-    const off = ids(rankPlanned({ whole, parts, codeHits: [], keywordRanking, k: 5 }, { off: ['interleave-parts'] }));
+    const off = ids(rankPlanned({ whole, parts, codeHits: [], k: 5 }, { off: ['interleave-parts'] }));
     expect(off).toEqual(['w1', 'w2', 'w3', 'w4', 'w5']);
   });
 
   it('a hub page is ranked a few places lower on the final list, where both channels ranking it had put it first; off, it keeps its place', () => {
     const hub = { ...hit('hub'), text: ['- [Mounting](mounting.md) - Physical installation', '- [Wiring](wiring.md) - Power cables', '- [Faults](faults.md) - Fault list'].join('\n') };
-    expect(ids(rankPlanned({ whole: [hub, ...whole], parts: [], codeHits: [], keywordRanking, k: 7 }))).toEqual(['w1', 'w2', 'w3', 'w4', 'w5', 'hub', 'w6']);
-    expect(ids(rankPlanned({ whole: [hub, ...whole], parts: [], codeHits: [], keywordRanking, k: 3 }, { off: ['sink-navigation'] }))).toEqual(['hub', 'w1', 'w2']);
+    expect(ids(rankPlanned({ whole: [hub, ...whole], parts: [], codeHits: [], k: 7 }))).toEqual(['w1', 'w2', 'w3', 'w4', 'w5', 'hub', 'w6']);
+    expect(ids(rankPlanned({ whole: [hub, ...whole], parts: [], codeHits: [], k: 3 }, { off: ['sink-navigation'] }))).toEqual(['hub', 'w1', 'w2']);
   });
 
   it('the passage that shows a message the question writes leads the passages', () => {
     const parts = [{ fused: [hit('shown')], showsMessage: true }];
-    expect(ids(rankPlanned({ whole, parts, codeHits: [], keywordRanking, k: 3 }))[0]).toBe('shown');
-    expect(ids(rankPlanned({ whole, parts, codeHits: [], keywordRanking, k: 3 }, { off: ['shown-message-first', 'interleave-parts'] }))[0]).toBe('w1');
+    expect(ids(rankPlanned({ whole, parts, codeHits: [], k: 3 }))[0]).toBe('shown');
+    expect(ids(rankPlanned({ whole, parts, codeHits: [], k: 3 }, { off: ['shown-message-first', 'interleave-parts'] }))[0]).toBe('w1');
   });
 });
