@@ -356,8 +356,10 @@ function headWords(token: string, terms: string[]): string[] {
 
 /**
  * The words in Latin script that stand right before the question's first code, back to a stop word, a
- * generic word, a number or a word in another script ("the plasma cutter alarm 5" → plasma, cutter):
- * what the technician calls the machine the code is on. Empty when none stand there.
+ * generic word, a quantity or a word in another script ("the plasma cutter alarm 5" → plasma, cutter):
+ * what the technician calls the machine the code is on. A model number or a bare number among them is
+ * the machine's model, not a word of its name, and is passed over ("duet 3 error 12" → duet; "Mitsubishi
+ * MR-J4 alarm 16" → mitsubishi). Empty when no word stands there.
  */
 export function machineWords(question: string): string[] {
   const first = Math.min(Infinity, ...detectCodes(question, { includeWeak: true }).map((c) => c.start));
@@ -366,6 +368,7 @@ export function machineWords(question: string): string[] {
   const out: string[] = [];
   for (let i = before.length - 1; i >= 0; i--) {
     const w = before[i] as string;
+    if (/^\d+$/.test(w) || (isModelDesignation(w) && !isQuantity(w))) continue;
     const terms = analyze(w);
     if (!/^[\p{Script=Latin}-]+$/u.test(w) || terms.length === 0 || terms.some(isGeneric)) break;
     out.push(...terms);

@@ -299,13 +299,23 @@ describe('a brand or model the library has no manual for', () => {
     expect(ask('spindle alarm 412').answer).toBe(true);
     // Without the code's sets' counts (not known) nothing changes.
     expect(gate(collectEvidence({ question: 'the plasma cutter alarm 412', hits: PRESS_PASSAGES, codes: codes412, vocabulary: () => 5 }), 1).answer).toBe(true);
+    // A model number between the machine's name and the code is its model: the name before it is still the machine's.
+    const modelled = ask('plasmacut 3 alarm 412');
+    expect(modelled).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    expect(modelled.reason).toMatch(/^Alarm 412 is defined only in manuals that do not mention "plasmacut"/);
+    expect(ask('plasma cutter PX-40 alarm 412').answer).toBe(false);
+    expect(ask('spindle 3 alarm 412').answer).toBe(true);
   });
 
-  it('reads the machine words before the first code, back to a stop word, a generic word, a number or another script', () => {
+  it('reads the machine words before the first code, back to a stop word, a generic word, a quantity or another script, past model numbers', () => {
     expect(machineWords('the plasma cutter alarm 5').sort()).toEqual(analyze('plasma cutter').sort());
     expect(machineWords('check engine light p0301')).toEqual(analyze('light engine'));
     expect(machineWords('alarm 412 on our px7')).toEqual([]);
     expect(machineWords('等离子 cutter 报警 5')).toEqual(analyze('cutter'));
+    expect(machineWords('duet 3 error 12')).toEqual(analyze('duet'));
+    expect(machineWords('Norvex PX-40 alarm 16')).toEqual(analyze('norvex'));
+    // A quantity is not a model: the name stops there.
+    expect(machineWords('a 24v psu error 5')).toEqual(analyze('psu'));
   });
 
   it('answers a code the named product defines on a machine the library does not know (the product runs on it)', () => {
