@@ -103,7 +103,7 @@ export interface EvidenceInput {
   products?: string[];
   /**
    * In how many passages of the documentation sets that define the question's codes (the top folders of
-   * the code records' files) each of {@link machineWords} occurs; absent: not known.
+   * the code records' files) each of {@link machineWords} and {@link questionNames} occurs; absent: not known.
    */
   codeSetVocabulary?: (term: string) => number;
 }
@@ -487,10 +487,12 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const matches = input.codes?.matches ?? [];
   // A name the question gives must fit the code's manual too ("Haas alarm 1" is not Grbl's alarm 1).
   const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
-  // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit.)
-  const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !union.has(n) && !ownModels.includes(n));
-  // The machine a code is asked for, in plain words ("plasma cutter alarm 5"): the code's own manuals must use one of them.
+  // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit;
+  // nor does one the first passages hold when the documentation sets that define the code never use it: "OctoPrint shows error 17".)
   const setCount = input.codeSetVocabulary;
+  const fitsCodes = (n: string) => (setCount && !namedProductDefines ? setCount(n) > 0 : union.has(n));
+  const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !fitsCodes(n) && !ownModels.includes(n));
+  // The machine a code is asked for, in plain words ("plasma cutter alarm 5"): the code's own manuals must use one of them.
   const machine = setCount && !namedProductDefines ? machineWords(input.question).filter((t) => !isCodeToken(t, codeRaw)) : [];
   const machineOutsideCodes = machine.length > 0 && machine.every((t) => setCount?.(t) === 0) ? machine : [];
   // A name the library knows (from some manual) that the named product's manuals never use.

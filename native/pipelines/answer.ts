@@ -10,7 +10,7 @@ import type { AskHooks, AskRequest, AskResponse, Citation, GeneratedDraft, Refus
 import { EngineError } from '../contract/errors.js';
 import type { Reranker } from '../rerank/index.js';
 import { rerank } from '../rerank/index.js';
-import { collectEvidence, contentTerms, gate, machineWords, scopeCandidates, spreadTerms, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
+import { collectEvidence, contentTerms, gate, machineWords, questionNames, scopeCandidates, spreadTerms, vocabularyTerms, type Evidence, type EvidenceInput } from '../answer/evidence.js';
 import { spokenCode } from '../contract/codes.js';
 import { codeAnswerLines, extractParts, renderParts, toCitation, type ExtractedPart } from '../answer/extract.js';
 import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
@@ -544,8 +544,9 @@ export async function gateEvidence(
 
 /**
  * For the gate: in how many passages of the documentation sets that define the question's codes (the top
- * folders of the records' files) each word naming the machine before the code occurs. Undefined when the
- * question names no such words, or a record has no folder (whose manuals they are cannot be told).
+ * folders of the records' files) each word naming the machine before the code, and each name the question
+ * gives, occurs. Undefined when the question names no such words, or a record has no folder (whose manuals
+ * they are cannot be told).
  */
 async function codeSetCounts(
   deps: Pick<AnswerDeps, 'vocabulary'>,
@@ -554,7 +555,7 @@ async function codeSetCounts(
   filters?: SearchFilters,
 ): Promise<((term: string) => number) | undefined> {
   const matches = codes?.matches ?? [];
-  const terms = machineWords(question);
+  const terms = [...new Set([...machineWords(question), ...questionNames(question)])];
   if (!deps.vocabulary || matches.length === 0 || terms.length === 0 || matches.some((m) => !m.file.includes('/'))) return undefined;
   const counts = new Map<string, number>();
   for (const folder of new Set(matches.map((m) => m.file.split('/')[0] as string))) {

@@ -152,6 +152,12 @@ describe('a code asked for a machine, in plain words, that the code\'s manuals n
     expect(a.answer).toMatch(/Alarm 412 is defined only in manuals that do not mention "plasma", "cutter"|"cutter", "plasma"/);
   });
 
+  it('refuses when the name given with it is another manual\'s, though the first passages hold it (LX200: the Lumo printer\'s board)', async () => {
+    const a = value(await engine().ask({ question: 'alarm 412 on the LX200 board', prefer: 'extractive' }));
+    expect(a.refused).toBe(true);
+    expect(a.answer).toMatch(/Alarm 412 is defined only in manuals that do not mention "LX200"/);
+  });
+
   it('answers when the code\'s manuals use a word of it', async () => {
     const a = value(await engine().ask({ question: 'spindle alarm 412', prefer: 'extractive' }));
     expect(a.refused).toBe(false);

@@ -307,6 +307,19 @@ describe('a brand or model the library has no manual for', () => {
     expect(ask('spindle 3 alarm 412').answer).toBe(true);
   });
 
+  it('refuses a code asked with a name the first passages hold when the documentation sets that define the code never use it', () => {
+    // "Orvan": a press another set's manuals describe (the first passage names it); the lathe set that defines alarm 412 never does.
+    const inLatheSet = (t: string) => (analyze('spindle chuck feed').includes(t) ? 3 : 0);
+    const ask = (codeSetVocabulary?: (t: string) => number) => gate(collectEvidence({ question: 'alarm 412 on the Orvan', hits: PRESS_PASSAGES, codes: codes412, vocabulary: () => 5, codeSetVocabulary }), 1);
+    const d = ask(inLatheSet);
+    expect(d).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    expect(d.reason).toMatch(/^Alarm 412 is defined only in manuals that do not mention "Orvan"/);
+    // The code's sets use the name: it may be their machine.
+    expect(ask((t) => (t === 'orvan' ? 2 : inLatheSet(t))).answer).toBe(true);
+    // Without those sets' counts (not known), a name the first passages hold fits, as before.
+    expect(ask().answer).toBe(true);
+  });
+
   it('reads the machine words before the first code, back to a stop word, a generic word, a quantity or another script, past model numbers', () => {
     expect(machineWords('the plasma cutter alarm 5').sort()).toEqual(analyze('plasma cutter').sort());
     expect(machineWords('check engine light p0301')).toEqual(analyze('light engine'));
