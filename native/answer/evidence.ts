@@ -488,7 +488,7 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   // A name the question gives must fit the code's manual too ("Haas alarm 1" is not Grbl's alarm 1).
   const codeTokens = new Set(analyze(matches.map((m) => `${m.manual} ${m.scope.join(' ')} ${m.file.replace(/[/_.-]+/g, ' ')} ${m.section} ${m.text}`).join('\n')));
   // (A scope question, not one of vocabulary: a name the library knows from another machine's manuals still does not fit;
-  // nor does one the first passages hold when the documentation sets that define the code never use it: "OctoPrint shows error 17".)
+  // nor does one the first passages hold when the documentation sets that define the code never use it: "alarm 412 on the LX200 board".)
   const setCount = input.codeSetVocabulary;
   const fitsCodes = (n: string) => (setCount && !namedProductDefines ? setCount(n) > 0 : union.has(n));
   const namesOutsideCodes = names.filter((n) => !codeTokens.has(n) && !fitsCodes(n) && !ownModels.includes(n));
