@@ -33,7 +33,7 @@ import { checkCodes } from '../fault-codes/check.js';
 import { detectCodes, isQuantity } from '../fault-codes/detect.js';
 import { MIN_MESSAGE_TERMS, quotedMessages } from '../search/plan/query-plan.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
-import { isLanguageWord } from '../text/dictionary.js';
+import { isCommonWord, isLanguageWord } from '../text/dictionary.js';
 
 /** Question words that say what kind of answer is wanted, not what it is about (stemmed like the rest). */
 const GENERIC_WORDS = [
@@ -240,8 +240,9 @@ export function passageTokens(h: Pick<SearchHit, 'text'> & Partial<Pick<SearchHi
 }
 
 /**
- * Names in the question: Capitalised words ("Haas", "Siemens"; a first word too: stop words and
- * generic words yield no term, and a plain word that starts a question is found in the passages), all-caps
+ * Names in the question: Capitalised words ("Haas", "Siemens"; a word that starts a sentence only when
+ * the dictionary does not have it in lower case alone, or a model number follows it: "Yesterday", "Engine"
+ * are not names there, "Ender 3" is), all-caps
  * acronyms of 2+ letters ("ABB"), and model numbers mixing letters and digits ("VF-2", "840D",
  * "MK4"). Analyzed like everything else; codes are left to the code index.
  */
@@ -253,7 +254,12 @@ export function questionNames(question: string, words?: Map<string, string>): st
   const found = [...text.matchAll(/[\p{Script=Latin}\p{N}][\p{Script=Latin}\p{N}_-]*/gu)];
   found.forEach((m) => {
     const w = m[0];
-    const capitalised = /^\p{Lu}\p{Ll}+$/u.test(w);
+    // A sentence starts with a capital whatever its first word is: a common word there ("Yesterday", "After") is
+    // not a name, unless a model number follows it as it follows a brand ("Ender 3", "Duet 2 WiFi").
+    const at = (m.index ?? 0) + w.length;
+    const startsSentence = /(?:^|[.!?。！？])\s*$/u.test(text.slice(0, m.index ?? 0));
+    const beforeModel = /^\s+[\p{L}\p{N}-]*\p{N}/u.test(text.slice(at));
+    const capitalised = /^\p{Lu}\p{Ll}+$/u.test(w) && !(startsSentence && !beforeModel && isCommonWord(w));
     const acronym = /^\p{Lu}{2,}$/u.test(w);
     const model = /\p{L}/u.test(w) && /\p{N}/u.test(w) && w.length <= 12 && !isQuantity(w);
     if (capitalised || acronym || model) {
@@ -274,26 +280,32 @@ export function questionNames(question: string, words?: Map<string, string>): st
  * machine they belong to, as a brand or a model does, whatever their case. A word the library never
  * uses elsewhere in a question ("floppy", "sags"), or after its code ("p0301 cyl 1": the code's own
  * detail), is the technician's own and stays a plain word; a stop word between ("alarm 412 on our px7")
- * ends the name. A Chinese compound there names the machine by its last word ("等离子切割机 报警 E5":
+ * ends the name, as does a common word of the language ("the CNC threw alarm 2"). A Chinese compound there names the machine by its last word ("等离子切割机 报警 E5":
  * 切割机), which is a name when no manual uses it, whatever its first words are.
  */
 export function typedNames(question: string, unused: (term: string) => boolean): string[] {
   const codeStarts = detectCodes(question, { includeWeak: true }).map((c) => c.start);
   // What follows a code is the code's own detail ("p0301 cyl 1"), not a machine: names come before it.
   const firstCode = Math.min(Infinity, ...codeStarts);
-  const tokens = [...question.matchAll(/[^\s,.;:!?，。；：！？、（）()'"“”]+/gu)].map((m) => ({
-    terms: analyze(m[0]),
-    head: headWords(m[0], analyze(m[0])),
-    anchor:
-      (m.index ?? 0) <= firstCode &&
-      (codeStarts.includes(m.index ?? -1) || /^\d+$/.test(m[0]) || (/\p{Script=Latin}/u.test(m[0]) && /\d/.test(m[0]) && !isQuantity(m[0]))),
-  }));
+  const tokens = [...question.matchAll(/[^\s,.;:!?，。；：！？、（）()'"“”]+/gu)].map((m) => {
+    const model = /^\d+$/.test(m[0]) || (/\p{Script=Latin}/u.test(m[0]) && /\d/.test(m[0]) && !isQuantity(m[0]));
+    return {
+      terms: analyze(m[0]),
+      // A common word of the language ("threw", "welder") is the technician's, not a name, unless a model number
+      // follows it as it follows a brand ("ender 5"): a machine named in plain words is machineWords'
+      // (code-other-scope), which needs the code's manuals to lack them all.
+      common: isCommonWord(m[0]),
+      head: headWords(m[0], analyze(m[0])),
+      model,
+      anchor: (m.index ?? 0) <= firstCode && (codeStarts.includes(m.index ?? -1) || model),
+    };
+  });
   const out: string[] = [];
   tokens.forEach((tok, i) => {
     if (!tok.anchor) return;
     for (let j = i - 1; j >= 0; j--) {
       const w = tokens[j];
-      if (!w || w.anchor || w.terms.length === 0) break;
+      if (!w || w.anchor || w.terms.length === 0 || (w.common && !(j === i - 1 && tok.model))) break;
       if (!w.terms.every((t) => unused(t) && !isGeneric(t))) {
         // A Chinese compound names its kind of machine last ("等离子切割机": 切割机, a cutting machine): when
         // no manual uses that word (nor the shorter words that end it: 割机), it is the machine's name even

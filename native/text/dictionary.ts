@@ -12,18 +12,27 @@ import { stemmer } from 'stemmer';
 import wordListPath from 'word-list';
 import { analyze } from './analyze.js';
 
-let stems: Set<string> | null = null;
+/** How the dictionary writes a word: in lower case (a common word), with a capital (a proper noun), or both. */
+const LOWER = 1;
+const CAPITAL = 2;
 
-function dictionaryStems(): Set<string> {
+/** Each word's stem, with how the dictionary writes it (LOWER | CAPITAL). */
+let stems: Map<string, number> | null = null;
+
+function dictionaryStems(): Map<string, number> {
   if (stems) return stems;
-  const out = new Set<string>();
-  // One entry a line ("word/FLAGS"); the first line is the count.
+  const out = new Map<string, number>();
+  const add = (word: string, lower: boolean) => {
+    const stem = stemmer(word.toLowerCase());
+    out.set(stem, (out.get(stem) ?? 0) | (lower ? LOWER : CAPITAL));
+  };
+  // One entry a line ("word/FLAGS"); the first line is the count. A capital: a proper noun ("Monday", "Siemens").
   for (const line of new TextDecoder().decode(dictionary.dic).split('\n').slice(1)) {
-    const word = (line.split('/')[0] ?? '').trim().toLowerCase();
-    if (/^\p{L}+$/u.test(word)) out.add(stemmer(word));
+    const word = (line.split('/')[0] ?? '').trim();
+    if (/^\p{L}+$/u.test(word)) add(word, !/^\p{Lu}/u.test(word));
   }
   // SCOWL's larger list (lower case, inflected), for the trade words Hunspell leaves out ("thermistor", "printhead").
-  for (const word of fs.readFileSync(wordListPath, 'utf8').split('\n')) if (word) out.add(stemmer(word));
+  for (const word of fs.readFileSync(wordListPath, 'utf8').split('\n')) if (word) add(word, true);
   stems = out;
   return out;
 }
@@ -46,6 +55,16 @@ export function isLanguageWord(word: string): boolean {
   const base = w.slice(0, m.index);
   // The ending stands on a pronoun or an auxiliary: a word the analyzer drops as a stop word.
   return base === 'i' || analyze(base).length === 0;
+}
+
+/**
+ * True when the dictionary has the word, in some inflection, in lower case only: a common word of the
+ * language and never a name ("yesterday", "threw", "engine", "welder"), as against one it has as a proper
+ * noun too ("Tesla", "Siemens", "Ford": a unit or a word, and a brand), only as one ("Mitsubishi") or not
+ * at all ("moteus"). A word that is not letters only is not one.
+ */
+export function isCommonWord(word: string): boolean {
+  return /^\p{L}+$/u.test(word) && dictionaryStems().get(stemmer(word.toLowerCase())) === LOWER;
 }
 
 /** Builds the dictionary now (about half a second), so that the first question does not wait for it. */

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CodeLookupResponse, CodeMatch } from '../../../native/contract/api.js';
-import { coinedNames, collectEvidence, gate, genericSpread, machineWords, modelDesignations, type EvidenceInput } from '../../../native/answer/evidence.js';
+import { coinedNames, collectEvidence, gate, genericSpread, machineWords, modelDesignations, questionNames, typedNames, type EvidenceInput } from '../../../native/answer/evidence.js';
 import { analyze } from '../../../native/text/analyze.js';
 import { hit } from './helpers.js';
 
@@ -318,6 +318,22 @@ describe('a brand or model the library has no manual for', () => {
     expect(ask((t) => (t === 'orvan' ? 2 : inLatheSet(t))).answer).toBe(true);
     // Without those sets' counts (not known), a name the first passages hold fits, as before.
     expect(ask().answer).toBe(true);
+  });
+
+  it('does not take a common word for a name: a sentence\'s first word, or the word before a code, unless a model number follows it', () => {
+    const vocab = (t: string) => (analyze('yesterday after threw ender').includes(t) ? 0 : 5);
+    const ask = (question: string) => gate(collectEvidence({ question, hits: PRESS_PASSAGES, codes: codes412, vocabulary: vocab }), 1);
+    // "Yesterday", "After": capitals because they start the question; "threw": the technician's verb.
+    expect(ask('Yesterday the lathe threw alarm 412')).toMatchObject({ answer: true, rule: 'code-defined' });
+    expect(ask('After the update I get alarm 412').answer).toBe(true);
+    expect(questionNames('Yesterday the lathe threw alarm 412')).toEqual([]);
+    expect(typedNames('the lathe threw alarm 412', (t) => vocab(t) === 0)).toEqual([]);
+    // A brand that is also a common word, before its model number, is still a name, at the start or typed in lower case.
+    expect(questionNames('Ender 3 alarm 412')).toEqual(analyze('ender'));
+    expect(typedNames('the ender 5 alarm 412', (t) => vocab(t) === 0)).toEqual(analyze('ender'));
+    expect(ask('the ender 5 shows alarm 412')).toMatchObject({ answer: false, rule: 'code-other-scope' });
+    // A word with a capital in the dictionary (a brand as well as a unit) stays a name at the start.
+    expect(questionNames('Tesla hydraulic oil change')).toEqual(analyze('tesla'));
   });
 
   it('reads the machine words before the first code, back to a stop word, a generic word, a quantity or another script, past model numbers', () => {

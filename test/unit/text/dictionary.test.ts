@@ -3,7 +3,7 @@
  * inflection and typed without apostrophes, are words of the language; a product's coined name is not.
  */
 import { describe, expect, it } from 'vitest';
-import { isLanguageWord } from '../../../native/text/dictionary.js';
+import { isCommonWord, isLanguageWord } from '../../../native/text/dictionary.js';
 
 describe('isLanguageWord', () => {
   it('knows colloquial and trade words in any inflection and case', () => {
@@ -27,5 +27,16 @@ describe('isLanguageWord', () => {
   it('does not judge what is not letters only', () => {
     expect(isLanguageWord('px7')).toBe(true);
     expect(isLanguageWord('moteus_tool')).toBe(true);
+  });
+});
+
+describe('isCommonWord: in the dictionary in lower case only, never as a name', () => {
+  it('is true of common words, in any inflection and case', () => {
+    for (const w of ['Yesterday', 'After', 'threw', 'Engine', 'welder', 'forklift', 'sagged']) expect(isCommonWord(w), w).toBe(true);
+  });
+
+  it('is false of a word the dictionary also has as a proper noun, has only as one, or lacks', () => {
+    // "tesla" and "siemens" are units, "ford" a river crossing: written with a capital they are brands too.
+    for (const w of ['Tesla', 'Siemens', 'Ford', 'Mitsubishi', 'Monday', 'moteus', 'px7']) expect(isCommonWord(w), w).toBe(false);
   });
 });
