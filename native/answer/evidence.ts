@@ -242,9 +242,8 @@ export function passageTokens(h: Pick<SearchHit, 'text'> & Partial<Pick<SearchHi
 /**
  * Names in the question: Capitalised words ("Haas", "Siemens"; a word that starts a sentence only when
  * the dictionary does not have it in lower case alone, or a model number follows it: "Yesterday", "Engine"
- * are not names there, "Ender 3" is), all-caps
- * acronyms of 2+ letters ("ABB"), and model numbers mixing letters and digits ("VF-2", "840D",
- * "MK4"). Analyzed like everything else; codes are left to the code index.
+ * are not names there, "Ender 3" is), all-caps acronyms of 2+ letters ("ABB"), and model numbers mixing
+ * letters and digits ("VF-2", "840D", "MK4"). Analyzed like everything else; codes are left to the code index.
  */
 export function questionNames(question: string, words?: Map<string, string>): string[] {
   let text = question;
@@ -280,8 +279,9 @@ export function questionNames(question: string, words?: Map<string, string>): st
  * machine they belong to, as a brand or a model does, whatever their case. A word the library never
  * uses elsewhere in a question ("floppy", "sags"), or after its code ("p0301 cyl 1": the code's own
  * detail), is the technician's own and stays a plain word; a stop word between ("alarm 412 on our px7")
- * ends the name, as does a common word of the language ("the CNC threw alarm 2"). A Chinese compound there names the machine by its last word ("等离子切割机 报警 E5":
- * 切割机), which is a name when no manual uses it, whatever its first words are.
+ * ends the name, as does a common word of the language ("the CNC threw alarm 2"). A Chinese compound
+ * there names the machine by its last word ("等离子切割机 报警 E5": 切割机), which is a name when no manual
+ * uses it, whatever its first words are.
  */
 export function typedNames(question: string, unused: (term: string) => boolean): string[] {
   const codeStarts = detectCodes(question, { includeWeak: true }).map((c) => c.start);
