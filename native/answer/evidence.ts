@@ -251,13 +251,13 @@ export function questionNames(question: string, words?: Map<string, string>): st
   for (const c of detectCodes(question, { includeWeak: true })) text = text.split(c.raw).join(' ');
   const out: string[] = [];
   const found = [...text.matchAll(/[\p{Script=Latin}\p{N}][\p{Script=Latin}\p{N}_-]*/gu)];
-  found.forEach((m) => {
+  found.forEach((m, i) => {
     const w = m[0];
     // A sentence starts with a capital whatever its first word is: a common word there ("Yesterday", "After") is
     // not a name, unless a model number follows it as it follows a brand ("Ender 3", "Duet 2 WiFi").
-    const at = (m.index ?? 0) + w.length;
+    const next = found[i + 1];
     const startsSentence = /(?:^|[.!?。！？])\s*$/u.test(text.slice(0, m.index ?? 0));
-    const beforeModel = /^\s+[\p{L}\p{N}-]*\p{N}/u.test(text.slice(at));
+    const beforeModel = next !== undefined && /^\s+$/.test(text.slice((m.index ?? 0) + w.length, next.index)) && isModelNumber(next[0]);
     const capitalised = /^\p{Lu}\p{Ll}+$/u.test(w) && !(startsSentence && !beforeModel && isCommonWord(w));
     const acronym = /^\p{Lu}{2,}$/u.test(w);
     const model = /\p{L}/u.test(w) && /\p{N}/u.test(w) && w.length <= 12 && !isQuantity(w);
@@ -288,14 +288,15 @@ export function typedNames(question: string, unused: (term: string) => boolean):
   // What follows a code is the code's own detail ("p0301 cyl 1"), not a machine: names come before it.
   const firstCode = Math.min(Infinity, ...codeStarts);
   const tokens = [...question.matchAll(/[^\s,.;:!?，。；：！？、（）()'"“”]+/gu)].map((m) => {
-    const model = /^\d+$/.test(m[0]) || (/\p{Script=Latin}/u.test(m[0]) && /\d/.test(m[0]) && !isQuantity(m[0]));
+    const model = isModelNumber(m[0]);
+    const terms = analyze(m[0]);
     return {
-      terms: analyze(m[0]),
+      terms,
       // A common word of the language ("threw", "welder") is the technician's, not a name, unless a model number
       // follows it as it follows a brand ("ender 5"): a machine named in plain words is machineWords'
       // (code-other-scope), which needs the code's manuals to lack them all.
       common: isCommonWord(m[0]),
-      head: headWords(m[0], analyze(m[0])),
+      head: headWords(m[0], terms),
       model,
       anchor: (m.index ?? 0) <= firstCode && (codeStarts.includes(m.index ?? -1) || model),
     };
@@ -380,7 +381,7 @@ export function machineWords(question: string): string[] {
   const out: string[] = [];
   for (let i = before.length - 1; i >= 0; i--) {
     const w = before[i] as string;
-    if (/^\d+$/.test(w) || (isModelDesignation(w) && !isQuantity(w))) continue;
+    if (isModelNumber(w)) continue;
     const terms = analyze(w);
     if (!/^[\p{Script=Latin}-]+$/u.test(w) || terms.length === 0 || terms.some(isGeneric)) break;
     out.push(...terms);
@@ -653,6 +654,11 @@ function nameKeyOf(name: string): string {
 /** A name made of letters and digits ("px7", "hb200", "sl3"), as analyze() writes it: a model, not a brand. */
 function isModelDesignation(name: string): boolean {
   return /\p{L}/u.test(name) && /\p{N}/u.test(name);
+}
+
+/** A token that gives a machine's model as typed: a bare number, or Latin letters with digits that are no quantity ("3", "gp8", "PX-40"; not "24v"). */
+function isModelNumber(token: string): boolean {
+  return /^\d+$/.test(token) || (/\p{Script=Latin}/u.test(token) && /\d/.test(token) && !isQuantity(token));
 }
 
 /** The documentation set a passage belongs to: the top folder of its file (the file itself at the root). */
