@@ -33,7 +33,7 @@ import { checkCodes } from '../fault-codes/check.js';
 import { detectCodes, isQuantity } from '../fault-codes/detect.js';
 import { MIN_MESSAGE_TERMS, quotedMessages } from '../search/plan/query-plan.js';
 import { analyze, analyzeQuery } from '../text/analyze.js';
-import { isCommonWord, isLanguageWord } from '../text/dictionary.js';
+import { isCommonWord, isDateWord, isLanguageWord, isProperNoun } from '../text/dictionary.js';
 
 /** Question words that say what kind of answer is wanted, not what it is about (stemmed like the rest). */
 const GENERIC_WORDS = [
@@ -242,13 +242,18 @@ export function passageTokens(h: Pick<SearchHit, 'text'> & Partial<Pick<SearchHi
 /**
  * Names in the question: Capitalised words ("Haas", "Siemens"; a word that starts a sentence only when
  * the dictionary does not have it in lower case alone, or a model number follows it: "Yesterday", "Engine"
- * are not names there, "Ender 3" is), all-caps acronyms of 2+ letters ("ABB"), and model numbers mixing
- * letters and digits ("VF-2", "840D", "MK4"). Analyzed like everything else; codes are left to the code index.
+ * are not names there, "Ender 3" is; a day or a month never is), all-caps acronyms of 2+ letters ("ABB"), model
+ * numbers mixing letters and digits ("VF-2", "840D", "MK4"), and a brand typed in lower case before a code
+ * (a proper noun of the dictionary among its machine words). Analyzed like everything else; codes are left to
+ * the code index.
  */
 export function questionNames(question: string, words?: Map<string, string>): string[] {
   let text = question;
   // Every code-like token (weak ones too): codes are the code index's business, not names.
   for (const c of detectCodes(question, { includeWeak: true })) text = text.split(c.raw).join(' ');
+  // A word the dictionary has only as a proper noun, typed in lower case among the words that name the machine a
+  // code is asked for, is its brand as much as when capitalised ("honeywell thermostat e4").
+  const brands = new Set(machineTokens(question).filter(isProperNoun));
   const out: string[] = [];
   const found = [...text.matchAll(/[\p{Script=Latin}\p{N}][\p{Script=Latin}\p{N}_-]*/gu)];
   found.forEach((m, i) => {
@@ -258,10 +263,11 @@ export function questionNames(question: string, words?: Map<string, string>): st
     const next = found[i + 1];
     const startsSentence = /(?:^|[.!?。！？])\s*$/u.test(text.slice(0, m.index ?? 0));
     const beforeModel = next !== undefined && /^\s+$/.test(text.slice((m.index ?? 0) + w.length, next.index)) && isModelNumber(next[0]);
-    const capitalised = /^\p{Lu}\p{Ll}+$/u.test(w) && !(startsSentence && !beforeModel && isCommonWord(w));
+    // A day or a month ("every Monday") says when, not which machine.
+    const capitalised = /^\p{Lu}\p{Ll}+$/u.test(w) && !isDateWord(w) && !(startsSentence && !beforeModel && isCommonWord(w));
     const acronym = /^\p{Lu}{2,}$/u.test(w);
     const model = /\p{L}/u.test(w) && /\p{N}/u.test(w) && w.length <= 12 && !isQuantity(w);
-    if (capitalised || acronym || model) {
+    if (capitalised || acronym || model || brands.has(w)) {
       const toks = analyze(w);
       const joined = toks[0];
       if (joined) {
@@ -375,6 +381,11 @@ function headWords(token: string, terms: string[]): string[] {
  * MR-J4 alarm 16" → mitsubishi). Empty when no word stands there.
  */
 export function machineWords(question: string): string[] {
+  return [...new Set(machineTokens(question).flatMap((w) => analyze(w)))];
+}
+
+/** {@link machineWords} as the question types them, nearest the code first. */
+function machineTokens(question: string): string[] {
   const first = Math.min(Infinity, ...detectCodes(question, { includeWeak: true }).map((c) => c.start));
   if (!Number.isFinite(first)) return [];
   const before = [...question.slice(0, first).matchAll(/[^\s,.;:!?，。；：！？、（）()'"“”]+/gu)].map((m) => m[0]);
@@ -384,9 +395,9 @@ export function machineWords(question: string): string[] {
     if (isModelNumber(w)) continue;
     const terms = analyze(w);
     if (!/^[\p{Script=Latin}-]+$/u.test(w) || terms.length === 0 || terms.some(isGeneric)) break;
-    out.push(...terms);
+    out.push(w);
   }
-  return [...new Set(out)];
+  return out;
 }
 
 /**

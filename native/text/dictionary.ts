@@ -67,6 +67,33 @@ export function isCommonWord(word: string): boolean {
   return /^\p{L}+$/u.test(word) && dictionaryStems().get(stemmer(word.toLowerCase())) === LOWER;
 }
 
+/**
+ * True when the dictionary has the word only as a proper noun, in some inflection ("mitsubishi",
+ * "honeywell", "lincoln": a brand, a place or a person), whatever case it is typed in. A word that is not
+ * letters only is not one.
+ */
+export function isProperNoun(word: string): boolean {
+  return /^\p{L}+$/u.test(word) && dictionaryStems().get(stemmer(word.toLowerCase())) === CAPITAL;
+}
+
+/** The names of the days and months in English, lower case, from the runtime's calendar data (ICU). */
+let dateWords: Set<string> | null = null;
+
+/**
+ * True when the word names a day of the week or a month ("Monday", "Mondays", "July"): the dictionary
+ * writes them as proper nouns, but they say when, never which machine.
+ */
+export function isDateWord(word: string): boolean {
+  if (!dateWords) {
+    const names = (opts: Intl.DateTimeFormatOptions, dates: Date[]) => dates.map((d) => new Intl.DateTimeFormat('en', { ...opts, timeZone: 'UTC' }).format(d).toLowerCase());
+    const days = Array.from({ length: 7 }, (_, i) => new Date(Date.UTC(2024, 0, 1 + i)));
+    const months = Array.from({ length: 12 }, (_, i) => new Date(Date.UTC(2024, i, 1)));
+    dateWords = new Set([...names({ weekday: 'long' }, days), ...names({ month: 'long' }, months)]);
+  }
+  const w = word.toLowerCase();
+  return dateWords.has(w) || (w.endsWith('s') && dateWords.has(w.slice(0, -1)));
+}
+
 /** Builds the dictionary now (about half a second), so that the first question does not wait for it. */
 export function prepareDictionary(): void {
   dictionaryStems();

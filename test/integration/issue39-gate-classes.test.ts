@@ -204,6 +204,26 @@ describe('a brand or model typed in lower case', () => {
   });
 });
 
+describe('a brand the dictionary has as a proper noun, typed in lower case before a code', () => {
+  it('refuses as it does the capitalised brand: the code is not that brand\'s', async () => {
+    for (const question of ['lincoln spindle alarm 412', 'Lincoln spindle alarm 412']) {
+      const a = value(await engine().ask({ question, prefer: 'extractive' }));
+      expect(a.refused, question).toBe(true);
+      expect(a.answer).toMatch(/Alarm 412 is defined only in manuals that do not mention "[Ll]incoln"/);
+    }
+  });
+});
+
+describe('a day or a month in the question', () => {
+  it('is when it happens, not a product the named product\'s manuals lack', async () => {
+    for (const question of ['every Monday the Kesta arm will not home', 'Since July the Kesta arm will not home']) {
+      const a = value(await engine().ask({ question, prefer: 'extractive' }));
+      expect(a.refused, question).toBe(false);
+      expect(a.answer).toContain('index mark');
+    }
+  });
+});
+
 describe('a task in generic words on equipment no manual covers', () => {
   it('refuses when the passages share only the generic words', async () => {
     const a = value(await engine().ask({ question: 'how do I adjust the pressure switch on my air compressor', prefer: 'extractive' }));

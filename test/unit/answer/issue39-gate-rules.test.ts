@@ -336,6 +336,18 @@ describe('a brand or model the library has no manual for', () => {
     expect(questionNames('Tesla hydraulic oil change')).toEqual(analyze('tesla'));
   });
 
+  it('takes a proper noun typed in lower case among the machine words of a code for a brand, and a day or a month for no name', () => {
+    // "honeywell", "lincoln": the dictionary has them only with a capital; before a code they name the machine's maker.
+    expect(questionNames('my honeywell alarm 1')).toEqual(analyze('honeywell'));
+    expect(questionNames('the lincoln spindle alarm 412')).toEqual(analyze('lincoln'));
+    // Elsewhere a lower-case word stays the technician's (a unit, a tool: "fahrenheit", "allen key").
+    expect(questionNames('the temperature reads in fahrenheit')).toEqual([]);
+    expect(questionNames('tighten it with an allen key, then alarm 412')).toEqual([]);
+    // Days and months are capitalised proper nouns, but they say when.
+    expect(questionNames('every Monday the lathe stops')).toEqual([]);
+    expect(questionNames('Since July the Haas lathe stops')).toEqual(analyze('haas'));
+  });
+
   it('reads the machine words before the first code, back to a stop word, a generic word, a quantity or another script, past model numbers', () => {
     expect(machineWords('the plasma cutter alarm 5').sort()).toEqual(analyze('plasma cutter').sort());
     expect(machineWords('check engine light p0301')).toEqual(analyze('light engine'));

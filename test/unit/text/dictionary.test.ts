@@ -3,7 +3,7 @@
  * inflection and typed without apostrophes, are words of the language; a product's coined name is not.
  */
 import { describe, expect, it } from 'vitest';
-import { isCommonWord, isLanguageWord } from '../../../native/text/dictionary.js';
+import { isCommonWord, isDateWord, isLanguageWord, isProperNoun } from '../../../native/text/dictionary.js';
 
 describe('isLanguageWord', () => {
   it('knows colloquial and trade words in any inflection and case', () => {
@@ -38,5 +38,19 @@ describe('isCommonWord: in the dictionary in lower case only, never as a name', 
   it('is false of a word the dictionary also has as a proper noun, has only as one, or lacks', () => {
     // "tesla" and "siemens" are units, "ford" a river crossing: written with a capital they are brands too.
     for (const w of ['Tesla', 'Siemens', 'Ford', 'Mitsubishi', 'Monday', 'moteus', 'px7']) expect(isCommonWord(w), w).toBe(false);
+  });
+});
+
+describe('isProperNoun: in the dictionary with a capital only', () => {
+  it('is true of brands, places and people in any case, false of common words, units and unknown words', () => {
+    for (const w of ['mitsubishi', 'Honeywell', 'lincoln']) expect(isProperNoun(w), w).toBe(true);
+    for (const w of ['welder', 'tesla', 'siemens', 'moteus', 'px7', 'E4']) expect(isProperNoun(w), w).toBe(false);
+  });
+});
+
+describe('isDateWord: days and months', () => {
+  it('is true of the names of the days and months, in any case and plural', () => {
+    for (const w of ['Monday', 'mondays', 'July', 'DECEMBER']) expect(isDateWord(w), w).toBe(true);
+    for (const w of ['Mon', 'day', 'Honeywell', 'maybe']) expect(isDateWord(w), w).toBe(false);
   });
 });
