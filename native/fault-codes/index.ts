@@ -174,7 +174,7 @@ export class CodeIndex {
     const nearest: CodeLookupResponse['nearest'] = [];
     const seen = new Set<number>();
     for (const c of detected) {
-      const hits = this.signed(c, this.hitsFor(c).filter((h) => this.passes(h, filters)));
+      const hits = this.signed(c, this.hitsFor(c, words).filter((h) => this.passes(h, filters)));
       // A value no code is written as (`axis error 0x41`): the named flags it is made of.
       const flags = hits.length === 0 ? this.flagsOf(c, words, filters, zhFirst) : [];
       for (const m of flags) matches.push(m);
@@ -185,11 +185,13 @@ export class CodeIndex {
         }
         continue;
       }
+      // The definitions of a documentation set the question names come first ("servo error 43": the servo's fault 43).
       const ordered = hits
         .map((h, order) => ({ h, order, r: this.records[h.rec] as CodeRecord }))
-        .map((x) => ({ ...x, fit: wordsFound(words, x.r) }))
+        .map((x) => ({ ...x, fit: wordsFound(words, x.r), named: namesSet(words, docSet(x.r.file)) ? 0 : 1 }))
         .sort(
           (a, b) =>
+            a.named - b.named ||
             (a.h.key < b.h.key ? -1 : a.h.key > b.h.key ? 1 : 0) ||
             langRank(a.r.lang, zhFirst) - langRank(b.r.lang, zhFirst) ||
             b.fit - a.fit ||
@@ -276,16 +278,23 @@ export class CodeIndex {
     return out;
   }
 
-  /** Exact key (or alias) first; the loose key only when nothing is exact and families agree. */
-  private hitsFor(c: DetectedCode): Hit[] {
+  /**
+   * Exact key (or alias) first; the loose key only when nothing is exact and families agree, or, beside
+   * an exact key, for a documentation set the question names (`words`) that calls its codes by another
+   * word: "servo error 43" is the servo's fault 43 as much as "servo alarm 43" is, though the mill's manual
+   * defines an error 43 (which is listed after it).
+   */
+  private hitsFor(c: DetectedCode, words: string[]): Hit[] {
     const exact = this.exact.get(c.key) ?? [];
-    // A bare number says nothing about its family: "9" means alarm 9, error 9 and code 9 alike.
-    if (exact.length > 0 && c.family !== 'number') return exact;
     const loose = (this.loose.get(looseKey(c.key, c.family)) ?? []).filter(
       (h) => familiesCompatible(c.family, h.family) || this.onlyWordFamily(c.family, h),
     );
     if (exact.length === 0) return loose;
-    return [...exact, ...loose.filter((h) => !exact.includes(h))];
+    // A bare number says nothing about its family: "9" means alarm 9, error 9 and code 9 alike.
+    if (c.family === 'number') return [...exact, ...loose.filter((h) => !exact.includes(h))];
+    const setOf = (h: Hit) => docSet((this.records[h.rec] as CodeRecord).file);
+    const exactSets = new Set(exact.map(setOf));
+    return [...exact, ...loose.filter((h) => this.onlyWordFamily(c.family, h) && !exactSets.has(setOf(h)) && namesSet(words, setOf(h)))];
   }
 
   /**
@@ -419,6 +428,12 @@ function contextWords(s: string): string {
 function docSet(file: string): string {
   const at = file.indexOf('/');
   return at > 0 ? file.slice(0, at) : file;
+}
+
+/** Whether the question's words (otherWords) name a documentation set: a word of three letters or more of its folder's name ("servo", "acme" of "acme-error-codes"). */
+function namesSet(words: string[], set: string): boolean {
+  const own = set.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? [];
+  return own.some((w) => words.includes(w));
 }
 
 /** A match in the question's language where the record has that translation (a Chinese question: 中文). */

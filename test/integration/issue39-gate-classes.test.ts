@@ -86,6 +86,10 @@ const engine = engineOverDocs('issue39-gate', (docs) => {
       '',
       'A plasma cutter torch mounts on the joint 6 flange; clamp its ground lead to the base.',
       '',
+      '## Fault list',
+      '',
+      '- Fault 412 - *joint 2 overheat* - let the joint cool for ten minutes before enabling the arm again.',
+      '',
       '## 工具',
       '',
       '等离子切割头安装在第 6 轴法兰上，接地线接到底座。',
@@ -127,6 +131,15 @@ describe('a code asked for a named product that only another product defines', (
       expect(a.refused, question).toBe(false);
       expect(a.answer.toLowerCase()).toContain('spindle overload');
     }
+  });
+});
+
+describe('a code asked for a named product by another word than its manuals use', () => {
+  it('answers the product\'s own code, though another product defines the number under the word typed', async () => {
+    // Kesta calls its codes faults; Torvald has an alarm 412.
+    const a = value(await engine().ask({ question: 'kesta alarm 412 what does it mean', prefer: 'extractive' }));
+    expect(a.refused).toBe(false);
+    expect(a.answer.split('\n')[0]).toContain('joint 2 overheat');
   });
 });
 

@@ -549,6 +549,19 @@ describe('one code path: the forms a technician types', () => {
     expect(codesOf('the motor is initializing slowly')).toEqual([]);
   });
 
+  it('gives the named documentation set\'s code under its own word beside another set\'s exact word ("servo error 43": the servo\'s fault 43)', async () => {
+    const own = new CodeIndex([
+      ...(await recordsOf('faults.md', '# Faults\n\n## Fault codes\n\n* 43 - *no position* - no valid encoder\n', 'servo/faults.md')),
+      ...(await recordsOf('codes.csv', 'Error code,Message,Remedy\n43,Coolant low,Top up the coolant.\n', 'mill/codes.csv')),
+    ]);
+    const files = (q: string) => own.lookup(q).matches.map((m) => m.file);
+    expect(files('servo error 43')).toEqual(['servo/faults.md', 'mill/codes.csv']);
+    expect(files('error 43 on the servo')).toEqual(['servo/faults.md', 'mill/codes.csv']);
+    // Unnamed, or the named set uses the word: the exact word's code alone.
+    expect(files('error 43')).toEqual(['mill/codes.csv']);
+    expect(files('mill error 43')).toEqual(['mill/codes.csv']);
+  });
+
   it('tells the gate which named codes are defined, with unknown ones as typed', () => {
     for (const q of ['err 4105', 'p301', 'code P0 171 lean', 'dc bus over voltage', 'err 43']) {
       const check = checkCodes(q, index.lookup(q));
