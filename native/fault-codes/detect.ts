@@ -4,7 +4,7 @@
  * Strong candidates (a code for sure, even if no manual defines it):
  *  - a family word followed by a number or code: `alarm 9`, `err 4116`, `Error:22`, `error #13109`,
  *    `DTC P0301`, `obd p 0420`, `报警9`, `错误 22`, `故障码 P0171`;
- *  - an OBD-II code: `p0301`, `P 0420`;
+ *  - an OBD-II code: `p0301`, `P 0420` (typed with the letter O, `PO171`, only where a manual defines `P0171`);
  *  - a letter-coded error/alarm/fault: `E-204`, `E204`, `AL021`, `F0023` (F and E only in shapes
  *    that G-code words do not take: `F1500` is a feed rate, `E20` after `G1 X10` an extrusion);
  *  - an UPPER_SNAKE id that names an error (`ERROR_DRV_FAULT`, `…_FAILED`, `…_TIMEOUT`);
@@ -62,6 +62,8 @@ const GLUED = new RegExp(`${B}(?:al|alm|er|err|e|f)(?:[-_:]\\d{1,6}|\\s\\d{2,6}|
 const SPACED_SHORT = new RegExp(`${B}(?:al|alm|err)\\s\\d${E}`, 'giu');
 /** `P0301`, `P 0420`, and split as read off a scanner's display: `P0 171`, `P 0 171`. */
 const OBD = new RegExp(`${B}[pbcu](?:[0-3][0-9a-f]{3}|\\s0[0-9a-f]{3}|\\s?[0-3]\\s[0-9a-f]{3})${E}`, 'giu');
+/** `PO171`, `po420`: an OBD-II code typed with the letter O for its first zero (a code only where a record defines the zero form). */
+const OBD_LETTER_O = new RegExp(`${B}[pbcu]o[0-9]{3}${E}`, 'giu');
 /** Identifier-like tokens (`INITIALIZING`, `AxisError`, `drv_fault`): codes only where a record defines them. */
 const IDENT = /(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*(?![A-Za-z0-9_])/gu;
 /** A family word, then a few words, then a number: `fault register shows 101` (known codes only). */
@@ -152,6 +154,10 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
     add(m[0], m.index, 'weak');
   }
   for (const m of text.matchAll(OBD)) add(m[0], m.index, 'strong');
+  for (const m of text.matchAll(OBD_LETTER_O)) {
+    const n = normalizeCode(`${m[0][0]}0${m[0].slice(2)}`);
+    if (n) found.push({ raw: m[0], key: n.key, family: n.family, start: m.index, end: m.index + m[0].length, strength: 'weak' });
+  }
   for (const m of text.matchAll(SNAKE)) {
     if (normalizeCode(m[0])?.family === 'symbol') add(m[0], m.index, 'strong');
   }

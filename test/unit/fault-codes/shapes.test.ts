@@ -530,6 +530,8 @@ describe('one code path: the forms a technician types', () => {
     ['p301', 'P0301'],
     ['code P0 171 lean', 'P0171'],
     ['dtc P0 171', 'P0171'],
+    ['PO171 lean at idle', 'P0171'],
+    ['po171', 'P0171'],
     ['DC_BUS_OVER_VOLTAGE', 'DC_BUS_OVER_VOLTAGE'],
     ['ERROR_DC_BUS_OVER_VOLTAGE after braking', 'DC_BUS_OVER_VOLTAGE'],
     ['dc bus over voltage', 'DC_BUS_OVER_VOLTAGE'],
@@ -547,6 +549,8 @@ describe('one code path: the forms a technician types', () => {
     expect(codesOf('error 15')).toEqual([]);
     expect(detectCodes('dump_errors', { isKnown: (k, f) => index.has(k, f) })).toEqual([]);
     expect(codesOf('the motor is initializing slowly')).toEqual([]);
+    // The letter O for a zero is read only into a code a record defines.
+    expect(codesOf('PO999 after the update')).toEqual([]);
   });
 
   it('gives the named documentation set\'s code under its own word beside another set\'s exact word ("servo error 43": the servo\'s fault 43)', async () => {
