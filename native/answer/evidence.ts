@@ -119,10 +119,11 @@ export interface OtherDefinition {
 
 export interface Evidence {
   terms: string[];
-  /** Terms that say what the question is about (content terms that are not names). */
-  topic: string[];
-  /** Best share of topic terms in one of the top passages. */
-  topicCoverage: number;
+  /**
+   * With a product of the library named: the terms that say what is asked of it (not its own name, nor a
+   * model designation of its machines). Empty otherwise.
+   */
+  askedAbout: string[];
   /** Terms found in the best passage among the first three (its index in `hits`). */
   bestIndex: number;
   bestCoverage: number;
@@ -474,20 +475,20 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   const coined = coinedNames(input.question, inPassing, alternatives, words);
   const typed = [...questionNames(input.question, words), ...typedNames(input.question, unused), ...coined];
   const names = [...new Set(typed)].filter((n) => !isCodeToken(n, codeRaw));
-  const topic = terms.filter((t) => !names.includes(t));
   const share = (list: string[], set: Set<string>) =>
     list.length === 0 ? 0 : list.filter((t) => covered(t, alternatives.get(t), set)).length / list.length;
   let bestIndex = -1;
   let bestCoverage = 0;
-  let topicCoverage = 0;
   tokenSets.slice(0, EVIDENCE_DEPTH).forEach((set, i) => {
     const c = share(terms, set);
     if (c > bestCoverage) {
       bestCoverage = c;
       bestIndex = i;
     }
-    topicCoverage = Math.max(topicCoverage, share(topic, set));
   });
+  // What is asked of a product the question names: its words apart from the product's own name and the
+  // model designations that say which of its machines ("<product> r4 cost": cost).
+  const askedAbout = productKeys.size === 0 ? [] : terms.filter((t) => !productKeys.has(t) && !(names.includes(t) && isModelDesignation(t)));
   const missing = terms.filter((t) => !covered(t, alternatives.get(t), union));
   const unionCoverage = terms.length === 0 ? 0 : (terms.length - missing.length) / terms.length;
   // A name is unknown when the library's vocabulary lacks it; the top passages lacking it are not enough.
@@ -549,10 +550,9 @@ export function collectEvidence(input: EvidenceInput): Evidence {
   }
   return {
     terms,
-    topic,
+    askedAbout,
     bestIndex,
     bestCoverage,
-    topicCoverage,
     unionCoverage,
     missing,
     libraryCounts,
@@ -737,6 +737,7 @@ export interface GateDecision {
     | 'name-other-scope'
     | 'unknown-terms'
     | 'generic-overlap'
+    | 'product-only'
     | 'low-coverage'
     | 'covered';
 }
@@ -849,6 +850,15 @@ export function gate(ev: Evidence, hitCount: number, t: GateThresholds = GATE): 
       answer: false,
       reason: `No installed manual uses the words ${quoteList(unknown, ev.words)}.`,
       rule: 'unknown-terms',
+    };
+  }
+  // A question about a product the library covers whose every word about what is asked the first passages
+  // lack ("what does a <product> r4 cost", "the warranty on a <product>"): they share its name, not the question.
+  if (ev.askedAbout.length > 0 && !ev.askedAbout.some((t) => (ev.termCover[t] ?? []).some((i) => i < EVIDENCE_DEPTH))) {
+    return {
+      answer: false,
+      reason: `The closest passages of the manuals of ${quoteList(ev.products, ev.words)} say nothing about ${quoteList(ev.askedAbout, ev.words)}.`,
+      rule: 'product-only',
     };
   }
   // Passages that share only words most documentation sets use ("adjust", "pressure", "switch") with a

@@ -237,6 +237,22 @@ describe('a day or a month in the question', () => {
   });
 });
 
+describe('a question about a product the library covers, on something its manuals never say', () => {
+  it('refuses when the first passages share only the product\'s name with it (a price, a warranty)', async () => {
+    for (const [question, words] of [['what does the Kesta cost', '"cost"'], ['who designed the Kesta', '"designed"']] as const) {
+      const a = value(await engine().ask({ question, prefer: 'extractive' }));
+      expect(a.refused, question).toBe(true);
+      expect(a.answer).toContain(`The closest passages of the manuals of "Kesta" say nothing about ${words}.`);
+    }
+  });
+
+  it('answers what its manuals do say, asked the same way', async () => {
+    const a = value(await engine().ask({ question: 'what does the Kesta do before homing', prefer: 'extractive' }));
+    expect(a.refused).toBe(false);
+    expect(a.answer).toContain('index mark');
+  });
+});
+
 describe('a task in generic words on equipment no manual covers', () => {
   it('refuses when the passages share only the generic words', async () => {
     const a = value(await engine().ask({ question: 'how do I adjust the pressure switch on my air compressor', prefer: 'extractive' }));
