@@ -50,14 +50,14 @@ const WORDS =
 const CJK_WORDS = '故障代码|错误代码|报警代码|故障码|错误码|报警码|报警号|报警|警报|错误|故障|代码';
 const NUMBER_WORD = '(?:(?:no\\.?|nr\\.?|number|#)\\s*)?';
 const BODY =
-  '(?:0x[0-9a-f]{1,8}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[pbcu]\\s?[0-3]\\s[0-9a-f]{3}|[pbcu]\\s?[0-9][0-9a-f]{0,3}|[a-z]{1,3}[-_]?\\d{1,6}[a-z]?|\\d{1,7})';
+  '(?:0x[0-9a-f]{1,8}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[pbcu]\\s?[0-3]\\s[0-9a-f]{3}|[pbcu]\\s?[0-9][0-9a-f]{0,3}|[a-z]{1,3}[-_.]?\\d{1,6}[a-z]?|\\d{1,7})';
 
 const PREFIXED = new RegExp(
   `(?:${B}(?:${WORDS})|${CJK_WORDS})(?:\\s{0,2}[:：#＃=\\-–]?\\s{0,2})${NUMBER_WORD}${BODY}${E}`,
   'giu',
 );
 /** `AL021`, `ER-22`: short family letters glued to the number or joined by a separator. */
-const GLUED = new RegExp(`${B}(?:al|alm|er|err|e|f)(?:[-_:]\\d{1,6}|\\s\\d{2,6}|\\d{2,6})[a-z]?${E}`, 'giu');
+const GLUED = new RegExp(`${B}(?:al|alm|er|err|e|f)(?:[-_:.]\\d{1,6}|\\s\\d{2,6}|\\d{2,6})[a-z]?${E}`, 'giu');
 /** `al 4`, `alm 4`, `err 4` inside a sentence: a one-digit number after a spaced family word is a code only where a manual defines it. */
 const SPACED_SHORT = new RegExp(`${B}(?:al|alm|err)\\s\\d${E}`, 'giu');
 /** `P0301`, `P 0420`, and split as read off a scanner's display: `P0 171`, `P 0 171`. */
@@ -75,7 +75,7 @@ const NEGATIVE = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])-\\d{3,6}${E}`, 'gu');
 const SHORT_NEGATIVE = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])-\\d{1,2}${E}`, 'gu');
 const HEX = new RegExp(`${B}0x[0-9a-f]{1,8}${E}`, 'giu');
 const NUMBER = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])#?\\d{4,6}${E}(?![:/]\\d)`, 'gu');
-const TOKEN = new RegExp(`${B}[A-Za-z]{1,4}[-_]?\\d{1,6}[A-Za-z]?${E}`, 'gu');
+const TOKEN = new RegExp(`${B}[A-Za-z]{1,4}[-_.]?\\d{1,6}[A-Za-z]?${E}`, 'gu');
 /** `C 02`, `H 12`: a letter code typed with a space, a code only where a record defines it. */
 const SPACED_TOKEN = new RegExp(`${B}[A-Za-z]{1,3}\\s\\d{1,6}${E}`, 'gu');
 

@@ -3,7 +3,7 @@
  * time (what the technician types), so that both sides meet on the same key.
  *
  * Input is NFKC-folded (full-width ９／：→ 9 / :), lower-cased and trimmed. Separators
- * (space, `-`, `–`, `_`, `:`, `#`) between the parts of a code are ignored. Then:
+ * (space, `-`, `–`, `_`, `:`, `#`; a `.` after the letters: `AL.021`) between the parts of a code are ignored. Then:
  *
  * | raw form (examples)                                  | family          | key                | zero padding                      |
  * |------------------------------------------------------|-----------------|--------------------|-----------------------------------|
@@ -189,6 +189,8 @@ function normalizeCodeShape(raw: string, ctx?: { family?: string }): NormalizedC
     if (!matched) break;
   }
   if (s.endsWith('.')) s = s.slice(0, -1);
+  // A dot between a code's letters and its number separates them as a dash does ("AL.021", "Er.17").
+  s = s.replace(/^([a-z]{1,4})\.(?=\d)/, '$1');
   if (/\d[.,]\d/.test(s)) return null; // a decimal, not a code
   const body = s.replace(SEPARATORS, '');
   if (body === '') return null;

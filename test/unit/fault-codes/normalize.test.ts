@@ -5,9 +5,16 @@ const key = (raw: string, family?: string): string | undefined => normalizeCode(
 
 describe('normalizeCode', () => {
   it('ignores case and separators', () => {
-    for (const raw of ['E-204', 'E 204', 'E204', 'e_204', 'e204', 'E–204', 'E:204']) {
+    for (const raw of ['E-204', 'E 204', 'E204', 'e_204', 'e204', 'E–204', 'E:204', 'E.204']) {
       expect(normalizeCode(raw)).toEqual({ key: 'error:204', family: 'error' });
     }
+  });
+
+  it('reads a dot after the letters as a separator, never one between digits', () => {
+    expect(normalizeCode('AL.021')).toEqual({ key: 'alarm:21', family: 'alarm' });
+    expect(normalizeCode('Er.17')).toEqual({ key: 'error:17', family: 'error' });
+    expect(normalizeCode('XX.201')).toEqual({ key: 'xx201', family: 'xx' });
+    for (const raw of ['E1.5', 'AL.2.1', 'v1.2']) expect(normalizeCode(raw), raw).toBeNull();
   });
 
   it('maps prefix words to families', () => {

@@ -276,6 +276,16 @@ describe('tables whose first column holds codes', () => {
     });
   }
 
+  it('reads codes written with a dot after their letters ("AL.021"), found as a technician types them', async () => {
+    const recs = await recordsOf('alarms.md', '# Drive alarms\n\n| Alarm | Meaning | Remedy |\n|---|---|---|\n| AL.021 | Spindle overload | Reduce the feed rate. |\n| AL.104 | Encoder signal lost | Check the encoder cable. |\n');
+    expect(recs.map((r) => [r.key, r.description])).toEqual([
+      ['alarm:21', 'Spindle overload'],
+      ['alarm:104', 'Encoder signal lost'],
+    ]);
+    const index = new CodeIndex(recs);
+    for (const q of ['AL.021', 'al.21', 'AL021', 'alarm 21', 'what does AL.104 mean']) expect(index.lookup(q).matches.length, q).toBe(1);
+  });
+
   it('recovers a header that OCR or a narrow gap merged ("Meaning Remedy" over two columns)', async () => {
     const grid = [['Code', 'Meaning Remedy', ''], ...TABLE_ROWS];
     splitMergedHeader(grid);
