@@ -64,6 +64,8 @@ const SPACED_SHORT = new RegExp(`${B}(?:al|alm|err)\\s\\d${E}`, 'giu');
 const OBD = new RegExp(`${B}[pbcu](?:[0-3][0-9a-f]{3}|\\s0[0-9a-f]{3}|\\s?[0-3]\\s[0-9a-f]{3})${E}`, 'giu');
 /** `PO171`, `po420`: an OBD-II code typed with the letter O for its first zero (a code only where a record defines the zero form). */
 const OBD_LETTER_O = new RegExp(`${B}[pbcu]o[0-9]{3}${E}`, 'giu');
+/** `Err16.0`, `error 16.1`: a code with a sub-number, as a drive displays it; a code only where a record defines it (else a decimal). */
+const SUB_CODE = new RegExp(`${B}(?:(?:${WORDS})\\s{0,2}[:#=]?\\s{0,2}|(?:al|alm|er|err|e|f)[-_.]?)\\d{1,6}\\.\\d{1,2}${E}`, 'giu');
 /** Identifier-like tokens (`INITIALIZING`, `AxisError`, `drv_fault`): codes only where a record defines them. */
 const IDENT = /(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*(?![A-Za-z0-9_])/gu;
 /** A family word, then a few words, then a number: `fault register shows 101` (known codes only). */
@@ -154,6 +156,7 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
     add(m[0], m.index, 'weak');
   }
   for (const m of text.matchAll(OBD)) add(m[0], m.index, 'strong');
+  for (const m of text.matchAll(SUB_CODE)) add(m[0], m.index, 'weak');
   for (const m of text.matchAll(OBD_LETTER_O)) {
     const n = normalizeCode(`${m[0][0]}0${m[0].slice(2)}`);
     if (n) found.push({ raw: m[0], key: n.key, family: n.family, start: m.index, end: m.index + m[0].length, strength: 'weak' });

@@ -286,6 +286,18 @@ describe('tables whose first column holds codes', () => {
     for (const q of ['AL.021', 'al.21', 'AL021', 'alarm 21', 'what does AL.104 mean']) expect(index.lookup(q).matches.length, q).toBe(1);
   });
 
+  it('reads codes with a sub-number ("Err16.0", "Err16.1"): each found as displayed, and all of them by the main number', async () => {
+    const recs = await recordsOf('protective.md', '# Servo amplifier\n\n| Error code | Protective function | Cause |\n|---|---|---|\n| Err16.0 | Overload protection | The torque command exceeded the overload level. |\n| Err16.1 | Torque saturation | Torque stayed saturated. |\n| Err11.0 | Control power undervoltage | The control voltage fell. |\n');
+    expect(recs.map((r) => r.key)).toEqual(['error:16.0', 'error:16.1', 'error:11.0']);
+    const index = new CodeIndex(recs);
+    const codes = (q: string) => index.lookup(q).matches.map((m) => m.code);
+    expect(codes('Err16.1')).toEqual(['Err16.1']);
+    expect(codes('the drive shows err 16.0 when it accelerates')).toEqual(['Err16.0']);
+    expect(codes('error 16')).toEqual(['Err16.0', 'Err16.1']);
+    // A decimal with no code of its shape is no code.
+    expect(codes('error 1.5')).toEqual([]);
+  });
+
   it('recovers a header that OCR or a narrow gap merged ("Meaning Remedy" over two columns)', async () => {
     const grid = [['Code', 'Meaning Remedy', ''], ...TABLE_ROWS];
     splitMergedHeader(grid);
