@@ -57,7 +57,7 @@ const PREFIXED = new RegExp(
   'giu',
 );
 /** `AL021`, `ER-22`: short family letters glued to the number or joined by a separator. */
-const GLUED = new RegExp(`${B}(?:al|alm|er|err|e|f)(?:[-_:.]\\d{1,6}|\\s\\d{2,6}|\\d{2,6})[a-z]?${E}`, 'giu');
+const GLUED = new RegExp(`${B}(?:al|alm|er|err|e|f)(?:(?:[-_:]|\\.\\s?)\\d{1,6}|\\s\\d{2,6}|\\d{2,6})[a-z]?${E}`, 'giu');
 /** `al 4`, `alm 4`, `err 4` inside a sentence: a one-digit number after a spaced family word is a code only where a manual defines it. */
 const SPACED_SHORT = new RegExp(`${B}(?:al|alm|err)\\s\\d${E}`, 'giu');
 /** `P0301`, `P 0420`, and split as read off a scanner's display: `P0 171`, `P 0 171`. */

@@ -191,7 +191,7 @@ function normalizeCodeShape(raw: string, ctx?: { family?: string }): NormalizedC
   }
   if (s.endsWith('.')) s = s.slice(0, -1);
   // A dot between a code's letters and its number separates them as a dash does ("AL.021", "Er.17").
-  s = s.replace(/^([a-z]{1,4})\.(?=\d)/, '$1');
+  s = s.replace(/^([a-z]{1,4})\.\s*(?=\d)/, '$1');
   // A code with a sub-number, as a drive displays it ("Err16.0", "error 16.1", "16.1" in an error code
   // column): the main number, one dot, one or two digits, and a family word or letters. Otherwise a decimal.
   const sub = /^([a-z]{0,4})(\d{1,6})\.(\d{1,2})$/.exec(s.replace(SEPARATORS, ''));

@@ -13,6 +13,7 @@ describe('normalizeCode', () => {
   it('reads a dot after the letters as a separator, never one between digits', () => {
     expect(normalizeCode('AL.021')).toEqual({ key: 'alarm:21', family: 'alarm' });
     expect(normalizeCode('Er.17')).toEqual({ key: 'error:17', family: 'error' });
+    expect(normalizeCode('Er. 17')).toEqual({ key: 'error:17', family: 'error' });
     expect(normalizeCode('XX.201')).toEqual({ key: 'xx201', family: 'xx' });
     for (const raw of ['AL.2.1.3', 'v1.2', 'fig.3.1']) expect(normalizeCode(raw), raw).toBeNull();
   });
