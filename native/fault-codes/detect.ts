@@ -11,6 +11,7 @@
  *  - the whole text being one code: a bare `13201` or `9` typed alone.
  *  - a hexadecimal value after a family word: `error 0x1A`, `fault code 0x2310`.
  * Weak candidates (kept only when the caller's `isKnown` says a manual defines them):
+ *  - a number with its family word after it: `a 204 error`, `21 alarm`;
  *  - a hexadecimal value in prose (`0x1A`: a register address as often as a code);
  *  - 4–6 digit numbers in prose (`XL 17202 extruder`), never a year, a quantity with a unit
  *    (`24V`, `2 mm`, `5 minutes`) or a number after `step`/`page`/`version`…;
@@ -62,6 +63,8 @@ const GLUED = new RegExp(`${B}(?:al|alm|er|err|e|f)(?:(?:[-_:]|\\.\\s?)\\d{1,6}|
 const SPACED_SHORT = new RegExp(`${B}(?:al|alm|err)\\s\\d${E}`, 'giu');
 /** `P0301`, `P 0420`, and split as read off a scanner's display: `P0 171`, `P 0 171`. */
 const OBD = new RegExp(`${B}[pbcu](?:[0-3][0-9a-f]{3}|\\s0[0-9a-f]{3}|\\s?[0-3]\\s[0-9a-f]{3})${E}`, 'giu');
+/** `a 204 error`, `21 alarm`: the family word after the number (a code only where a record defines it). */
+const NUMBER_THEN_FAMILY = /(?<![A-Za-z0-9_.,:/\-])#?(\d{1,6})\s?(error|alarm|fault|err|alm|flt)(?![A-Za-z0-9_])/giu;
 /** `PO171`, `po420`: an OBD-II code typed with the letter O for its first zero (a code only where a record defines the zero form). */
 const OBD_LETTER_O = new RegExp(`${B}[pbcu]o[0-9]{3}${E}`, 'giu');
 /** `Err16.0`, `error 16.1`: a code with a sub-number, as a drive displays it; a code only where a record defines it (else a decimal). */
@@ -157,6 +160,10 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
   }
   for (const m of text.matchAll(OBD)) add(m[0], m.index, 'strong');
   for (const m of text.matchAll(SUB_CODE)) add(m[0], m.index, 'weak');
+  for (const m of text.matchAll(NUMBER_THEN_FAMILY)) {
+    const n = normalizeCode(`${m[2]} ${m[1]}`);
+    if (n) found.push({ raw: m[0], key: n.key, family: n.family, start: m.index, end: m.index + m[0].length, strength: 'weak' });
+  }
   for (const m of text.matchAll(OBD_LETTER_O)) {
     const n = normalizeCode(`${m[0][0]}0${m[0].slice(2)}`);
     if (n) found.push({ raw: m[0], key: n.key, family: n.family, start: m.index, end: m.index + m[0].length, strength: 'weak' });
