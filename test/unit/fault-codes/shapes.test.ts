@@ -562,6 +562,8 @@ describe('one code path: the forms a technician types', () => {
     ['drive shows INITIALIZING forever', 'INITIALIZING'],
     ['err 43 motor will not move', '43'],
     ['fault register shows 43', '43'],
+    ['I get a 43 fault when braking', '43'],
+    ['16 error on jog', '16'],
   ])('%s → %s', (typed, code) => {
     expect(codesOf(typed)).toContain(code);
   });
@@ -571,8 +573,10 @@ describe('one code path: the forms a technician types', () => {
     expect(codesOf('error 15')).toEqual([]);
     expect(detectCodes('dump_errors', { isKnown: (k, f) => index.has(k, f) })).toEqual([]);
     expect(codesOf('the motor is initializing slowly')).toEqual([]);
-    // The letter O for a zero is read only into a code a record defines.
+    // The letter O for a zero is read only into a code a record defines; so is a number before a family word.
     expect(codesOf('PO999 after the update')).toEqual([]);
+    expect(codesOf('2 errors in the log')).toEqual([]);
+    expect(codesOf('a 99 fault')).toEqual([]);
   });
 
   it('gives the named documentation set\'s code under its own word beside another set\'s exact word ("servo error 43": the servo\'s fault 43)', async () => {
