@@ -11,6 +11,7 @@
  *  - the whole text being one code: a bare `13201` or `9` typed alone.
  *  - a hexadecimal value after a family word: `error 0x1A`, `fault code 0x2310`.
  * Weak candidates (kept only when the caller's `isKnown` says a manual defines them):
+ *  - a number with its family word after it: `a 204 error`, `21 alarm`;
  *  - a hexadecimal value in prose (`0x1A`: a register address as often as a code);
  *  - 4–6 digit numbers in prose (`XL 17202 extruder`), never a year, a quantity with a unit
  *    (`24V`, `2 mm`, `5 minutes`) or a number after `step`/`page`/`version`…;
@@ -50,20 +51,24 @@ const WORDS =
 const CJK_WORDS = '故障代码|错误代码|报警代码|故障码|错误码|报警码|报警号|报警|警报|错误|故障|代码';
 const NUMBER_WORD = '(?:(?:no\\.?|nr\\.?|number|#)\\s*)?';
 const BODY =
-  '(?:0x[0-9a-f]{1,8}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[pbcu]\\s?[0-3]\\s[0-9a-f]{3}|[pbcu]\\s?[0-9][0-9a-f]{0,3}|[a-z]{1,3}[-_]?\\d{1,6}[a-z]?|\\d{1,7})';
+  '(?:0x[0-9a-f]{1,8}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[pbcu]\\s?[0-3]\\s[0-9a-f]{3}|[pbcu]\\s?[0-9][0-9a-f]{0,3}|[a-z]{1,3}[-_.]?\\d{1,6}[a-z]?|\\d{1,7})';
 
 const PREFIXED = new RegExp(
   `(?:${B}(?:${WORDS})|${CJK_WORDS})(?:\\s{0,2}[:：#＃=\\-–]?\\s{0,2})${NUMBER_WORD}${BODY}${E}`,
   'giu',
 );
 /** `AL021`, `ER-22`: short family letters glued to the number or joined by a separator. */
-const GLUED = new RegExp(`${B}(?:al|alm|er|err|e|f)(?:[-_:]\\d{1,6}|\\s\\d{2,6}|\\d{2,6})[a-z]?${E}`, 'giu');
+const GLUED = new RegExp(`${B}(?:al|alm|er|err|e|f)(?:(?:[-_:]|\\.\\s?)\\d{1,6}|\\s\\d{2,6}|\\d{2,6})[a-z]?${E}`, 'giu');
 /** `al 4`, `alm 4`, `err 4` inside a sentence: a one-digit number after a spaced family word is a code only where a manual defines it. */
 const SPACED_SHORT = new RegExp(`${B}(?:al|alm|err)\\s\\d${E}`, 'giu');
 /** `P0301`, `P 0420`, and split as read off a scanner's display: `P0 171`, `P 0 171`. */
 const OBD = new RegExp(`${B}[pbcu](?:[0-3][0-9a-f]{3}|\\s0[0-9a-f]{3}|\\s?[0-3]\\s[0-9a-f]{3})${E}`, 'giu');
+/** `a 204 error`, `21 alarm`: the family word after the number (a code only where a record defines it). */
+const NUMBER_THEN_FAMILY = /(?<![A-Za-z0-9_.,:/\-])#?(\d{1,6})\s?(error|alarm|fault|err|alm|flt)(?![A-Za-z0-9_])/giu;
 /** `PO171`, `po420`: an OBD-II code typed with the letter O for its first zero (a code only where a record defines the zero form). */
 const OBD_LETTER_O = new RegExp(`${B}[pbcu]o[0-9]{3}${E}`, 'giu');
+/** `Err16.0`, `error 16.1`: a code with a sub-number, as a drive displays it; a code only where a record defines it (else a decimal). */
+const SUB_CODE = new RegExp(`${B}(?:(?:${WORDS})\\s{0,2}[:#=]?\\s{0,2}|(?:al|alm|er|err|e|f)[-_.]?)\\d{1,6}\\.\\d{1,2}${E}`, 'giu');
 /** Identifier-like tokens (`INITIALIZING`, `AxisError`, `drv_fault`): codes only where a record defines them. */
 const IDENT = /(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*(?![A-Za-z0-9_])/gu;
 /** A family word, then a few words, then a number: `fault register shows 101` (known codes only). */
@@ -75,7 +80,7 @@ const NEGATIVE = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])-\\d{3,6}${E}`, 'gu');
 const SHORT_NEGATIVE = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])-\\d{1,2}${E}`, 'gu');
 const HEX = new RegExp(`${B}0x[0-9a-f]{1,8}${E}`, 'giu');
 const NUMBER = new RegExp(`(?<![A-Za-z0-9_.,:/\\-])#?\\d{4,6}${E}(?![:/]\\d)`, 'gu');
-const TOKEN = new RegExp(`${B}[A-Za-z]{1,4}[-_]?\\d{1,6}[A-Za-z]?${E}`, 'gu');
+const TOKEN = new RegExp(`${B}[A-Za-z]{1,4}[-_.]?\\d{1,6}[A-Za-z]?${E}`, 'gu');
 /** `C 02`, `H 12`: a letter code typed with a space, a code only where a record defines it. */
 const SPACED_TOKEN = new RegExp(`${B}[A-Za-z]{1,3}\\s\\d{1,6}${E}`, 'gu');
 
@@ -154,6 +159,11 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
     add(m[0], m.index, 'weak');
   }
   for (const m of text.matchAll(OBD)) add(m[0], m.index, 'strong');
+  for (const m of text.matchAll(SUB_CODE)) add(m[0], m.index, 'weak');
+  for (const m of text.matchAll(NUMBER_THEN_FAMILY)) {
+    const n = normalizeCode(`${m[2]} ${m[1]}`);
+    if (n) found.push({ raw: m[0], key: n.key, family: n.family, start: m.index, end: m.index + m[0].length, strength: 'weak' });
+  }
   for (const m of text.matchAll(OBD_LETTER_O)) {
     const n = normalizeCode(`${m[0][0]}0${m[0].slice(2)}`);
     if (n) found.push({ raw: m[0], key: n.key, family: n.family, start: m.index, end: m.index + m[0].length, strength: 'weak' });

@@ -3,7 +3,7 @@
  * time (what the technician types), so that both sides meet on the same key.
  *
  * Input is NFKC-folded (full-width ９／：→ 9 / :), lower-cased and trimmed. Separators
- * (space, `-`, `–`, `_`, `:`, `#`) between the parts of a code are ignored. Then:
+ * (space, `-`, `–`, `_`, `:`, `#`; a `.` after the letters: `AL.021`) between the parts of a code are ignored. Then:
  *
  * | raw form (examples)                                  | family          | key                | zero padding                      |
  * |------------------------------------------------------|-----------------|--------------------|-----------------------------------|
@@ -11,6 +11,7 @@
  * | `error 9`, `err 9`, `Er:09`, `E-204`, `e_204`, `错误9` | `error`         | `error:204`        | ignored (`error:01` = `error:1`)  |
  * | `ALARM:9`, `alm 9`, `AL021`, `报警 9`, `警报9`          | `alarm`         | `alarm:21`         | ignored (`AL021` = `AL21`)        |
  * | `fault 23`, `flt 23`, `F0023`, `故障 23`                | `fault`         | `fault:23`         | ignored                           |
+ * | `Err16.0`, `error 16.1` (a sub-number after one dot)  | `error` …       | `error:16.1`       | ignored in the main number        |
  * | `P0301`, `b0301`, `dtc p0301`, `obd p 0420`           | `obd-p` … `obd-u` | `p0301`          | fixed: 4 hex digits, kept; after `dtc`/`obd` a short body is left-padded (`obd p420` = `p0420`) |
  * | `13201`, `04101`, `9` (digits, no family word)        | `number`        | `04101`            | kept (width may be meaningful)    |
  * | `XX201`, `H12`, `oC3` (other letters + digits)        | the letters     | `xx201`            | kept                              |
@@ -189,6 +190,16 @@ function normalizeCodeShape(raw: string, ctx?: { family?: string }): NormalizedC
     if (!matched) break;
   }
   if (s.endsWith('.')) s = s.slice(0, -1);
+  // A dot between a code's letters and its number separates them as a dash does ("AL.021", "Er.17").
+  s = s.replace(/^([a-z]{1,4})\.\s*(?=\d)/, '$1');
+  // A code with a sub-number, as a drive displays it ("Err16.0", "error 16.1", "16.1" in an error code
+  // column): the main number, one dot, one or two digits, and a family word or letters. Otherwise a decimal.
+  const sub = /^([a-z]{0,4})(\d{1,6})\.(\d{1,2})$/.exec(s.replace(SEPARATORS, ''));
+  if (sub) {
+    const letters = sub[1] as string;
+    const fam = letters ? (LETTER_FAMILIES[letters] ?? '') : family || wordFamily(ctx?.family);
+    return WORD_FAMILIES.has(fam) ? { key: `${fam}:${stripZeros(sub[2] as string)}.${sub[3] as string}`, family: fam } : null;
+  }
   if (/\d[.,]\d/.test(s)) return null; // a decimal, not a code
   const body = s.replace(SEPARATORS, '');
   if (body === '') return null;
@@ -229,13 +240,14 @@ function wordFamily(family: string | undefined): string {
 }
 
 /**
- * The loose key of a normalised key: family word dropped, leading zeros of every digit run
- * stripped, letters kept (`alarm:9` → `9`, `04116` → `4116`, `p0300` → `p300`, `xx020` → `xx20`).
+ * The loose key of a normalised key: family word dropped (and a sub-number: `error:16.1` → `16`, so
+ * "error 16" finds 16.0 and 16.1), leading zeros of every digit run stripped, letters kept (`alarm:9` →
+ * `9`, `04116` → `4116`, `p0300` → `p300`, `xx020` → `xx20`).
  */
 export function looseKey(key: string, family: string): string {
   if (family === 'symbol') return key;
   const colon = key.indexOf(':');
-  const body = colon >= 0 && WORD_FAMILIES.has(family) ? key.slice(colon + 1) : key;
+  const body = colon >= 0 && WORD_FAMILIES.has(family) ? key.slice(colon + 1).replace(/\.\d+$/, '') : key;
   return body.replace(/\d+/g, (d) => stripZeros(d));
 }
 

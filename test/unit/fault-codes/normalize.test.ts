@@ -5,9 +5,25 @@ const key = (raw: string, family?: string): string | undefined => normalizeCode(
 
 describe('normalizeCode', () => {
   it('ignores case and separators', () => {
-    for (const raw of ['E-204', 'E 204', 'E204', 'e_204', 'e204', 'E–204', 'E:204']) {
+    for (const raw of ['E-204', 'E 204', 'E204', 'e_204', 'e204', 'E–204', 'E:204', 'E.204']) {
       expect(normalizeCode(raw)).toEqual({ key: 'error:204', family: 'error' });
     }
+  });
+
+  it('reads a dot after the letters as a separator, never one between digits', () => {
+    expect(normalizeCode('AL.021')).toEqual({ key: 'alarm:21', family: 'alarm' });
+    expect(normalizeCode('Er.17')).toEqual({ key: 'error:17', family: 'error' });
+    expect(normalizeCode('Er. 17')).toEqual({ key: 'error:17', family: 'error' });
+    expect(normalizeCode('XX.201')).toEqual({ key: 'xx201', family: 'xx' });
+    for (const raw of ['AL.2.1.3', 'v1.2', 'fig.3.1']) expect(normalizeCode(raw), raw).toBeNull();
+  });
+
+  it('keeps a sub-number after one dot where a family word, family letters or the column give the family', () => {
+    for (const raw of ['Err16.1', 'err 16.1', 'error 16.1', 'E16.1', 'ERROR:16.1']) expect(normalizeCode(raw), raw).toEqual({ key: 'error:16.1', family: 'error' });
+    expect(key('16.1', 'Error code')).toBe('error:16.1');
+    expect(key('AL 04.2')).toBe('alarm:4.2');
+    // "error 16" reaches every sub-code of 16 by the loose key.
+    expect(looseKey('error:16.1', 'error')).toBe(looseKey('error:16', 'error'));
   });
 
   it('maps prefix words to families', () => {
@@ -84,7 +100,7 @@ describe('normalizeCode', () => {
   });
 
   it('rejects what is not a code', () => {
-    for (const raw of ['', 'Hard limit', 'error', 'alarm code', '1.5', 'error 1.5', 'V', 'code', 'errors 5', '12v']) {
+    for (const raw of ['', 'Hard limit', 'error', 'alarm code', '1.5', 'V', 'code', 'errors 5', '12v', 'v1.2', 'XX1.5', 'error 1.234']) {
       expect(normalizeCode(raw), raw).toBeNull();
     }
   });

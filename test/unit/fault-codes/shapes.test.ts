@@ -276,6 +276,28 @@ describe('tables whose first column holds codes', () => {
     });
   }
 
+  it('reads codes written with a dot after their letters ("AL.021"), found as a technician types them', async () => {
+    const recs = await recordsOf('alarms.md', '# Drive alarms\n\n| Alarm | Meaning | Remedy |\n|---|---|---|\n| AL.021 | Spindle overload | Reduce the feed rate. |\n| AL.104 | Encoder signal lost | Check the encoder cable. |\n');
+    expect(recs.map((r) => [r.key, r.description])).toEqual([
+      ['alarm:21', 'Spindle overload'],
+      ['alarm:104', 'Encoder signal lost'],
+    ]);
+    const index = new CodeIndex(recs);
+    for (const q of ['AL.021', 'al.21', 'AL021', 'alarm 21', 'what does AL.104 mean']) expect(index.lookup(q).matches.length, q).toBe(1);
+  });
+
+  it('reads codes with a sub-number ("Err16.0", "Err16.1"): each found as displayed, and all of them by the main number', async () => {
+    const recs = await recordsOf('protective.md', '# Servo amplifier\n\n| Error code | Protective function | Cause |\n|---|---|---|\n| Err16.0 | Overload protection | The torque command exceeded the overload level. |\n| Err16.1 | Torque saturation | Torque stayed saturated. |\n| Err11.0 | Control power undervoltage | The control voltage fell. |\n');
+    expect(recs.map((r) => r.key)).toEqual(['error:16.0', 'error:16.1', 'error:11.0']);
+    const index = new CodeIndex(recs);
+    const codes = (q: string) => index.lookup(q).matches.map((m) => m.code);
+    expect(codes('Err16.1')).toEqual(['Err16.1']);
+    expect(codes('the drive shows err 16.0 when it accelerates')).toEqual(['Err16.0']);
+    expect(codes('error 16')).toEqual(['Err16.0', 'Err16.1']);
+    // A decimal with no code of its shape is no code.
+    expect(codes('error 1.5')).toEqual([]);
+  });
+
   it('recovers a header that OCR or a narrow gap merged ("Meaning Remedy" over two columns)', async () => {
     const grid = [['Code', 'Meaning Remedy', ''], ...TABLE_ROWS];
     splitMergedHeader(grid);
@@ -540,6 +562,8 @@ describe('one code path: the forms a technician types', () => {
     ['drive shows INITIALIZING forever', 'INITIALIZING'],
     ['err 43 motor will not move', '43'],
     ['fault register shows 43', '43'],
+    ['I get a 43 fault when braking', '43'],
+    ['16 error on jog', '16'],
   ])('%s → %s', (typed, code) => {
     expect(codesOf(typed)).toContain(code);
   });
@@ -549,8 +573,10 @@ describe('one code path: the forms a technician types', () => {
     expect(codesOf('error 15')).toEqual([]);
     expect(detectCodes('dump_errors', { isKnown: (k, f) => index.has(k, f) })).toEqual([]);
     expect(codesOf('the motor is initializing slowly')).toEqual([]);
-    // The letter O for a zero is read only into a code a record defines.
+    // The letter O for a zero is read only into a code a record defines; so is a number before a family word.
     expect(codesOf('PO999 after the update')).toEqual([]);
+    expect(codesOf('2 errors in the log')).toEqual([]);
+    expect(codesOf('a 99 fault')).toEqual([]);
   });
 
   it('gives the named documentation set\'s code under its own word beside another set\'s exact word ("servo error 43": the servo\'s fault 43)', async () => {
