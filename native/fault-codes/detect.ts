@@ -64,7 +64,7 @@ const SPACED_SHORT = new RegExp(`${B}(?:al|alm|err)\\s\\d${E}`, 'giu');
 /** `P0301`, `P 0420`, and split as read off a scanner's display: `P0 171`, `P 0 171`. */
 const OBD = new RegExp(`${B}[pbcu](?:[0-3][0-9a-f]{3}|\\s0[0-9a-f]{3}|\\s?[0-3]\\s[0-9a-f]{3})${E}`, 'giu');
 /** `a 204 error`, `21 alarm`: the family word after the number (a code only where a record defines it). */
-const NUMBER_THEN_FAMILY = /(?<![A-Za-z0-9_.,:/\-])#?(\d{1,6})\s?(error|alarm|fault|err|alm|flt)(?![A-Za-z0-9_])/giu;
+const NUMBER_THEN_FAMILY = /(?<![A-Za-z0-9_.,:/-])#?(\d{1,6})\s?(error|alarm|fault|err|alm|flt)(?![A-Za-z0-9_])/giu;
 /** `PO171`, `po420`: an OBD-II code typed with the letter O for its first zero (a code only where a record defines the zero form). */
 const OBD_LETTER_O = new RegExp(`${B}[pbcu]o[0-9]{3}${E}`, 'giu');
 /** `Err16.0`, `error 16.1`: a code with a sub-number, as a drive displays it; a code only where a record defines it (else a decimal). */
