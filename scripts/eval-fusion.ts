@@ -59,7 +59,21 @@ const variants: [string, (d: Dump) => Entry[]][] = [
   ['min-max sum', (d) => scoreFused(d, minmax, 0)],
   ['min-max sum + top-2', (d) => scoreFused(d, minmax, 2)],
   ['RRF weighted by top-1 z + top-2', (d) => confidenceRrf(d)],
+  ["z-score sum + top-2, each channel's first 20 only", (d) => scoreFused({ ...d, keyword: d.keyword.slice(0, 20), vector: d.vector.slice(0, 20) }, zscore, 2)],
+  ["shipped + the #1 of the channel whose #1 stands further above its list (z) first", (d) => strongerFirst(d)],
 ];
+
+/** The shipped fusion, then the #1 of the channel whose #1 has the higher z-score in its own list moved to the top. */
+function strongerFirst(d: Dump): Entry[] {
+  const list = fused(d, DEFAULT_FUSION);
+  const kw = d.keyword.filter((e) => e.score > 0);
+  const z = (l: Entry[]) => (l.length > 1 ? zscore(l.map((e) => e.score))((l[0] as Entry).score) : -Infinity);
+  const lead = z(kw) >= z(d.vector) ? kw[0] : d.vector[0];
+  if (!lead) return list;
+  const codes = list.filter((e) => d.codes.includes(e));
+  const rest = list.filter((e) => !d.codes.includes(e) && e.id !== lead.id);
+  return [...codes, list.find((e) => e.id === lead.id) ?? lead, ...rest];
+}
 
 /** Each channel's scores normalised over its own list, summed (eval-lib's scoreFusion), code hits first. */
 function scoreFused(d: Dump, norm: Norm, channelTop: number): Entry[] {
