@@ -6,7 +6,8 @@
  *
  * A cited line that sends the reader to another section ("Lock out the machine (section 1.1).",
  * "see Safety") brings that section's safety text, verbatim, with where it is (file, page,
- * section), so the procedure is in the box and the UI can open the section. findSafety is pure;
+ * section), so the procedure is in the box and the UI can open the section; so does a safety section beside a
+ * cited one under the same heading ("Important Safety Warning" beside "Calibration Command"). findSafety is pure;
  * withReferencedSafety looks the sections up through the search adapter it is given.
  */
 import type { SearchFilters, SearchRequest, SearchResponse } from '../contract/api.js';
@@ -122,6 +123,23 @@ function namesSection(section: string, ref: SectionReference): boolean {
   return titles.some((t) => t.toLowerCase().replace(/^[\d.]+\s*/, '') === want || t.toLowerCase().replace(/^[\d.]+\s*/, '').startsWith(`${want} `));
 }
 
+/** A heading that states safety: its notices belong to the procedures beside it. */
+const SAFETY_HEADING = /\b(?:safety|warnings?|cautions?|dangers?|precautions?)\b|安全|警告|注意事项/iu;
+/** What a keyword search in one file asks for to find its safety sections. */
+const SAFETY_WORDS = 'safety warning caution danger precautions 安全 警告 注意事项';
+
+/** The last heading of a section path ("Calibration > Safety" → "Safety"). */
+function lastHeading(section: string): string {
+  const i = section.lastIndexOf(' > ');
+  return (i < 0 ? section : section.slice(i + 3)).trim();
+}
+
+/** The headings above a section's own ("Calibration > Command" → "Calibration"; "" at the top). */
+function parentOf(section: string): string {
+  const i = section.lastIndexOf(' > ');
+  return i < 0 ? '' : section.slice(0, i);
+}
+
 export type SafetySearch = (req: SearchRequest) => Promise<SearchResponse>;
 
 /**
@@ -131,7 +149,7 @@ export type SafetySearch = (req: SearchRequest) => Promise<SearchResponse>;
  */
 export async function withReferencedSafety(
   search: SafetySearch,
-  citations: Pick<Citation, 'n' | 'text' | 'file' | 'pack' | 'chunkId'>[],
+  citations: Pick<Citation, 'n' | 'text' | 'file' | 'pack' | 'chunkId' | 'section'>[],
   filters?: SearchFilters,
 ): Promise<SafetyNotice[]> {
   const own = findSafety(citations);
@@ -157,6 +175,36 @@ export async function withReferencedSafety(
         if (seen.has(notice.text)) continue;
         seen.add(notice.text);
         own.push({ ...notice, source });
+      }
+    }
+  }
+  // A safety section beside a cited one, under the same heading of the same file ("Calibration > Important Safety
+  // Warning" beside "Calibration > Calibration Command"), or under the cited one, is the procedure's own warning,
+  // though no line points to it.
+  const byFile = new Map<string, typeof citations>();
+  for (const c of citations) {
+    if (!c.section) continue;
+    const key = `${c.pack ?? ''}\u0000${c.file}`;
+    byFile.set(key, [...(byFile.get(key) ?? []), c]);
+  }
+  for (const cited of byFile.values()) {
+    const first = cited[0] as (typeof citations)[number];
+    let hits: SearchResponse['hits'];
+    try {
+      const res = await search({ query: SAFETY_WORDS, k: 20, mode: 'keyword', filters: { ...filters, pathPrefix: first.file } });
+      hits = res.hits.filter((h) => h.file === first.file && (h.pack ?? '') === (first.pack ?? '') && !citedChunks.has(h.chunkId) && SAFETY_HEADING.test(lastHeading(h.section)));
+    } catch {
+      continue;
+    }
+    for (const c of cited) {
+      for (const h of hits) {
+        if (h.section === c.section || (parentOf(h.section) !== parentOf(c.section) && parentOf(h.section) !== c.section)) continue;
+        const source: NoticeSource = { file: h.file, page: h.page, section: h.section, manual: h.manual, chunkId: h.chunkId, ref: lastHeading(h.section), ...(h.pack ? { pack: h.pack } : {}) };
+        for (const notice of noticesOf(h.text, c.n)) {
+          if (seen.has(notice.text)) continue;
+          seen.add(notice.text);
+          own.push({ ...notice, source });
+        }
       }
     }
   }

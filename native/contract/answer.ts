@@ -52,8 +52,9 @@ export interface SafetyNotice {
   n: number;
   /**
    * Set when the notice comes from a section that a cited line refers to ("Lock out the machine
-   * (section 1.1)", "see Safety") rather than from a cited passage: where it is, to open it, and the
-   * reference as written ("1.1", "Safety").
+   * (section 1.1)", "see Safety"), or from a safety section beside a cited one under the same heading,
+   * rather than from a cited passage: where it is, to open it, and the reference as written ("1.1",
+   * "Safety"; beside: that section's heading).
    */
   source?: { file: string; page: number | null; section: string; manual: string; chunkId: string; ref: string; pack?: string };
 }
