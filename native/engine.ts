@@ -272,6 +272,10 @@ class LocalEngine implements Engine {
           generator: () => this.answerModels.llm(),
           generatorChecked: () => this.answerModels.llmChecked(),
           reranker: () => this.answerModels.reranker(),
+          passagesOf: async (file, pack) => {
+            const src = sources.select(local, undefined).find((s) => s.pack === pack);
+            return src?.store.fileChunks ? ((await src.store.fileChunks([file])).get(file) ?? []) : [];
+          },
         },
         req,
         hooks,

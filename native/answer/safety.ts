@@ -8,10 +8,12 @@
  * "see Safety") brings that section's safety text, verbatim, with where it is (file, page,
  * section), so the procedure is in the box and the UI can open the section; so does a safety section beside a
  * cited one under the same heading ("Important Safety Warning" beside "Calibration Command"). findSafety is pure;
- * withReferencedSafety looks the sections up through the search adapter it is given.
+ * withReferencedSafety looks referenced sections up through the search adapter it is given, and reads the cited
+ * files' passages for the safety sections beside them.
  */
 import type { SearchFilters, SearchRequest, SearchResponse } from '../contract/api.js';
 import type { Citation, SafetyNotice } from '../contract/answer.js';
+import type { Chunk } from '../contract/document.js';
 
 const LABELS: [RegExp, SafetyNotice['kind']][] = [
   [/^(?:danger|危险)\s*(?:[:：!！]|$)/i, 'DANGER'],
@@ -125,8 +127,8 @@ function namesSection(section: string, ref: SectionReference): boolean {
 
 /** A heading that states safety: its notices belong to the procedures beside it. */
 const SAFETY_HEADING = /\b(?:safety|warnings?|cautions?|dangers?|precautions?)\b|安全|警告|注意事项/iu;
-/** What a keyword search in one file asks for to find its safety sections. */
-const SAFETY_WORDS = 'safety warning caution danger precautions 安全 警告 注意事项';
+/** Cited files whose passages are read for safety sections beside the cited ones (an answer cites a few). */
+const MAX_FILES_READ = 4;
 
 /** The last heading of a section path ("Calibration > Safety" → "Safety"). */
 function lastHeading(section: string): string {
@@ -141,6 +143,8 @@ function parentOf(section: string): string {
 }
 
 export type SafetySearch = (req: SearchRequest) => Promise<SearchResponse>;
+/** One file's passages in reading order, from the library (null) or an installed pack. */
+export type PassagesOf = (file: string, pack: string | null) => Promise<Chunk[]>;
 
 /**
  * The citations' own safety notices, then the safety text of the sections their lines refer to, in
@@ -151,6 +155,7 @@ export async function withReferencedSafety(
   search: SafetySearch,
   citations: Pick<Citation, 'n' | 'text' | 'file' | 'pack' | 'chunkId' | 'section'>[],
   filters?: SearchFilters,
+  passagesOf?: PassagesOf,
 ): Promise<SafetyNotice[]> {
   const own = findSafety(citations);
   const seen = new Set(own.map((x) => x.text));
@@ -180,26 +185,22 @@ export async function withReferencedSafety(
   }
   // A safety section beside a cited one, under the same heading of the same file ("Calibration > Important Safety
   // Warning" beside "Calibration > Calibration Command"), or under the cited one, is the procedure's own warning,
-  // though no line points to it.
-  const byFile = new Map<string, typeof citations>();
-  for (const c of citations) {
-    if (!c.section) continue;
-    const key = `${c.pack ?? ''}\u0000${c.file}`;
-    byFile.set(key, [...(byFile.get(key) ?? []), c]);
-  }
-  for (const cited of byFile.values()) {
-    const first = cited[0] as (typeof citations)[number];
-    let hits: SearchResponse['hits'];
-    try {
-      const res = await search({ query: SAFETY_WORDS, k: 20, mode: 'keyword', filters: { ...filters, pathPrefix: first.file } });
-      hits = res.hits.filter((h) => h.file === first.file && (h.pack ?? '') === (first.pack ?? '') && !citedChunks.has(h.chunkId) && SAFETY_HEADING.test(lastHeading(h.section)));
-    } catch {
-      continue;
-    }
-    for (const c of cited) {
-      for (const h of hits) {
-        if (h.section === c.section || (parentOf(h.section) !== parentOf(c.section) && parentOf(h.section) !== c.section)) continue;
-        const source: NoticeSource = { file: h.file, page: h.page, section: h.section, manual: h.manual, chunkId: h.chunkId, ref: lastHeading(h.section), ...(h.pack ? { pack: h.pack } : {}) };
+  // though no line points to it. The cited files' passages are read from the store, not searched again.
+  if (passagesOf) {
+    const files = new Map<string, (typeof citations)[number]>();
+    for (const c of citations) if (c.section && files.size < MAX_FILES_READ) files.set(`${c.pack ?? ''}\u0000${c.file}`, c);
+    for (const first of files.values()) {
+      let passages: Chunk[];
+      try {
+        passages = await passagesOf(first.file, first.pack ?? null);
+      } catch {
+        continue;
+      }
+      for (const h of passages) {
+        if (citedChunks.has(h.id) || !SAFETY_HEADING.test(lastHeading(h.section))) continue;
+        const c = citations.find((x) => x.section && x.file === h.file && (x.pack ?? '') === (first.pack ?? '') && h.section !== x.section && (parentOf(h.section) === parentOf(x.section) || parentOf(h.section) === x.section));
+        if (!c) continue;
+        const source: NoticeSource = { file: h.file, page: h.page, section: h.section, manual: h.manual, chunkId: h.id, ref: lastHeading(h.section), ...(first.pack ? { pack: first.pack } : {}) };
         for (const notice of noticesOf(h.text, c.n)) {
           if (seen.has(notice.text)) continue;
           seen.add(notice.text);

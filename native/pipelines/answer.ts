@@ -17,7 +17,7 @@ import { recentTurns, rewriteFollowUp } from '../answer/followup.js';
 import { ANSWER_GRAMMAR, budgetPrompt, EXAMPLE_TURN } from '../answer/prompt.js';
 import { streamingStop } from '../answer/generated-check.js';
 import { judgeDraft } from '../answer/draft.js';
-import { withReferencedSafety } from '../answer/safety.js';
+import { withReferencedSafety, type PassagesOf } from '../answer/safety.js';
 import { answerText, promptLabel } from '../answer/sanitize.js';
 import { analyze } from '../text/analyze.js';
 import { detectCodes } from '../fault-codes/detect.js';
@@ -59,6 +59,8 @@ export interface AnswerDeps {
    */
   generatorChecked?: () => Promise<boolean>;
   reranker?: () => Promise<Reranker | null>;
+  /** One cited file's passages in reading order (the safety sections beside what an answer cites); absent: not read. */
+  passagesOf?: PassagesOf;
 }
 
 /** Passages retrieved by default. */
@@ -169,7 +171,7 @@ export async function ask(deps: AnswerDeps, req: AskRequest, hooks: AskHooks = {
     else if (prefer === 'generative') out.fallbackReason = 'No language model is installed; the answer quotes the manuals instead.';
   }
   if (!out.refused && evidence.ownModels.length > 0) out = { ...out, answer: `${modelCaveat(evidence)}\n\n${out.answer}` };
-  return { ...out, safety: await withReferencedSafety((r) => deps.retrieve(r, hooks.signal), out.citations, req.filters), ...waited(t0, t) };
+  return { ...out, safety: await withReferencedSafety((r) => deps.retrieve(r, hooks.signal), out.citations, req.filters, deps.passagesOf), ...waited(t0, t) };
 }
 
 /** The time the technician waited, with the language model's share of it when one ran. */

@@ -9,7 +9,7 @@ import type { MessageIndex } from './plan/messages.js';
 export interface RetrievalSource {
   /** Pack id; null for the local library. */
   pack: string | null;
-  store: SearchableStore & Pick<LibraryStore, 'getFiles' | 'termCounts' | 'findText' | 'languageCounts'>;
+  store: SearchableStore & Pick<LibraryStore, 'getFiles' | 'termCounts' | 'findText' | 'languageCounts'> & Partial<Pick<LibraryStore, 'fileChunks'>>;
   codes: (Pick<CodeIndex, 'lookup'> & Partial<Pick<CodeIndex, 'recordOfRow'>>) | null;
   embedder: QueryEmbedder | null;
   /** The library's known names (built once, kept by the Library); absent: no scoping. */
