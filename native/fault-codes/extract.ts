@@ -72,7 +72,8 @@ const ROLE_HEADERS: readonly (readonly [ColumnRole, RegExp])[] = [
     'remedy',
     /\b(?:actions?|remed(?:y|ies)|solutions?|fix(?:es)?|corrective|countermeasures?|resolution|what to do|measures?|troubleshooting)\b|处理|措施|解决|对策|方法/,
   ],
-  ['title', /\b(?:message|messages|msg|title|name|short|summary|label|brief)\b|名称|标题|信息|消息|提示/],
+  // "Protective function": a drive's table names each protection its code reports.
+  ['title', /\b(?:message|messages|msg|title|name|short|summary|label|brief|function)\b|名称|标题|信息|消息|提示/],
   ['description', /\b(?:description|desc|text|meaning|details?|explanation|definition|value|comments?|notes?|remarks?|docs?|documentation|help)\b|说明|描述|含义|内容|解释|定义|备注|注释|附注/],
   ['severity', /\b(?:severity|level|type|class|priority|kind)\b|等级|级别|类型|类别/],
 ];

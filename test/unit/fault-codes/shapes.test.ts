@@ -289,6 +289,8 @@ describe('tables whose first column holds codes', () => {
   it('reads codes with a sub-number ("Err16.0", "Err16.1"): each found as displayed, and all of them by the main number', async () => {
     const recs = await recordsOf('protective.md', '# Servo amplifier\n\n| Error code | Protective function | Cause |\n|---|---|---|\n| Err16.0 | Overload protection | The torque command exceeded the overload level. |\n| Err16.1 | Torque saturation | Torque stayed saturated. |\n| Err11.0 | Control power undervoltage | The control voltage fell. |\n');
     expect(recs.map((r) => r.key)).toEqual(['error:16.0', 'error:16.1', 'error:11.0']);
+    // The "Protective function" column names each one: its title, not a cause said twice.
+    expect(recs.map((r) => r.title)).toEqual(['Overload protection', 'Torque saturation', 'Control power undervoltage']);
     const index = new CodeIndex(recs);
     const codes = (q: string) => index.lookup(q).matches.map((m) => m.code);
     expect(codes('Err16.1')).toEqual(['Err16.1']);
