@@ -668,6 +668,11 @@ const TITLED_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|-?\d{1,6})\s+([^\s:�
  * then its capitalised name (`STM32 DFU mode`, `RP2040 boot` are boards, written without one).
  */
 const HEADING_TOKEN = /^([A-Za-z]{1,4}[-_]\d{1,6}[A-Za-z]?)\s+(\p{Lu}[^:：]{0,80})$/u;
+/**
+ * `SV0401 V-READY OFF The servo amplifier…`: a code, its name in capitals as the display shows it, then the
+ * text from its first capitalised word (or from the next line).
+ */
+const CAPS_TITLED = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|-?\d{1,6})\s+([+-]?\s?[A-Z0-9][A-Z0-9 ()+\-/.,&'%]{0,60}[A-Z0-9)%])(?:\s*\n\s*|\s+)(\p{Lu}\p{Ll}[\s\S]*)$/u;
 /** `"43 (no position)": the most common reason…`: a code, its name in brackets, a colon, the text. */
 const PAREN_TOKEN = /^([A-Za-z]{1,4}[-_]?\d{1,6}[A-Za-z]?|\d{1,6})\s*\(([^()]{1,60})\)["”]?\s*[:：]\s+(\S.*)$/u;
 /** `calibration fault - the encoder was…`: a short name, a dash, then the text. */
@@ -744,7 +749,7 @@ function codeAtStart(
   }
   if (!errorContext) return null;
   const m = LINE_TOKEN.exec(body) ?? (mode === 'term' || mode === 'heading' ? WHOLE_TOKEN.exec(body.trim()) : null);
-  const titled = m ? null : mode === 'line' ? (PAREN_TOKEN.exec(body) ?? TITLED_TOKEN.exec(body)) : null;
+  const titled = m ? null : mode === 'line' ? (PAREN_TOKEN.exec(body) ?? TITLED_TOKEN.exec(body) ?? CAPS_TITLED.exec(body)) : null;
   const named = m || titled || mode !== 'heading' ? null : HEADING_TOKEN.exec(body.trim());
   if (named) {
     const n = normalizeCode(named[1] as string);

@@ -391,6 +391,15 @@ describe('records shown only as an example in a code block', () => {
 });
 
 describe('code lines in PDF and prose', () => {
+  it('reads a code line whose name is in capitals, as the display shows it, and whose text follows (SV0401 V-READY OFF The…)', async () => {
+    const md = '# Alarms\n\n## Servo alarms\n\nSV0401 V-READY OFF\nThe servo amplifier ready signal went off. Check the amplifier power supply.\n\nOT0500 + OVERTRAVEL (SOFT 1)\nThe axis passed its stored stroke limit.\n\n## Setup\n\nSV0401 READY The word after a code outside an alarm section is no record.\n';
+    const recs = await recordsOf('alarms.md', md);
+    expect(recs.map((r) => [r.code, r.title, r.description.split('.')[0]])).toEqual([
+      ['SV0401', 'V-READY OFF', 'The servo amplifier ready signal went off'],
+      ['OT0500', '+ OVERTRAVEL (SOFT 1)', 'The axis passed its stored stroke limit'],
+    ]);
+  });
+
   it('reads "C-02 Low coolant flow: …" lines of a PDF, also when they run together in one paragraph', async () => {
     const lines = [
       { text: '5 Alarm codes', x: 72, y: 740, size: 15 },
