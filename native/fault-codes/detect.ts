@@ -134,6 +134,11 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
     if (n.family === 'symbol' && !isErrorishKey(n.key)) s = 'weak';
     found.push({ raw, key: n.key, family: n.family, start, end: start + raw.length, strength: s });
   };
+  // A typed form read as the code it stands for ("a 204 error" as "error 204"), kept only where a record defines it.
+  const addAs = (raw: string, start: number, meant: string): void => {
+    const n = normalizeCode(meant);
+    if (n) found.push({ raw, key: n.key, family: n.family, start, end: start + raw.length, strength: 'weak' });
+  };
 
   const whole = wholeQueryCode(text, opts);
   if (whole) return [whole];
@@ -160,14 +165,8 @@ export function detectCodes(text: string, opts: DetectOptions = {}): DetectedCod
   }
   for (const m of text.matchAll(OBD)) add(m[0], m.index, 'strong');
   for (const m of text.matchAll(SUB_CODE)) add(m[0], m.index, 'weak');
-  for (const m of text.matchAll(NUMBER_THEN_FAMILY)) {
-    const n = normalizeCode(`${m[2]} ${m[1]}`);
-    if (n) found.push({ raw: m[0], key: n.key, family: n.family, start: m.index, end: m.index + m[0].length, strength: 'weak' });
-  }
-  for (const m of text.matchAll(OBD_LETTER_O)) {
-    const n = normalizeCode(`${m[0][0]}0${m[0].slice(2)}`);
-    if (n) found.push({ raw: m[0], key: n.key, family: n.family, start: m.index, end: m.index + m[0].length, strength: 'weak' });
-  }
+  for (const m of text.matchAll(NUMBER_THEN_FAMILY)) addAs(m[0], m.index, `${m[2]} ${m[1]}`);
+  for (const m of text.matchAll(OBD_LETTER_O)) addAs(m[0], m.index, `${m[0][0]}0${m[0].slice(2)}`);
   for (const m of text.matchAll(SNAKE)) {
     if (normalizeCode(m[0])?.family === 'symbol') add(m[0], m.index, 'strong');
   }
