@@ -6,7 +6,7 @@ import type { Block, IngestReport, Result, SearchResponse, CodeLookupResponse } 
 import { structure, rowFields } from '../../../renderer/src/ui/structure.js';
 import { groupBlocks, rowCells, shownText } from '../../../renderer/src/features/source/BlocksView.js';
 import { highlightTerms } from '../../../renderer/src/features/search/highlight.js';
-import { sectionRefs, sectionIs, signalOf } from '../../../renderer/src/features/answer/SafetyBox.js';
+import { sectionRefs, sectionIs, signalOf, sourceTargetOf } from '../../../renderer/src/features/answer/SafetyBox.js';
 import { ingestHeadline } from '../../../renderer/src/features/library/LibraryPage.js';
 import { searchErrors, resultTargets } from '../../../renderer/src/features/search/SearchPage.js';
 import { pdfScale, stepZoom } from '../../../renderer/src/features/source/PdfView.js';
@@ -117,6 +117,16 @@ describe('safety notices', () => {
     expect(sectionIs('Acme CH-20 > 1 Safety > 1.1 Lockout / tagout', '1.1')).toBe(true);
     expect(sectionIs('Acme CH-20 > 1 Safety > 1.12 Gloves', '1.1')).toBe(false);
     expect(sectionIs('Acme CH-20 > 1 Safety', 'Safety')).toBe(true);
+  });
+
+  it('open a notice brought in from another section where it stands, marked; a cited passage\'s own notice has no such target', () => {
+    const source = { file: 'pump-service.md', page: 4, section: 'Pump service > Safety', manual: 'Pump service', chunkId: 'c1', ref: 'Safety' };
+    expect(sourceTargetOf({ kind: 'WARNING', text: 'WARNING: Disconnect the pump.', n: 1, source })).toEqual({
+      target: { file: 'pump-service.md', manual: 'Pump service', page: 4, section: 'Pump service > Safety', text: 'WARNING: Disconnect the pump.' },
+      label: 'Safety',
+    });
+    expect(sourceTargetOf({ kind: 'WARNING', text: 'WARNING: Disconnect the pump.', n: 1, source: { ...source, pack: 'acme-2026' } })?.target.pack).toBe('acme-2026');
+    expect(sourceTargetOf({ kind: 'CAUTION', text: 'CAUTION: Hot surface.', n: 2 })).toBeNull();
   });
 });
 

@@ -1,12 +1,13 @@
 /**
  * One safety notice, word for word, in its signal colour (DANGER red, WARNING orange, CAUTION yellow,
  * NOTICE blue: ANSI Z535 / ISO 3864). When the notice points to another section ("Lock out the
- * machine (section 1.1)", "see Safety"), a button opens that section of the same manual.
+ * machine (section 1.1)", "see Safety"), a button opens that section of the same manual; a notice brought in
+ * from another section (one a step refers to, or a safety section beside the steps) opens where it stands.
  */
 import { useState } from 'react';
 import type { Citation, SafetyNotice } from '../../../../native/contract/index.js';
 import type { UiEngine } from '../../engine/types.js';
-import type { OpenSource } from '../../routes.js';
+import type { OpenSource, SourceTarget } from '../../routes.js';
 import { Structured } from '../../ui/Structured.js';
 
 /** The signal word shown and the colour class it takes. */
@@ -55,9 +56,21 @@ export function sectionIs(section: string, ref: string): boolean {
     .some((h) => h === want || h.startsWith(`${want} `) || (!/^\d/.test(want) && h.includes(want)));
 }
 
+/**
+ * Where a notice that is not in a cited passage stands (a section a step refers to, or a safety section beside the
+ * cited steps): the section to open, the notice marked in it. Null for a cited passage's own notice.
+ */
+export function sourceTargetOf(notice: SafetyNotice): { target: SourceTarget; label: string } | null {
+  const s = notice.source;
+  if (!s) return null;
+  return { target: { file: s.file, ...(s.pack ? { pack: s.pack } : {}), manual: s.manual, page: s.page, section: s.section, text: notice.text }, label: s.ref };
+}
+
 export function SafetyBox({ notice, citation, engine, onCite, onOpen }: { notice: SafetyNotice; citation?: Citation; engine: UiEngine; onCite: () => void; onOpen: OpenSource }) {
   const { label, tone } = signalOf(notice.kind);
-  const refs = citation ? sectionRefs(notice.text) : [];
+  const from = sourceTargetOf(notice);
+  // A pulled-in notice opens where it stands; the sections its own text names are looked up as before.
+  const refs = citation ? sectionRefs(notice.text).filter((r) => r.ref.toLowerCase() !== from?.label.toLowerCase()) : [];
   const [missing, setMissing] = useState<string | null>(null);
 
   async function openRef(r: SectionRef) {
@@ -85,6 +98,11 @@ export function SafetyBox({ notice, citation, engine, onCite, onOpen }: { notice
         {citation && (
           <button type="button" className="cite" onClick={onCite} aria-label={`Open source ${notice.n}`}>
             [{notice.n}]
+          </button>
+        )}
+        {from && (
+          <button type="button" className="button small" onClick={() => onOpen(from.target)}>
+            Open {from.label}
           </button>
         )}
         {refs.map((r) => (
