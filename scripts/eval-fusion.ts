@@ -63,12 +63,16 @@ const variants: [string, (d: Dump) => Entry[]][] = [
   ["shipped + the #1 of the channel whose #1 stands further above its list (z) first", (d) => strongerFirst(d)],
 ];
 
+/** How far a channel's #1 stands above its own list (its z-score there); null for a list of one or none. */
+function topZ(l: Entry[]): number | null {
+  return l.length > 1 ? zscore(l.map((e) => e.score))((l[0] as Entry).score) : null;
+}
+
 /** The shipped fusion, then the #1 of the channel whose #1 has the higher z-score in its own list moved to the top. */
 function strongerFirst(d: Dump): Entry[] {
   const list = fused(d, DEFAULT_FUSION);
   const kw = d.keyword.filter((e) => e.score > 0);
-  const z = (l: Entry[]) => (l.length > 1 ? zscore(l.map((e) => e.score))((l[0] as Entry).score) : -Infinity);
-  const lead = z(kw) >= z(d.vector) ? kw[0] : d.vector[0];
+  const lead = (topZ(kw) ?? -Infinity) >= (topZ(d.vector) ?? -Infinity) ? kw[0] : d.vector[0];
   if (!lead) return list;
   const codes = list.filter((e) => d.codes.includes(e));
   const rest = list.filter((e) => !d.codes.includes(e) && e.id !== lead.id);
@@ -83,9 +87,8 @@ function scoreFused(d: Dump, norm: Norm, channelTop: number): Entry[] {
 /** RRF with each channel weighted by how far its top entry stands above the rest of its list (z of its #1). */
 function confidenceRrf(d: Dump): Entry[] {
   const kw = d.keyword.filter((e) => e.score > 0);
-  const z = (l: Entry[]) => (l.length > 1 ? zscore(l.map((e) => e.score))((l[0] as Entry).score) : 1);
-  const zk = Math.max(0.1, z(kw));
-  const zv = Math.max(0.1, z(d.vector));
+  const zk = Math.max(0.1, topZ(kw) ?? 1);
+  const zv = Math.max(0.1, topZ(d.vector) ?? 1);
   const w = { keyword: (2 * zk) / (zk + zv), vector: (2 * zv) / (zk + zv) };
   return fused(d, { ...DEFAULT_FUSION, weights: w });
 }

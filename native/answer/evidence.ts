@@ -251,10 +251,11 @@ export function passageTokens(h: Pick<SearchHit, 'text'> & Partial<Pick<SearchHi
 export function questionNames(question: string, words?: Map<string, string>): string[] {
   let text = question;
   // Every code-like token (weak ones too): codes are the code index's business, not names.
-  for (const c of detectCodes(question, { includeWeak: true })) text = text.split(c.raw).join(' ');
+  const codes = detectCodes(question, { includeWeak: true });
+  for (const c of codes) text = text.split(c.raw).join(' ');
   // A word the dictionary has only as a proper noun, typed in lower case among the words that name the machine a
   // code is asked for, is its brand as much as when capitalised ("honeywell thermostat e4").
-  const brands = new Set(machineTokens(question).filter(isProperNoun));
+  const brands = new Set(machineTokens(question, codes).filter(isProperNoun));
   const out: string[] = [];
   const found = [...text.matchAll(/[\p{Script=Latin}\p{N}][\p{Script=Latin}\p{N}_-]*/gu)];
   found.forEach((m, i) => {
@@ -386,8 +387,8 @@ export function machineWords(question: string): string[] {
 }
 
 /** {@link machineWords} as the question types them, nearest the code first. */
-function machineTokens(question: string): string[] {
-  const first = Math.min(Infinity, ...detectCodes(question, { includeWeak: true }).map((c) => c.start));
+function machineTokens(question: string, codes = detectCodes(question, { includeWeak: true })): string[] {
+  const first = Math.min(Infinity, ...codes.map((c) => c.start));
   if (!Number.isFinite(first)) return [];
   const before = [...question.slice(0, first).matchAll(/[^\s,.;:!?，。；：！？、（）()'"“”]+/gu)].map((m) => m[0]);
   const out: string[] = [];

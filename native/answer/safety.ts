@@ -119,8 +119,7 @@ export function sectionReferences(citations: Pick<Citation, 'n' | 'text'>[], max
 /** The heading of a section path that a reference names: "1.1 Lockout / tagout" for "1.1", "1 Safety" for "Safety". */
 function namesSection(section: string, ref: SectionReference): boolean {
   const titles = section.split(' > ').map((t) => t.trim());
-  const last = titles[titles.length - 1] ?? '';
-  if (ref.byNumber) return new RegExp(`^(?:section\\s+|chapter\\s+)?${ref.target.replace(/\./g, '\\.')}(?![.\\d])`, 'i').test(last);
+  if (ref.byNumber) return new RegExp(`^(?:section\\s+|chapter\\s+)?${ref.target.replace(/\./g, '\\.')}(?![.\\d])`, 'i').test(lastHeading(section));
   const want = ref.target.toLowerCase();
   return titles.some((t) => t.toLowerCase().replace(/^[\d.]+\s*/, '') === want || t.toLowerCase().replace(/^[\d.]+\s*/, '').startsWith(`${want} `));
 }

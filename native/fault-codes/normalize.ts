@@ -194,14 +194,14 @@ function normalizeCodeShape(raw: string, ctx?: { family?: string }): NormalizedC
   s = s.replace(/^([a-z]{1,4})\.\s*(?=\d)/, '$1');
   // A code with a sub-number, as a drive displays it ("Err16.0", "error 16.1", "16.1" in an error code
   // column): the main number, one dot, one or two digits, and a family word or letters. Otherwise a decimal.
-  const sub = /^([a-z]{0,4})(\d{1,6})\.(\d{1,2})$/.exec(s.replace(SEPARATORS, ''));
+  const body = s.replace(SEPARATORS, '');
+  const sub = /^([a-z]{0,4})(\d{1,6})\.(\d{1,2})$/.exec(body);
   if (sub) {
     const letters = sub[1] as string;
     const fam = letters ? (LETTER_FAMILIES[letters] ?? '') : family || wordFamily(ctx?.family);
     return WORD_FAMILIES.has(fam) ? { key: `${fam}:${stripZeros(sub[2] as string)}.${sub[3] as string}`, family: fam } : null;
   }
   if (/\d[.,]\d/.test(s)) return null; // a decimal, not a code
-  const body = s.replace(SEPARATORS, '');
   if (body === '') return null;
   if (isSymbolic(s)) return { key: s, family: 'symbol' };
 
